@@ -1,0 +1,105 @@
+# sbx build. Features are switched in config.mk (CONFIG_X=y|n); each one adds
+# its objects and libraries in the obj-$(CONFIG_X) / libs-$(CONFIG_X) style.
+include config.mk
+
+CC ?= gcc
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
+HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE -fstack-clash-protection
+OPT ?= -O2 -g
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -Ilauncher -Iclassify -Ipolicy
+CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(CFLAGS_EXTRA)
+LDFLAGS := -pie -Wl,-z,relro,-z,now $(LDFLAGS_EXTRA)
+
+# ---- features ----
+defs-$(CONFIG_IO_URING) += -DCONFIG_IO_URING
+defs-$(CONFIG_RUNNER_NAMESPACE) += -DCONFIG_RUNNER_NAMESPACE
+defs-$(CONFIG_RUNNER_LANDLOCK) += -DCONFIG_RUNNER_LANDLOCK
+defs-$(CONFIG_SECCOMP) += -DCONFIG_SECCOMP
+defs-$(CONFIG_NETNS) += -DCONFIG_NETNS
+CPPFLAGS += $(defs-y)
+# Rebuild everything when the feature set changes (e.g. `make CONFIG_IO_URING=n`).
+$(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.stamp)
+
+# pure parts: every file in policy/ and classify/
+obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
+# the launcher core
+obj-y += launcher/error.o launcher/env.o launcher/pipes.o launcher/child.o \
+	 launcher/spawn.o launcher/tree.o launcher/stream.o launcher/loop.o \
+	 launcher/loop_poll.o launcher/run.o launcher/run_builder.o launcher/run_pick.o \
+	 launcher/run_finish.o launcher/runners.o launcher/result.o launcher/privilege.o \
+	 launcher/landlock.o launcher/caps.o launcher/utf8.o launcher/writable.o launcher/probe.o
+obj-$(CONFIG_IO_URING) += launcher/loop_uring.o
+obj-$(CONFIG_RUNNER_NAMESPACE) += launcher/runner_namespace.o launcher/ns_view.o
+obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runner_landlock.o
+obj-$(CONFIG_SECCOMP) += launcher/seccomp.o
+obj-$(CONFIG_NETNS) += launcher/netns.o
+
+libs-y := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+libs-$(CONFIG_IO_URING) += -luring
+libs-$(CONFIG_SECCOMP) += -lseccomp
+libs-$(CONFIG_NETNS) += -lmnl
+
+CLI_OBJ := launcher/cli_main.o launcher/cli_run.o launcher/cli_options.o launcher/cli_probe.o
+
+UNIT_SRC := $(wildcard tests/unit/*.c)
+E2E_SRC := $(wildcard tests/e2e/test_*.c)
+E2E_COMMON := tests/e2e/common.o
+HELPERS := tests/helpers/nofeature
+
+UNIT_BIN := $(UNIT_SRC:.c=)
+E2E_BIN := $(E2E_SRC:.c=)
+
+# keep the shared e2e fixture object between test binaries
+.SECONDARY: $(E2E_COMMON)
+
+.PHONY: all check unit e2e deps demo clean install fuzz bench
+all: sbx libsbx.a
+
+libsbx.a: $(obj-y)
+	@rm -f $@
+	@echo "  AR      $@"
+	@$(AR) rcs $@ $^
+
+sbx: $(CLI_OBJ) libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) libsbx.a $(libs-y)
+
+%.o: %.c $(wildcard include/*.h launcher/*.h classify/*.h policy/*.h) config.mk .config.stamp
+	@echo "  CC      $@"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+tests/unit/%: tests/unit/%.c libsbx.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(libs-y) -lcriterion
+
+tests/e2e/%: tests/e2e/%.c $(E2E_COMMON) libsbx.a
+	$(CC) $(CPPFLAGS) -Itests/e2e $(CFLAGS) $(LDFLAGS) -o $@ $< $(E2E_COMMON) libsbx.a $(libs-y) -lcriterion
+
+tests/helpers/nofeature: tests/helpers/nofeature.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -lseccomp
+
+tests/helpers/%: tests/helpers/%.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+deps:
+	@scripts/deps.sh
+
+unit: $(UNIT_BIN) $(HELPERS)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
+
+e2e: sbx $(HELPERS) $(E2E_BIN)
+	@set -e; for t in $(E2E_BIN); do echo "== $$t"; $$t --jobs 2; done
+
+check: deps
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) e2e
+
+demo: deps
+	$(MAKE) all
+	scripts/demo.sh
+
+clean:
+	rm -f sbx libsbx.a $(obj-y) $(CLI_OBJ) $(UNIT_BIN) $(E2E_BIN) $(E2E_COMMON) $(HELPERS) \
+		launcher/*.o policy/*.o classify/*.o tests/*/*.o

@@ -1,0 +1,113 @@
+/* libsbx: run one shell command under a file-write policy and report what happened.
+ *
+ * Every function returns 0 or a negative errno; on failure it fills the
+ * caller's struct sbx_error (code, message, detail). The library never exits
+ * the process and never prints. */
+#ifndef SBX_H
+#define SBX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum sbx_mode {
+	SBX_MODE_READ_ONLY = 0,
+	SBX_MODE_WORKSPACE_WRITE,
+	SBX_MODE_DANGER_FULL_ACCESS,
+};
+
+enum sbx_runner {
+	SBX_RUNNER_AUTO = 0,
+	SBX_RUNNER_NAMESPACE,
+	SBX_RUNNER_LANDLOCK,
+	SBX_RUNNER_NONE, /* danger-full-access: no runner asked */
+};
+
+enum sbx_net {
+	SBX_NET_ALLOW = 0,
+	SBX_NET_NONE,
+};
+
+enum sbx_enforcement {
+	SBX_ENFORCEMENT_FULL = 0,
+	SBX_ENFORCEMENT_PARTIAL,
+};
+
+/* Error codes (CONTRACT sections 2, 3, 7). */
+#define SBX_E_USAGE "USAGE"
+#define SBX_E_CONFIG "CONFIG"
+#define SBX_E_SANDBOX_UNAVAILABLE "SANDBOX_UNAVAILABLE"
+#define SBX_E_SPAWN "SPAWN_FAILED"
+#define SBX_E_INTERNAL "INTERNAL"
+#define SBX_E_BAD_REQUEST "BAD_REQUEST"
+#define SBX_E_TOO_MANY "TOO_MANY_PROCESSES"
+#define SBX_E_NOT_FOUND "NOT_FOUND"
+
+struct sbx_error {
+	char code[32];
+	char message[512];
+	char detail[512];
+};
+
+/* Fill err (any of message/detail may be NULL). Returns -errnum if errnum > 0,
+ * else -EINVAL, so callers can `return sbx_error_set(...)`. */
+int sbx_error_set(struct sbx_error *err, int errnum, const char *code, const char *detail,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+const char *sbx_mode_name(enum sbx_mode mode);
+int sbx_mode_parse(const char *name, enum sbx_mode *out);
+const char *sbx_runner_name(enum sbx_runner runner);
+int sbx_runner_parse(const char *name, enum sbx_runner *out);
+
+/* ---- one run: builder, execute, result ---- */
+
+struct sbx_run;
+struct sbx_result;
+
+struct sbx_run *sbx_run_new(void);
+void sbx_run_free(struct sbx_run *run);
+
+int sbx_run_set_command(struct sbx_run *run, const char *command);
+int sbx_run_set_mode(struct sbx_run *run, enum sbx_mode mode);
+int sbx_run_set_root(struct sbx_run *run, const char *root);
+int sbx_run_set_cwd(struct sbx_run *run, const char *cwd);
+int sbx_run_set_runner(struct sbx_run *run, enum sbx_runner runner);
+int sbx_run_set_timeout_ms(struct sbx_run *run, uint64_t timeout_ms); /* 0: none */
+int sbx_run_set_output_limit(struct sbx_run *run, size_t bytes);
+int sbx_run_set_spill_dir(struct sbx_run *run, const char *dir);
+int sbx_run_set_net(struct sbx_run *run, enum sbx_net net);
+int sbx_run_set_escalation(struct sbx_run *run, bool available);
+int sbx_run_set_landlock_abi(struct sbx_run *run, int max_abi); /* 0: the kernel's */
+/* Extra credential name patterns ('*' wildcard) added to the built-in list. */
+int sbx_run_add_scrub_pattern(struct sbx_run *run, const char *pattern);
+/* Human mode: copy both streams live to these fds as they arrive (-1: off).
+ * With passthrough on, nothing is spilled: the caller already has every byte. */
+int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd);
+
+/* Run to completion. Returns 0 when the command ran (whatever its exit status)
+ * and *result is set; a negative errno with err filled when sbx could not run it
+ * (then the command did not run). */
+int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_error *err);
+
+void sbx_result_free(struct sbx_result *result);
+/* The exit status CONTRACT section 2 gives sbx: the command's own, 128+N, or 124. */
+int sbx_result_exit_status(const struct sbx_result *result);
+bool sbx_result_denied(const struct sbx_result *result);
+/* The markers, each ending in '\n' (empty string if none). Owned by the result. */
+const char *sbx_result_markers(const struct sbx_result *result);
+/* The result object of CONTRACT section 4 as a malloc'd JSON string. */
+char *sbx_result_to_json(const struct sbx_result *result);
+/* {"error":{...}} as a malloc'd JSON string. */
+char *sbx_error_to_json(const struct sbx_error *err);
+
+/* Refuse to work from a setuid/setgid binary or one with file capabilities. */
+int sbx_check_no_privilege(struct sbx_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
