@@ -1,0 +1,75 @@
+/* The denial fact (CONTRACT section 5): conservative by design. A false
+ * "denied" tells the model to ask the user for more power it does not need,
+ * so every rule here removes a way a harmless failure could look like one. */
+#include <limits.h>
+#include <string.h>
+
+#include "classify.h"
+
+/* Exactly one DIALECT_* bit, and one the runner speaks. */
+static bool speaks(unsigned d, unsigned mask)
+{
+	return d != 0 && (d & (d - 1)) == 0 && (d & mask) != 0;
+}
+
+static bool inside_writable(const struct classify_input *in, const char *abs)
+{
+	char dir[PATH_MAX];
+
+	if (!in->writable)
+		return false;
+	for (const char *const *w = in->writable; *w; w++)
+		if (path_normalize(NULL, *w, dir, sizeof(dir)) && path_is_within(abs, dir))
+			return true;
+	return false;
+}
+
+static bool line_counts(const struct classify_input *in, const struct evidence_line *l)
+{
+	char abs[PATH_MAX];
+
+	if (!speaks(l->dialect, in->evidence->dialects))
+		return false;
+	/* A line that names no path ("Caused by: Read-only file system (os
+	 * error 30)") can only be judged by its dialect. */
+	if (l->path[0] == '\0')
+		return true;
+	/* why: a relative path we cannot place (no cwd) could be anywhere. */
+	if (!path_normalize(in->cwd, l->path, abs, sizeof(abs)))
+		return false;
+	/* why: the policy allowed writing there, so the sandbox did not refuse
+	 * it; the file itself is read-only for the caller (a root-owned file in
+	 * the workspace), and more sandbox power would not help. */
+	if (inside_writable(in, abs))
+		return false;
+	/* why: "cat: /root/secret: Permission denied" is the caller's own
+	 * limit; only a path the caller could write without the sandbox is a
+	 * sandbox refusal. With no way to ask, do not claim one. */
+	if (!in->could_write)
+		return false;
+	return in->could_write(abs, in->could_write_ctx);
+}
+
+bool classify_denied(const struct classify_input *in)
+{
+	const struct evidence *ev;
+
+	if (!in || !in->evidence)
+		return false;
+	ev = in->evidence;
+	/* danger-full-access never consults a runner, so nothing was denied. */
+	if (!in->confined)
+		return false;
+	/* A run that succeeded was not stopped by anything ("... || true"). */
+	if (in->exited && in->exit_code == 0)
+		return false;
+	/* 126 and 127 are bash's own "cannot execute" and "command not found":
+	 * the command never ran its writes; a non-executable script's
+	 * "Permission denied" is about the exec bit, not the sandbox. */
+	if (in->exited && (in->exit_code == 126 || in->exit_code == 127))
+		return false;
+	for (size_t i = 0; i < ev->count && i < EVIDENCE_LINES; i++)
+		if (line_counts(in, &ev->ring[i]))
+			return true;
+	return false;
+}

@@ -1,0 +1,307 @@
+/* classify_denied: the false alarms it must not raise, the denials it must. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "classify.h"
+
+#define ALL (DIALECT_EROFS | DIALECT_EACCES | DIALECT_EXDEV | DIALECT_SEATBELT)
+
+/* A fake file system view: the caller could write anything except under
+ * the paths listed here; every path asked about is recorded. */
+struct fake {
+	const char *const *unwritable;
+	char asked[8][512];
+	int n_asked;
+};
+
+static bool fake_could_write(const char *abs, void *ctx)
+{
+	struct fake *f = ctx;
+
+	if (f->n_asked < 8)
+		snprintf(f->asked[f->n_asked++], sizeof(f->asked[0]), "%s", abs);
+	for (const char *const *u = f->unwritable; u && *u; u++)
+		if (path_is_within(abs, *u))
+			return false;
+	return true;
+}
+
+static const char *const ws_writable[] = { "/ws", "/tmp", NULL };
+static const char *const root_only[] = { "/root", NULL };
+
+struct run {
+	unsigned mask;
+	const char *stderr_text;
+	bool exited;
+	int exit_code;
+	bool confined;
+	const char *cwd;
+	const char *const *writable;
+};
+
+static bool judge(const struct run *r, struct fake *f)
+{
+	struct evidence ev;
+	struct classify_input in;
+
+	evidence_init(&ev, r->mask);
+	evidence_feed(&ev, r->stderr_text, strlen(r->stderr_text));
+	evidence_finish(&ev);
+	in = (struct classify_input){
+		.evidence = &ev,
+		.exited = r->exited,
+		.exit_code = r->exit_code,
+		.confined = r->confined,
+		.cwd = r->cwd,
+		.writable = r->writable,
+		.could_write = fake_could_write,
+		.could_write_ctx = f,
+	};
+	return classify_denied(&in);
+}
+
+static bool denied(unsigned mask, const char *text, int exit_code)
+{
+	struct fake f = { .unwritable = root_only };
+	struct run r = { mask, text, true, exit_code, true, "/ws", ws_writable };
+
+	return judge(&r, &f);
+}
+
+/* ---- false alarms ---- */
+
+Test(decide, non_executable_script_exit_126)
+{
+	cr_expect_not(denied(DIALECT_EACCES, "bash: line 1: ./x.sh: Permission denied\n", 126));
+	cr_expect_not(denied(DIALECT_EACCES, "bash: ./x.sh: Permission denied\n", 126));
+	/* control: the same line on exit 1 with a path outside /ws counts */
+	cr_expect(denied(DIALECT_EACCES, "bash: /opt/x.sh: Permission denied\n", 1));
+}
+
+Test(decide, non_executable_script_in_read_only_mode)
+{
+	/* read-only mode: the script in cwd is outside every writable dir and
+	 * the caller could write it, so only exit 126 keeps this from counting */
+	static const char *const ro_mode[] = { "/dev/null", NULL };
+	struct fake f = { .unwritable = NULL };
+	struct run r = { DIALECT_EACCES, "bash: line 1: ./x.sh: Permission denied\n", true, 126, true,
+			 "/ws", ro_mode };
+
+	cr_expect_not(judge(&r, &f));
+	r.exit_code = 1;
+	cr_expect(judge(&r, &f), "control: the same line on exit 1 counts");
+}
+
+Test(decide, command_not_found_exit_127)
+{
+	cr_expect_not(denied(ALL, "tee: /etc/x: Read-only file system\n", 127));
+}
+
+Test(decide, unreadable_file_the_caller_cannot_write)
+{
+	struct fake f = { .unwritable = root_only };
+	struct run r = { DIALECT_EACCES, "cat: /root/secret: Permission denied\n", true, 1, true,
+			 "/ws", ws_writable };
+
+	cr_expect_not(judge(&r, &f));
+	cr_assert_eq(f.n_asked, 1, "could_write must be asked");
+	cr_expect_str_eq(f.asked[0], "/root/secret");
+}
+
+Test(decide, read_only_file_inside_the_workspace)
+{
+	struct fake f = { .unwritable = NULL };
+	struct run r = { DIALECT_EACCES, "bash: /ws/owned-by-root: Permission denied\n", true, 1,
+			 true, "/ws", ws_writable };
+
+	cr_expect_not(judge(&r, &f));
+	cr_expect_eq(f.n_asked, 0, "inside writable: no need to ask");
+	r.stderr_text = "touch: cannot touch '/tmp/x': Read-only file system\n";
+	r.mask = DIALECT_EROFS;
+	cr_expect_not(judge(&r, &f));
+}
+
+Test(decide, ssh_publickey)
+{
+	cr_expect_not(denied(ALL, "git@github.com: Permission denied (publickey).\n"
+				  "fatal: Could not read from remote repository.\n", 128));
+}
+
+Test(decide, phrase_mid_sentence_in_a_log)
+{
+	cr_expect_not(denied(ALL, "INFO: falling back since a Read-only file system was found\n", 1));
+}
+
+Test(decide, successful_run_and_or_true)
+{
+	/* "touch /etc/x || true": the denial happened, the run succeeded */
+	cr_expect_not(denied(ALL, "touch: cannot touch '/etc/x': Read-only file system\n", 0));
+}
+
+Test(decide, danger_mode_is_never_denied)
+{
+	struct fake f = { .unwritable = NULL };
+	struct run r = { ALL, "touch: cannot touch '/etc/x': Read-only file system\n", true, 1,
+			 false, "/ws", ws_writable };
+
+	cr_expect_not(judge(&r, &f));
+	r.confined = true;
+	cr_expect(judge(&r, &f), "control: confined, the same run is denied");
+}
+
+Test(decide, other_runners_dialect_does_not_count)
+{
+	/* a landlock run (EACCES) seeing EROFS text: not its runner's denial */
+	cr_expect_not(denied(DIALECT_EACCES, "touch: cannot touch '/etc/x': Read-only file system\n", 1));
+	cr_expect(denied(DIALECT_EROFS, "touch: cannot touch '/etc/x': Read-only file system\n", 1));
+}
+
+Test(decide, no_evidence_no_denial)
+{
+	cr_expect_not(denied(ALL, "", 1));
+	cr_expect_not(denied(ALL, "make: *** [Makefile:2: all] Error 1\n", 2));
+}
+
+Test(decide, no_callback_no_claim_for_a_path)
+{
+	struct evidence ev;
+	struct classify_input in = { .evidence = &ev, .exited = true, .exit_code = 1,
+				     .confined = true, .cwd = "/ws", .writable = ws_writable };
+
+	evidence_init(&ev, DIALECT_EROFS);
+	evidence_feed(&ev, "tee: /etc/x: Read-only file system\n", 35);
+	cr_expect_not(classify_denied(&in));
+	cr_expect_not(classify_denied(NULL));
+}
+
+Test(decide, only_the_evidence_dialects_count)
+{
+	struct fake f = { .unwritable = NULL };
+	struct evidence ev;
+	struct classify_input in = { .evidence = &ev, .exited = true, .exit_code = 1,
+				     .confined = true, .cwd = "/ws", .writable = ws_writable,
+				     .could_write = fake_could_write, .could_write_ctx = &f };
+	const char *t = "touch: cannot touch '/etc/x': Read-only file system\n";
+
+	evidence_init(&ev, DIALECT_EROFS | DIALECT_EACCES);
+	evidence_feed(&ev, t, strlen(t));
+	cr_expect(classify_denied(&in));
+	ev.dialects = DIALECT_EACCES; /* a ring kept under a wider mask */
+	cr_expect_not(classify_denied(&in));
+}
+
+/* ---- denials ---- */
+
+Test(decide, each_tool_form_is_denied)
+{
+	static const struct {
+		unsigned mask;
+		const char *text;
+	} cases[] = {
+		{ DIALECT_EROFS, "bash: line 1: /etc/x: Read-only file system" },
+		{ DIALECT_EACCES, "bash: /etc/x: Permission denied" },
+		{ DIALECT_EROFS, "touch: cannot touch '/etc/x': Read-only file system" },
+		{ DIALECT_EACCES, "mkdir: cannot create directory '/opt/d': Permission denied" },
+		{ DIALECT_EROFS, "rm: cannot remove '/etc/x': Read-only file system" },
+		{ DIALECT_EACCES, "cp: cannot create regular file '/etc/x': Permission denied" },
+		{ DIALECT_EXDEV, "mv: cannot move 'a' to '/opt/a': Invalid cross-device link" },
+		{ DIALECT_EXDEV, "ln: failed to create hard link '/opt/a' => 'a': Invalid cross-device link" },
+		{ DIALECT_EROFS, "ln: failed to create symbolic link '/etc/l': Read-only file system" },
+		{ DIALECT_EROFS, "mkfifo: cannot create fifo '/etc/f': Read-only file system" },
+		{ DIALECT_EROFS, "tee: /etc/x: Read-only file system" },
+		{ DIALECT_EROFS, "sed: couldn't open temporary file /etc/sedAbc: Read-only file system" },
+		{ DIALECT_EACCES, "truncate: cannot open '/etc/x' for writing: Permission denied" },
+		{ DIALECT_EROFS, "chmod: changing permissions of '/etc/x': Read-only file system" },
+		{ DIALECT_EACCES, "PermissionError: [Errno 13] Permission denied: '/etc/x'" },
+		{ DIALECT_EXDEV, "OSError: [Errno 18] Invalid cross-device link: 'a' -> '/opt/b'" },
+		{ DIALECT_EROFS, "error: could not lock config file /opt/r/.git/config: Read-only file system" },
+		{ DIALECT_EROFS, "fatal: Unable to create '/opt/r/.git/index.lock': Read-only file system." },
+		{ DIALECT_EACCES, "fatal: cannot mkdir /opt/r: Permission denied" },
+		{ DIALECT_EROFS, "/usr/bin/ld: cannot open output file /opt/a.out: Read-only file system" },
+		{ DIALECT_EACCES, "cc1: fatal error: opening output file /opt/x.s: Permission denied" },
+		{ DIALECT_EROFS, "make: /opt/x: Read-only file system" },
+		{ DIALECT_EROFS, "npm ERR! EROFS: read-only file system, open '/usr/lib/x'" },
+		{ DIALECT_EACCES, "npm ERR! EACCES: permission denied, mkdir '/usr/lib/x'" },
+		{ DIALECT_EROFS, "ERROR: Could not install packages due to an OSError: [Errno 30] Read-only file system: '/usr/lib/x'" },
+		{ DIALECT_SEATBELT, "touch: /opt/x: Operation not permitted" },
+		{ DIALECT_EROFS, "    Read-only file system (os error 30)" },
+	};
+	char text[600];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "some output\n%s\nmake: *** Error 1\n", cases[i].text);
+		cr_expect(denied(cases[i].mask, text, 1), "case %zu: %s", i, cases[i].text);
+		/* the same line on a successful run is not a denial */
+		cr_expect_not(denied(cases[i].mask, text, 0), "case %zu on exit 0", i);
+	}
+}
+
+Test(decide, signal_ended_run_with_evidence)
+{
+	struct fake f = { .unwritable = NULL };
+	struct run r = { DIALECT_EROFS, "tee: /etc/x: Read-only file system\n", false, 0, true, "/ws",
+			 ws_writable };
+
+	cr_expect(judge(&r, &f));
+}
+
+Test(decide, sibling_prefix_is_outside)
+{
+	struct fake f = { .unwritable = NULL };
+	struct run r = { DIALECT_EACCES, "touch: cannot touch '/ws-other/x': Permission denied\n", true,
+			 1, true, "/ws", ws_writable };
+
+	cr_expect(judge(&r, &f));
+	cr_assert_eq(f.n_asked, 1);
+	cr_expect_str_eq(f.asked[0], "/ws-other/x");
+}
+
+Test(decide, relative_paths_resolve_against_cwd)
+{
+	struct fake f = { .unwritable = NULL };
+	/* cwd /ws/sub: "../../etc/x" is /etc/x, outside: denied */
+	struct run r = { DIALECT_EROFS, "touch: cannot touch '../../etc/x': Read-only file system\n",
+			 true, 1, true, "/ws/sub", ws_writable };
+
+	cr_expect(judge(&r, &f));
+	cr_assert_eq(f.n_asked, 1);
+	cr_expect_str_eq(f.asked[0], "/etc/x");
+	/* "out.txt" in /ws/sub is inside /ws: not denied */
+	r.stderr_text = "bash: line 1: out.txt: Read-only file system\n";
+	cr_expect_not(judge(&r, &f));
+	/* the same relative name from cwd /srv (read-only mode) is denied */
+	static const char *const none[] = { NULL };
+	r.cwd = "/srv";
+	r.writable = none;
+	f.n_asked = 0;
+	cr_expect(judge(&r, &f));
+	cr_expect_str_eq(f.asked[0], "/srv/out.txt");
+	/* no cwd: a relative path cannot be placed, no claim */
+	r.cwd = NULL;
+	cr_expect_not(judge(&r, &f));
+}
+
+Test(decide, one_counting_line_among_harmless_ones)
+{
+	cr_expect(denied(DIALECT_EACCES,
+			 "cat: /root/secret: Permission denied\n"
+			 "bash: /ws/ro-file: Permission denied\n"
+			 "touch: cannot touch '/etc/x': Permission denied\n"
+			 "cat: /root/other: Permission denied\n",
+			 1));
+	cr_expect_not(denied(DIALECT_EACCES,
+			     "cat: /root/secret: Permission denied\n"
+			     "bash: /ws/ro-file: Permission denied\n",
+			     1));
+}
+
+Test(decide, read_only_mode_writable_only_dev_null)
+{
+	static const char *const ro_mode[] = { "/dev/null", NULL };
+	struct fake f = { .unwritable = NULL };
+	struct run r = { DIALECT_EROFS, "bash: line 1: /ws/out: Read-only file system\n", true, 1,
+			 true, "/ws", ro_mode };
+
+	cr_expect(judge(&r, &f));
+}
