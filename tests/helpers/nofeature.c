@@ -1,0 +1,156 @@
+/* nofeature: run a program as if the kernel (or the container around it)
+ * lacked some features, the way container runtimes' default seccomp profiles
+ * make them fail. For the e2e tests' fault injection.
+ *
+ *   nofeature FEATURE[,FEATURE...] -- PROGRAM ARGS...
+ *
+ * Features:
+ *   userns         clone/unshare with CLONE_NEWUSER -> EPERM, clone3 -> ENOSYS
+ *   netns          clone/unshare with CLONE_NEWNET -> EPERM, clone3 -> ENOSYS
+ *   landlock       landlock_create_ruleset/add_rule/restrict_self -> ENOSYS
+ *   io_uring       io_uring_setup/enter/register -> EPERM
+ *   mount_setattr  mount_setattr -> ENOSYS (a kernel before 5.12)
+ *
+ * Everything else is allowed. Exit status: 125 for nofeature's own errors,
+ * 126/127 if PROGRAM cannot be executed or found (as env(1) and timeout(1)). */
+#include <errno.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#define EXIT_OWN 125
+
+static void die(const char *msg, const char *arg)
+{
+	if (arg)
+		fprintf(stderr, "nofeature: %s '%s'\n", msg, arg);
+	else
+		fprintf(stderr, "nofeature: %s\n", msg);
+	exit(EXIT_OWN);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: nofeature FEATURE[,FEATURE...] -- PROGRAM [ARGS...]\n"
+		"features: userns netns landlock io_uring mount_setattr\n");
+	exit(EXIT_OWN);
+}
+
+/* A libseccomp that does not know the name would otherwise leave the call
+ * allowed: refuse to run instead. */
+static int resolve(const char *name)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+	if (nr == __NR_SCMP_ERROR)
+		die("this libseccomp does not know the system call", name);
+	return nr;
+}
+
+static void add_rule(scmp_filter_ctx ctx, int err, const char *name)
+{
+	int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), resolve(name), 0);
+	if (rc < 0) {
+		fprintf(stderr, "nofeature: unable to add a rule for %s: %s\n",
+			name, strerror(-rc));
+		exit(EXIT_OWN);
+	}
+}
+
+/* Fail clone/unshare when their flags hold `flag`. The flags are clone's
+ * first argument on x86_64 (and most architectures; s390 swaps the first
+ * two). clone3 passes them in memory a filter cannot read: fail it with
+ * ENOSYS, so glibc falls back to clone, which we can inspect. */
+static void deny_ns_flag(scmp_filter_ctx ctx, unsigned long flag)
+{
+	const char *names[] = {"clone", "unshare"};
+	for (size_t i = 0; i < 2; i++) {
+		unsigned arg = 0;
+#if defined(__s390__) || defined(__s390x__)
+		if (i == 0)
+			arg = 1;
+#endif
+		struct scmp_arg_cmp cmp = {
+			.arg = arg,
+			.op = SCMP_CMP_MASKED_EQ,
+			.datum_a = flag,
+			.datum_b = flag,
+		};
+		int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+					  resolve(names[i]), 1, cmp);
+		if (rc < 0) {
+			fprintf(stderr, "nofeature: unable to add a rule for %s: %s\n",
+				names[i], strerror(-rc));
+			exit(EXIT_OWN);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4 || strcmp(argv[2], "--") != 0)
+		usage();
+
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		die("seccomp_init failed", NULL);
+
+	bool clone3_denied = false;
+	char list[256];
+	if (strlen(argv[1]) >= sizeof(list))
+		die("feature list too long", NULL);
+	strcpy(list, argv[1]);
+	char *save = NULL;
+	int n = 0;
+	for (char *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		n++;
+		if (strcmp(f, "userns") == 0 || strcmp(f, "netns") == 0) {
+			deny_ns_flag(ctx, strcmp(f, "userns") == 0 ? CLONE_NEWUSER
+								   : CLONE_NEWNET);
+			if (!clone3_denied)
+				add_rule(ctx, ENOSYS, "clone3");
+			clone3_denied = true;
+		} else if (strcmp(f, "landlock") == 0) {
+			add_rule(ctx, ENOSYS, "landlock_create_ruleset");
+			add_rule(ctx, ENOSYS, "landlock_add_rule");
+			add_rule(ctx, ENOSYS, "landlock_restrict_self");
+		} else if (strcmp(f, "io_uring") == 0) {
+			add_rule(ctx, EPERM, "io_uring_setup");
+			add_rule(ctx, EPERM, "io_uring_enter");
+			add_rule(ctx, EPERM, "io_uring_register");
+		} else if (strcmp(f, "mount_setattr") == 0) {
+			add_rule(ctx, ENOSYS, "mount_setattr");
+		} else {
+			die("unknown feature", f);
+		}
+	}
+	if (n == 0)
+		die("no feature given", NULL);
+
+	/* An unprivileged process may load a filter only under no_new_privs. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		perror("nofeature: unable to set no_new_privs");
+		return EXIT_OWN;
+	}
+	int rc = seccomp_load(ctx);
+	if (rc < 0) {
+		fprintf(stderr, "nofeature: unable to load the filter: %s\n",
+			strerror(-rc));
+		return EXIT_OWN;
+	}
+	seccomp_release(ctx);
+
+	const char *prog = argv[3];
+	if (strchr(prog, '/'))
+		execv(prog, argv + 3);
+	else
+		execvp(prog, argv + 3);
+	int err = errno;
+	fprintf(stderr, "nofeature: unable to execute %s: %s\n", prog, strerror(err));
+	return err == ENOENT ? 127 : 126;
+}
