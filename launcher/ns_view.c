@@ -1,0 +1,536 @@
+/* The namespace runner's file view, built in the clone(CLONE_VM|CLONE_VFORK)
+ * child inside its new user and mount namespaces: no allocation, no stdio, no
+ * locks; paths are built on the stack, /proc/self/mountinfo goes into
+ * spec->scratch.
+ *
+ * In this order, each step for a reason:
+ *   1. take handles on what the view is about to hide or make read-only: the
+ *      safe /dev nodes and, in workspace-write, the root (a detached clone
+ *      keeps the host's writable flags);
+ *   2. make every mount read-only, recursively, in one call;
+ *   3. cover /dev with a small tmpfs holding only the safe nodes;
+ *   4. workspace-write: a private tmpfs on /tmp, then the root's clone
+ *      attached back at its own path (after /tmp, which may hide it);
+ *   5. make the /dev tmpfs read-only.
+ * New mounts made after step 2 are writable until we say otherwise, which is
+ * why the read-only step comes before them and /dev is sealed last. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ns_view.h"
+
+/* Debian 12's headers predate some of these, and glibc < 2.36 lacks the
+ * wrappers: raw syscalls with the kernel's numbers and constants. */
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#endif
+#ifndef MS_NOSYMFOLLOW
+#define MS_NOSYMFOLLOW 256
+#endif
+#ifndef ST_NOSYMFOLLOW
+#define ST_NOSYMFOLLOW 0x2000
+#endif
+
+/* struct mount_attr (linux/mount.h) under our own name: glibc >= 2.36 and the
+ * kernel headers define it, older ones do not, and both cannot be included. */
+struct ns_mount_attr {
+	uint64_t attr_set;
+	uint64_t attr_clr;
+	uint64_t propagation;
+	uint64_t userns_fd;
+};
+
+/* The only device nodes the command gets. A read-only mount does not stop
+ * writes to a device node, so /dev can never be the host's: these five are
+ * harmless to read, and Landlock (layered last) refuses writes to all but
+ * /dev/null. No tty: the command's stdio are pipes and /dev/null. */
+static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom" };
+#define N_DEV_NODES (sizeof(dev_nodes) / sizeof(dev_nodes[0]))
+
+/* Small: five empty files, four symlinks, a directory, and the mount point of
+ * a workspace root that lies under /dev (e.g. /dev/shm/x). */
+#define DEV_TMPFS_OPTS "mode=0755,size=64k,nr_inodes=64"
+#define DEV_TMPFS_FLAGS (MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+/* A handle on a tree taken before the view hides it: a detached clone from
+ * open_tree (5.2+), or, where open_tree is missing, an O_PATH fd whose
+ * /proc/self/fd link is bind-mounted instead. */
+struct handle {
+	int fd;
+	bool detached;
+};
+
+struct handles {
+	struct handle dev[N_DEV_NODES];
+	struct handle root;
+};
+
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* dst = a + b, on the caller's stack. */
+static int join(char *dst, size_t size, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la + lb + 1 > size)
+		return -1;
+	memcpy(dst, a, la);
+	memcpy(dst + la, b, lb + 1);
+	return 0;
+}
+
+static void fmt_uint(char *dst, size_t size, unsigned v)
+{
+	char tmp[16];
+	size_t n = 0, i = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof(tmp));
+	while (n && i + 1 < size)
+		dst[i++] = tmp[--n];
+	dst[i] = '\0';
+}
+
+/* The flags a bind remount must restate. MS_REMOUNT|MS_BIND replaces the
+ * mount's per-mount flags with exactly those given, and a flag the kernel
+ * locked (the mount came from the more privileged namespace with it set) must
+ * be given again or the call fails with EPERM. Atime flags are left out on
+ * purpose: a remount naming none keeps the mount's current atime mode,
+ * locked or not. */
+static unsigned long restate_flags(unsigned long f_flags)
+{
+	unsigned long ms = 0;
+
+	if (f_flags & ST_NOSUID)
+		ms |= MS_NOSUID;
+	if (f_flags & ST_NODEV)
+		ms |= MS_NODEV;
+	if (f_flags & ST_NOEXEC)
+		ms |= MS_NOEXEC;
+	if (f_flags & ST_NOSYMFOLLOW)
+		ms |= MS_NOSYMFOLLOW;
+	return ms;
+}
+
+static int grab(const char *path, bool recursive, struct handle *h, struct child_status *st)
+{
+	unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (recursive ? AT_RECURSIVE : 0);
+	int fd = (int)syscall(SYS_open_tree, AT_FDCWD, path, flags);
+
+	if (fd >= 0) {
+		h->fd = fd;
+		h->detached = true;
+		return 0;
+	}
+	if (errno != ENOSYS)
+		return child_status_set(st, STAGE_MOUNT, errno, "open_tree", path);
+	/* No open_tree (before 5.2, or a seccomp profile hides it): keep the
+	 * path's dentry instead and bind it later through /proc/self/fd, which
+	 * reaches it even once a mount covers its path. */
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "open", path);
+	h->fd = fd;
+	h->detached = false;
+	return 0;
+}
+
+static int attach(struct handle *h, const char *target, bool recursive, struct child_status *st)
+{
+	if (h->detached) {
+		if (syscall(SYS_move_mount, h->fd, "", AT_FDCWD, target,
+			    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			return child_status_set(st, STAGE_MOUNT, errno, "move_mount", target);
+	} else {
+		char src[32] = "/proc/self/fd/";
+
+		fmt_uint(src + 14, sizeof(src) - 14, (unsigned)h->fd);
+		if (mount(src, target, NULL, MS_BIND | (recursive ? MS_REC : 0), NULL) < 0)
+			return child_status_set(st, STAGE_MOUNT, errno, "mount --bind", target);
+	}
+	close(h->fd);
+	h->fd = -1;
+	return 0;
+}
+
+ssize_t ns_mountinfo_mount_point(const char *line, size_t line_len, char *out, size_t out_size)
+{
+	size_t i = 0, o = 0;
+	int spaces = 0;
+
+	/* "36 35 98:0 /mnt1 /mnt2 rw,noatime ...": the mount point is field 5. */
+	while (spaces < 4) {
+		if (i >= line_len || line[i] == '\n')
+			return -1;
+		if (line[i++] == ' ')
+			spaces++;
+	}
+	while (i < line_len && line[i] != ' ' && line[i] != '\n') {
+		char c = line[i];
+
+		/* show_mountinfo escapes space, tab, newline and backslash as \ooo. */
+		if (c == '\\' && i + 3 < line_len && line[i + 1] >= '0' && line[i + 1] <= '3' &&
+		    line[i + 2] >= '0' && line[i + 2] <= '7' && line[i + 3] >= '0' &&
+		    line[i + 3] <= '7') {
+			c = (char)(((line[i + 1] - '0') << 6) | ((line[i + 2] - '0') << 3) |
+				   (line[i + 3] - '0'));
+			i += 4;
+		} else {
+			i++;
+		}
+		if (c == '\0' || o + 1 >= out_size)
+			return -1;
+		out[o++] = c;
+	}
+	if (o == 0 || out[0] != '/')
+		return -1;
+	out[o] = '\0';
+	return (ssize_t)o;
+}
+
+static int read_mountinfo(const struct child_spec *spec, size_t *len, struct child_status *st)
+{
+	size_t pos = 0, size = spec->scratch_size;
+	int fd;
+
+	if (!spec->scratch || size < 2)
+		return child_status_set(st, STAGE_MOUNT, ENOBUFS, "no scratch for",
+					"/proc/self/mountinfo");
+	fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "open", "/proc/self/mountinfo");
+	for (;;) {
+		ssize_t n;
+
+		/* Fail closed rather than walk a truncated list. */
+		if (pos == size - 1) {
+			close(fd);
+			return child_status_set(st, STAGE_MOUNT, ENOBUFS,
+						"scratch too small for", "/proc/self/mountinfo");
+		}
+		n = read(fd, spec->scratch + pos, size - 1 - pos);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+
+			close(fd);
+			return child_status_set(st, STAGE_MOUNT, err, "read",
+						"/proc/self/mountinfo");
+		}
+		if (n == 0)
+			break;
+		pos += (size_t)n;
+	}
+	close(fd);
+	spec->scratch[pos] = '\0';
+	*len = pos;
+	return 0;
+}
+
+/* A path we cannot look up (ENOENT: overmounted away or deleted; EACCES: a
+ * directory on the way is closed to our uid) is out of the command's reach
+ * too: it runs with our uid and fewer capabilities. */
+static bool unreachable(int err)
+{
+	return err == ENOENT || err == EACCES || err == ENOTDIR;
+}
+
+static int remount_one(const char *mp, bool covered, struct child_status *st)
+{
+	struct statfs sf;
+	int err;
+
+	if (statfs(mp, &sf) < 0) {
+		if (unreachable(errno))
+			return 0;
+		return child_status_set(st, STAGE_MOUNT, errno, "statfs", mp);
+	}
+	if (mount(NULL, mp, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | restate_flags(sf.f_flags),
+		  NULL) == 0)
+		return 0;
+	err = errno;
+	/* EINVAL: what the path reaches is not the root of a mount, because a
+	 * later mount hides this one; that mount is in the list too. Mounts
+	 * under /dev (and /tmp in workspace-write) are about to be covered by
+	 * our tmpfs, so they need not be read-only. Anything skipped here is
+	 * checked again by verify_readonly. */
+	if (err == EINVAL || (covered && (err == EACCES || err == EPERM)))
+		return 0;
+	return child_status_set(st, STAGE_MOUNT, err, "remount read-only", mp);
+}
+
+/* After the walk, every mount point, as the command would resolve it, must
+ * be on a read-only mount (or be covered, or out of reach). */
+static int verify_readonly(const char *mp, bool covered, struct child_status *st)
+{
+	struct statfs sf;
+
+	if (covered)
+		return 0;
+	if (statfs(mp, &sf) < 0) {
+		if (unreachable(errno))
+			return 0;
+		return child_status_set(st, STAGE_MOUNT, errno, "statfs", mp);
+	}
+	if (!(sf.f_flags & ST_RDONLY))
+		return child_status_set(st, STAGE_MOUNT, EPERM, "still writable after remount walk",
+					mp);
+	return 0;
+}
+
+/* Before 5.12 (no mount_setattr): remount each mount read-only, parents
+ * before children as mountinfo lists them, then check the result. */
+static int remount_walk(const struct child_spec *spec, bool ww, const char *tmp,
+			struct child_status *st)
+{
+	size_t len = 0;
+
+	if (read_mountinfo(spec, &len, st) < 0)
+		return -1;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *line = spec->scratch, *end = spec->scratch + len;
+
+		while (line < end) {
+			const char *nl = memchr(line, '\n', (size_t)(end - line));
+			size_t ll = nl ? (size_t)(nl - line) : (size_t)(end - line);
+			char mp[PATH_MAX];
+			bool covered;
+			int rc;
+
+			if (ns_mountinfo_mount_point(line, ll, mp, sizeof(mp)) < 0)
+				return child_status_set(st, STAGE_MOUNT, EINVAL,
+							"cannot parse", "/proc/self/mountinfo");
+			line += ll + 1;
+			covered = path_under(mp, "/dev") || (ww && path_under(mp, tmp));
+			rc = pass == 0 ? remount_one(mp, covered, st)
+				       : verify_readonly(mp, covered, st);
+			if (rc < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int make_all_readonly(const struct child_spec *spec, bool ww, const char *tmp,
+			     struct child_status *st)
+{
+	struct ns_mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+
+	/* One call, all or nothing, for every mount under "/" (5.12+). */
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &attr, sizeof(attr)) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return child_status_set(st, STAGE_MOUNT, errno, "mount_setattr", "/");
+	return remount_walk(spec, ww, tmp, st);
+}
+
+static int create_file(const char *path, struct child_status *st)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+	if (fd < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "create", path);
+	close(fd);
+	return 0;
+}
+
+static int populate_dev(struct handles *h, struct child_status *st)
+{
+	static const char *const links[][2] = {
+		{ "/dev/fd", "/proc/self/fd" },
+		{ "/dev/stdin", "/proc/self/fd/0" },
+		{ "/dev/stdout", "/proc/self/fd/1" },
+		{ "/dev/stderr", "/proc/self/fd/2" },
+	};
+	char path[64];
+
+	if (mount("tmpfs", "/dev", "tmpfs", DEV_TMPFS_FLAGS, DEV_TMPFS_OPTS) < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "mount tmpfs", "/dev");
+	for (size_t i = 0; i < N_DEV_NODES; i++)
+		if (join(path, sizeof(path), "/dev/", dev_nodes[i]) < 0 ||
+		    create_file(path, st) < 0)
+			return -1;
+	/* Present so programs that look for it find it, but never writable
+	 * (sealed with /dev): the policy allows writes to root and /tmp only,
+	 * and the host's /dev/shm is a host-wide writable tmpfs. */
+	if (mkdir("/dev/shm", 01777) < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "mkdir", "/dev/shm");
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		if (symlink(links[i][1], links[i][0]) < 0)
+			return child_status_set(st, STAGE_MOUNT, errno, "symlink", links[i][0]);
+	/* The host's nodes, bound onto the empty files. A tmpfs mounted inside a
+	 * user namespace is nodev (SB_I_NODEV), so a node created there would
+	 * not open; the clones live on the host's devtmpfs and do. */
+	for (size_t i = 0; i < N_DEV_NODES; i++)
+		if (join(path, sizeof(path), "/dev/", dev_nodes[i]) < 0 ||
+		    attach(&h->dev[i], path, false, st) < 0)
+			return -1;
+	return 0;
+}
+
+/* Nothing can be created in /dev nor in /dev/shm. The nodes bound there are
+ * separate mounts and keep working. */
+static int seal_dev(struct child_status *st)
+{
+	if (mount(NULL, "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | DEV_TMPFS_FLAGS, NULL) < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "remount read-only", "/dev");
+	return 0;
+}
+
+/* mkdir each component of root below cover (a fresh tmpfs of ours). */
+static int make_path(const char *root, size_t cover_len, struct child_status *st)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(root);
+
+	if (n >= sizeof(p))
+		return child_status_set(st, STAGE_MOUNT, ENAMETOOLONG, "workspace root", root);
+	memcpy(p, root, n + 1);
+	for (size_t i = cover_len + 1; i <= n; i++) {
+		char c = p[i];
+
+		if (c != '/' && c != '\0')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return child_status_set(st, STAGE_MOUNT, errno, "mkdir", p);
+		p[i] = c;
+	}
+	return 0;
+}
+
+static int attach_root(const char *root, const char *tmp, struct handles *h,
+		       struct child_status *st)
+{
+	/* Our tmpfs on /tmp (or /dev) hides a root below it: give the clone a
+	 * mount point inside the tmpfs, at the same path. */
+	if (path_under(root, tmp) && make_path(root, strlen(tmp), st) < 0)
+		return -1;
+	if (path_under(root, "/dev") && make_path(root, 4, st) < 0)
+		return -1;
+	if (attach(&h->root, root, true, st) < 0)
+		return -1;
+	if (!h->root.detached) {
+		/* The bind fallback copied the read-only flag of step 2: lift it
+		 * on the root's own mount. Mounts nested inside the root stay
+		 * read-only there (only open_tree keeps their host flags). */
+		struct statfs sf;
+
+		if (statfs(root, &sf) < 0)
+			return child_status_set(st, STAGE_MOUNT, errno, "statfs", root);
+		if (mount(NULL, root, NULL, MS_REMOUNT | MS_BIND | restate_flags(sf.f_flags),
+			  NULL) < 0)
+			return child_status_set(st, STAGE_MOUNT, errno, "remount writable", root);
+	}
+	return 0;
+}
+
+static int build(const struct child_spec *spec, bool ww, const char *tmp, struct handles *h,
+		 struct child_status *st)
+{
+	char path[64];
+
+	/* Step 1. Before anything is covered or made read-only. */
+	for (size_t i = 0; i < N_DEV_NODES; i++)
+		if (join(path, sizeof(path), "/dev/", dev_nodes[i]) < 0 ||
+		    grab(path, false, &h->dev[i], st) < 0)
+			return -1;
+	/* Recursive, so mounts inside the workspace come along as the host
+	 * has them. */
+	if (ww && grab(spec->root, true, &h->root, st) < 0)
+		return -1;
+
+	/* Step 2. */
+	if (make_all_readonly(spec, ww, tmp, st) < 0)
+		return -1;
+
+	/* Step 3. */
+	if (populate_dev(h, st) < 0)
+		return -1;
+
+	/* Step 4. A private tmpfs rather than the host's /tmp: the command's
+	 * temporary files neither see nor touch other users' and vanish with
+	 * the run. It lives in memory, so it is capped: a runaway command gets
+	 * ENOSPC instead of pushing the host towards the OOM killer. */
+	if (ww) {
+		if (mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV,
+			  "mode=1777,size=" NS_VIEW_TMP_SIZE) < 0)
+			return child_status_set(st, STAGE_MOUNT, errno, "mount tmpfs", tmp);
+		if (attach_root(spec->root, tmp, h, st) < 0)
+			return -1;
+	}
+
+	/* Step 5. Last, as a root under /dev needed its mount point made. */
+	return seal_dev(st);
+}
+
+int ns_view_build(const struct child_spec *spec, struct child_status *st)
+{
+	bool ww = spec->mode == SBX_MODE_WORKSPACE_WRITE;
+	const char *tmp = spec->tmp_dir && spec->tmp_dir[0] ? spec->tmp_dir : "/tmp";
+	struct handles h;
+	int rc;
+
+	if (spec->mode != SBX_MODE_READ_ONLY && !ww)
+		return child_status_set(st, STAGE_MOUNT, EINVAL, "namespace runner: unconfined mode",
+					NULL);
+	/* A root of "/" or "/dev" would hand the command the host's device
+	 * nodes (and "/" is danger-full-access anyway); a relative path or a
+	 * /tmp of "/" would defeat the path checks below. */
+	if (ww && (!spec->root || spec->root[0] != '/' || path_under("/dev", spec->root)))
+		return child_status_set(st, STAGE_MOUNT, EINVAL, "workspace root not allowed",
+					spec->root);
+	if (ww && (tmp[0] != '/' || tmp[1] == '\0'))
+		return child_status_set(st, STAGE_MOUNT, EINVAL, "tmp dir not allowed", tmp);
+
+	for (size_t i = 0; i < N_DEV_NODES; i++)
+		h.dev[i].fd = -1;
+	h.root.fd = -1;
+	rc = build(spec, ww, tmp, &h, st);
+	for (size_t i = 0; i < N_DEV_NODES; i++)
+		if (h.dev[i].fd >= 0)
+			close(h.dev[i].fd);
+	if (h.root.fd >= 0)
+		close(h.root.fd);
+	return rc;
+}

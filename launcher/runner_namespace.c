@@ -1,0 +1,220 @@
+/* The namespace runner: a user and a mount namespace of our own, a read-only
+ * view of the host's file tree (ns_view.c), a Landlock ruleset on top, then no
+ * capabilities. A denied write fails with EROFS. The session, the fds and the
+ * exec are the child's common path (child.c), not ours. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "landlock.h"
+#include "ns_view.h"
+#include "runner.h"
+
+/* ---- parent ---- */
+
+/* The integer in a /proc/sys file: 0, or -errno (-ENOENT if it is absent). */
+static int read_sysctl(const char *path, long *out)
+{
+	char buf[32];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	if (sscanf(buf, "%ld", out) != 1)
+		return -EIO;
+	return 0;
+}
+
+/* Cheap, no fork: the switches that are known to turn user namespaces off.
+ * Anything else is discovered at clone time (STAGE_USERNS and
+ * STAGE_MOUNT_PRIVATE tell the parent "unusable here"). */
+static int runner_namespace_probe(char *reason, size_t reason_size)
+{
+	char ll_reason[160] = "";
+	long v;
+	bool root = geteuid() == 0;
+
+	if (read_sysctl("/proc/sys/user/max_user_namespaces", &v) == 0 && v == 0) {
+		snprintf(reason, reason_size,
+			 "user namespaces disabled (user.max_user_namespaces=0)");
+		return -ENOSPC;
+	}
+	/* Debian and Ubuntu kernels: unprivileged creation switched off. */
+	if (!root && read_sysctl("/proc/sys/kernel/unprivileged_userns_clone", &v) == 0 &&
+	    v == 0) {
+		snprintf(reason, reason_size, "unprivileged user namespaces disabled "
+			 "(kernel.unprivileged_userns_clone=0)");
+		return -EPERM;
+	}
+	/* Ubuntu 23.10+: AppArmor denies the new namespace its capabilities. */
+	if (!root &&
+	    read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 &&
+	    v == 1) {
+		snprintf(reason, reason_size, "unprivileged user namespaces restricted by AppArmor "
+			 "(kernel.apparmor_restrict_unprivileged_userns=1)");
+		return -EPERM;
+	}
+	/* See runner_namespace_enter: without Landlock the view can be left
+	 * through /proc/<pid>/root of a process outside it. */
+	if (landlock_abi_probe(ll_reason, sizeof(ll_reason)) < 0) {
+		snprintf(reason, reason_size,
+			 "needs Landlock to close /proc/<pid>/root routes: %s", ll_reason);
+		return -ENOSYS;
+	}
+	if (reason_size)
+		reason[0] = '\0';
+	return 0;
+}
+
+/* unshare(CLONE_NEWUSER) fails with EINVAL in a CLONE_VM child (the memory
+ * is shared with a process outside the new namespace), so the namespaces
+ * come with the clone itself. */
+static int runner_namespace_clone_flags(const struct child_spec *spec)
+{
+	(void)spec;
+	return CLONE_NEWUSER | CLONE_NEWNS;
+}
+
+static enum sbx_enforcement runner_namespace_enforcement(const struct child_spec *spec)
+{
+	/* Before ABI 3 Landlock cannot refuse truncate(2), and a truncate
+	 * through a /proc/<pid>/root route would reach a host file. */
+	return spec->landlock_abi >= 3 ? SBX_ENFORCEMENT_FULL : SBX_ENFORCEMENT_PARTIAL;
+}
+
+/* ---- child: no allocation, no stdio ---- */
+
+static size_t put_str(char *dst, size_t pos, size_t size, const char *s)
+{
+	while (*s && pos + 1 < size)
+		dst[pos++] = *s++;
+	dst[pos] = '\0';
+	return pos;
+}
+
+static size_t put_uint(char *dst, size_t pos, size_t size, unsigned long v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof(tmp));
+	while (n && pos + 1 < size)
+		dst[pos++] = tmp[--n];
+	dst[pos] = '\0';
+	return pos;
+}
+
+/* 0 or an errno. */
+static int write_proc(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	n = write(fd, data, len);
+	if (n < 0)
+		err = errno;
+	else if ((size_t)n != len)
+		err = EIO;
+	close(fd);
+	return err;
+}
+
+/* "ID ID 1": the caller's own ids, mapped onto themselves. A process may
+ * write this single line for itself without any privilege in the parent
+ * namespace, so it works for root and for any user alike, no setuid helper.
+ * setgroups must be denied first for an unprivileged gid_map (and so that
+ * nobody in here can drop a supplementary group used to deny access). */
+static int write_id_maps(const struct child_spec *spec, struct child_status *st)
+{
+	char line[64];
+	size_t n;
+	int err;
+
+	err = write_proc("/proc/self/setgroups", "deny", 4);
+	if (err)
+		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/setgroups");
+
+	n = put_uint(line, 0, sizeof(line), (unsigned long)spec->uid);
+	n = put_str(line, n, sizeof(line), " ");
+	n = put_uint(line, n, sizeof(line), (unsigned long)spec->uid);
+	n = put_str(line, n, sizeof(line), " 1\n");
+	err = write_proc("/proc/self/uid_map", line, n);
+	if (err)
+		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/uid_map");
+
+	n = put_uint(line, 0, sizeof(line), (unsigned long)spec->gid);
+	n = put_str(line, n, sizeof(line), " ");
+	n = put_uint(line, n, sizeof(line), (unsigned long)spec->gid);
+	n = put_str(line, n, sizeof(line), " 1\n");
+	err = write_proc("/proc/self/gid_map", line, n);
+	if (err)
+		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/gid_map");
+	return 0;
+}
+
+static int runner_namespace_enter(const struct child_spec *spec, struct child_status *st)
+{
+	const char *write_dirs[2];
+	size_t n = 0;
+
+	/* /proc stays the host's: the contract does not restrict process
+	 * visibility, which a PID namespace with its own /proc would. But
+	 * /proc/<pid>/root, /cwd and /fd/N of a process outside lead to the
+	 * host's writable mounts. Landlock closes them: its rules are on
+	 * inodes, and what such a path reaches is under no allowed directory
+	 * (nor may a Landlock domain ptrace-access a process outside it). No
+	 * Landlock, no safe view: refuse before setting anything up. */
+	if (spec->landlock_abi < 1)
+		return child_status_set(st, STAGE_LANDLOCK, ENOSYS,
+					"no Landlock to close /proc/<pid>/root routes", NULL);
+
+	if (write_id_maps(spec, st) < 0)
+		return -1;
+
+	/* Nothing we mount may propagate back to the host's namespace, and
+	 * nothing mounted on the host later may appear in ours. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return child_status_set(st, STAGE_MOUNT_PRIVATE, errno, "make private", "/");
+
+	if (ns_view_build(spec, st) < 0)
+		return -1;
+
+	/* Opened after the view is built, so the rules name the new mounts'
+	 * inodes: our /tmp tmpfs, not the host's /tmp directory. */
+	if (spec->mode == SBX_MODE_WORKSPACE_WRITE) {
+		write_dirs[n++] = spec->root;
+		write_dirs[n++] = spec->tmp_dir && spec->tmp_dir[0] ? spec->tmp_dir : "/tmp";
+	}
+	if (landlock_enforce(spec->landlock_abi, write_dirs, n, st) < 0)
+		return -1;
+
+	/* Last: we needed CAP_SYS_ADMIN in our namespace for every step above.
+	 * Without any capability (bounding and ambient too) and with
+	 * no_new_privs, a nested `unshare -rm` sees our mounts locked and
+	 * cannot remount or unmount them. */
+	return caps_drop_all(st);
+}
+
+const struct runner_ops runner_namespace = {
+	.name = "namespace",
+	.id = SBX_RUNNER_NAMESPACE,
+	.probe = runner_namespace_probe,
+	.clone_flags = runner_namespace_clone_flags,
+	.enter = runner_namespace_enter,
+	.dialects = DIALECT_EROFS,
+	.enforcement = runner_namespace_enforcement,
+};
