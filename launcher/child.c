@@ -1,0 +1,147 @@
+/* The child's path from clone to execve. It shares the parent's memory
+ * (CLONE_VM|CLONE_VFORK) until exec: no allocation, no stdio, no locks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "launcher.h"
+#include "runner.h"
+#include "syscall_filter.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+static size_t append(char *dst, size_t pos, size_t size, const char *src)
+{
+	while (src && *src && pos + 1 < size)
+		dst[pos++] = *src++;
+	dst[pos] = '\0';
+	return pos;
+}
+
+int child_status_set(struct child_status *st, enum child_stage stage, int err, const char *what,
+		     const char *path)
+{
+	size_t pos = 0;
+
+	st->stage = stage;
+	st->err = err;
+	st->what[0] = '\0';
+	pos = append(st->what, pos, sizeof(st->what), what);
+	if (path && *path) {
+		pos = append(st->what, pos, sizeof(st->what), " ");
+		append(st->what, pos, sizeof(st->what), path);
+	}
+	return -1;
+}
+
+const char *child_stage_name(enum child_stage stage)
+{
+	switch (stage) {
+	case STAGE_SIGNALS: return "signals";
+	case STAGE_FDS: return "fds";
+	case STAGE_SESSION: return "session";
+	case STAGE_USERNS: return "user namespace";
+	case STAGE_MOUNT_PRIVATE: return "mount namespace";
+	case STAGE_MOUNT: return "mount";
+	case STAGE_NETNS: return "network namespace";
+	case STAGE_LANDLOCK: return "landlock";
+	case STAGE_CAPS: return "capabilities";
+	case STAGE_NO_NEW_PRIVS: return "no_new_privs";
+	case STAGE_SECCOMP: return "seccomp";
+	case STAGE_CHDIR: return "chdir";
+	case STAGE_EXEC: return "exec";
+	case STAGE_NONE: break;
+	}
+	return "setup";
+}
+
+static void report_and_exit(const struct child_spec *spec, const struct child_status *st)
+{
+	/* A short write to a pipe of PIPE_BUF or less is atomic. */
+	ssize_t n = write(spec->status_fd, st, sizeof(*st));
+
+	(void)n;
+	_exit(SBX_CHILD_SETUP_EXIT);
+}
+
+/* Signals: the parent blocked every signal before clone so that no handler of
+ * the parent's can run on this shared memory; restore defaults, then unblock. */
+static int reset_signals(struct child_status *st)
+{
+	struct sigaction dfl;
+	sigset_t none;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++) {
+		/* glibc keeps two real-time signals for itself (EINVAL). */
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (sigaction(sig, &dfl, NULL) < 0 && errno != EINVAL)
+			return child_status_set(st, STAGE_SIGNALS, errno, "sigaction", NULL);
+	}
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		return child_status_set(st, STAGE_SIGNALS, errno, "sigprocmask", NULL);
+	return 0;
+}
+
+static int setup_fds(const struct child_spec *spec, struct child_status *st)
+{
+	if (dup2(spec->stdin_fd, 0) < 0 || dup2(spec->stdout_fd, 1) < 0 ||
+	    dup2(spec->stderr_fd, 2) < 0)
+		return child_status_set(st, STAGE_FDS, errno, "dup2", NULL);
+	return 0;
+}
+
+int child_main(void *arg)
+{
+	const struct child_spec *spec = arg;
+	struct child_status st = { 0 };
+
+	if (reset_signals(&st) < 0 || setup_fds(spec, &st) < 0)
+		report_and_exit(spec, &st);
+	/* bash becomes the subreaper of its own tree (kept across execve): an
+	 * orphan stays below it, so a finished run's leftovers are told apart
+	 * from another live run's processes (see tree.c). */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+		child_status_set(&st, STAGE_SESSION, errno, "PR_SET_CHILD_SUBREAPER", NULL);
+		report_and_exit(spec, &st);
+	}
+	if (spec->runner && spec->runner->enter(spec, &st) < 0)
+		report_and_exit(spec, &st);
+#ifdef CONFIG_SECCOMP
+	/* Last, so the runner's own setup is not filtered. */
+	if (spec->seccomp && seccomp_filter_install(spec->seccomp, &st) < 0)
+		report_and_exit(spec, &st);
+#endif
+	/* Own session and process group: job control signals from the caller's
+	 * terminal do not reach the command, and a setsid'd escapee is still
+	 * found through the process tree, not through the group. */
+	if (setsid() < 0) {
+		child_status_set(&st, STAGE_SESSION, errno, "setsid", NULL);
+		report_and_exit(spec, &st);
+	}
+	if (chdir(spec->cwd) < 0) {
+		child_status_set(&st, STAGE_CHDIR, errno, "chdir", spec->cwd);
+		report_and_exit(spec, &st);
+	}
+	/* Every fd of ours is CLOEXEC from birth; this is the backstop for any
+	 * that a library opened without it: the command sees 0, 1, 2 only. The
+	 * status pipe stays open until exec succeeds, then closes by itself. */
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0 && errno != ENOSYS) {
+		child_status_set(&st, STAGE_FDS, errno, "close_range", NULL);
+		report_and_exit(spec, &st);
+	}
+	execve(spec->bash, spec->argv, spec->envp);
+	child_status_set(&st, STAGE_EXEC, errno, "execve", spec->bash);
+	report_and_exit(spec, &st);
+	return 127;
+}

@@ -1,0 +1,71 @@
+/* One live run: spawned, collected by a loop, finished into a result. Used by
+ * sbx_run_execute (one run, its own loop) and by serve (many runs, one loop). */
+#ifndef SBX_RUN_H
+#define SBX_RUN_H
+
+#include <limits.h>
+
+#include "launcher.h"
+#include "runner.h"
+
+#define RUN_READ_BUF (256 * 1024)
+#define RUN_DRAIN_MS 250       /* after bash exits, how long descendants may hold the pipes */
+#define RUN_TERM_GRACE_MS 1000 /* SIGTERM, then SIGKILL after this */
+#define RUN_SCRATCH_SIZE (256 * 1024)
+
+struct run_state {
+	/* the resolved call */
+	char *command;
+	enum sbx_mode mode;
+	char root[PATH_MAX];
+	char cwd[PATH_MAX];
+	uint64_t timeout_ms;
+	bool escalation;
+	const struct runner_ops *runner; /* NULL: danger-full-access */
+	struct child_spec spec;
+	char *argv[4];
+	char **envp;
+
+	/* the live process */
+	pid_t pid;
+	int pidfd;
+	int fd_out, fd_err;
+	struct loop *loop;
+	struct loop_watch w_out, w_err, w_pid;
+	struct stream out, err;
+	struct evidence ev;
+
+	/* its clock */
+	uint64_t start_ms;
+	uint64_t exit_ms;          /* when bash exited (0: still running) */
+	uint64_t timeout_at;       /* 0: no timeout */
+	uint64_t kill_at;          /* SIGKILL after the grace (0: not yet) */
+	uint64_t drain_until;      /* stop waiting for EOF after this */
+	bool out_eof, err_eof;
+	bool bash_exited;
+	int wstatus;
+	bool timed_out;
+	bool orphans_killed;
+	bool done;
+};
+
+uint64_t run_now_ms(void);
+/* Resolve, pick a runner, spawn, start collecting on loop. */
+int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **out,
+	      struct sbx_error *err);
+/* Milliseconds until this run needs attention (-1: only on I/O). */
+int run_next_timeout(const struct run_state *r, uint64_t now);
+/* Timers and completion; sets r->done when the run is over. */
+void run_tick(struct run_state *r, uint64_t now);
+/* End the whole tree now (serve's kill op, end of stdin). */
+void run_terminate(struct run_state *r);
+/* Classify and build the result; frees r. */
+int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error *err);
+void run_discard(struct run_state *r);
+/* Pids of every run still alive in this process (bash pids). */
+size_t run_live_pids(pid_t *out, size_t max);
+
+/* run_pick.c */
+int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err);
+
+#endif

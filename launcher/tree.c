@@ -1,0 +1,169 @@
+/* The run owns its whole process tree. sbx is a child subreaper, and so is
+ * the command's bash (set in the child, kept across execve): while bash lives,
+ * every orphan of the run (double-forked, setsid'd) is re-parented to bash;
+ * when bash exits they all become our children at once. So "our children that
+ * are not a live run's bash" is exactly what the finished runs left behind,
+ * and the tree below any pid is read from /proc/PID/task/TID/children. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+#define TREE_MAX 4096
+
+int tree_become_subreaper(void)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+struct pidset {
+	pid_t *pids;
+	size_t n, cap;
+};
+
+static bool pidset_has(const struct pidset *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static void pidset_add(struct pidset *s, pid_t pid)
+{
+	if (pidset_has(s, pid) || s->n >= TREE_MAX)
+		return;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 32;
+		pid_t *p = realloc(s->pids, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		s->pids = p;
+		s->cap = cap;
+	}
+	s->pids[s->n++] = pid;
+}
+
+/* Append the direct children of every thread of pid. */
+static void children_of(pid_t pid, struct pidset *out)
+{
+	char path[64], buf[4096];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char cpath[320];
+		int fd;
+		ssize_t n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/children", (int)pid, de->d_name);
+		fd = open(cpath, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		for (char *p = buf, *end; *p; p = end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (v > 0)
+				pidset_add(out, (pid_t)v);
+		}
+	}
+	closedir(d);
+}
+
+/* pid's descendants, breadth first, appended to out. */
+static void descendants_of(pid_t pid, struct pidset *out)
+{
+	size_t start = out->n;
+
+	children_of(pid, out);
+	for (size_t i = start; i < out->n; i++)
+		children_of(out->pids[i], out);
+}
+
+void tree_signal(pid_t root, int sig)
+{
+	struct pidset set = { 0 };
+
+	/* Stop the tree first so nothing forks between listing and signalling;
+	 * SIGKILL needs no such care for the listed ones, the loop in
+	 * tree_kill_orphans catches what they started. */
+	descendants_of(root, &set);
+	kill(root, sig);
+	for (size_t i = 0; i < set.n; i++)
+		kill(set.pids[i], sig);
+	free(set.pids);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void tree_kill_orphans(const pid_t *keep, size_t n_keep)
+{
+	uint64_t deadline = now_ms() + 2000;
+
+	for (int round = 0; round < 1000; round++) {
+		struct pidset mine = { 0 }, all = { 0 };
+
+		children_of(getpid(), &mine);
+		for (size_t i = 0; i < mine.n; i++) {
+			bool kept = false;
+
+			for (size_t k = 0; k < n_keep; k++)
+				if (keep[k] == mine.pids[i])
+					kept = true;
+			if (!kept)
+				pidset_add(&all, mine.pids[i]);
+		}
+		free(mine.pids);
+		if (all.n == 0)
+			return;
+		size_t direct = all.n;
+
+		for (size_t i = 0; i < direct; i++)
+			descendants_of(all.pids[i], &all);
+		for (size_t i = 0; i < all.n; i++)
+			kill(all.pids[i], SIGKILL);
+		/* Reap our direct children; their descendants come back to us as
+		 * children (we are their subreaper) in the next round. */
+		for (size_t i = 0; i < direct; i++) {
+			while (waitpid(all.pids[i], NULL, __WALL | WNOHANG) == 0) {
+				if (now_ms() > deadline)
+					break;
+				usleep(1000);
+			}
+		}
+		free(all.pids);
+		if (now_ms() > deadline)
+			return;
+	}
+}
