@@ -10,7 +10,9 @@
 
 #include "child.h"
 #include "launcher.h"
+#include "netns.h"
 #include "runner.h"
+#include "userns.h"
 #include "syscall_filter.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -71,21 +73,30 @@ static void report_and_exit(const struct child_spec *spec, const struct child_st
 	_exit(SBX_CHILD_SETUP_EXIT);
 }
 
+/* The kernel's struct sigaction (not glibc's): glibc refuses to touch the two
+ * real-time signals it reserves, but a caller may have left them ignored and
+ * an ignored signal survives execve. */
+struct kernel_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask;
+};
+
 /* Signals: the parent blocked every signal before clone so that no handler of
- * the parent's can run on this shared memory; restore defaults, then unblock. */
+ * the parent's can run on this shared memory; restore every disposition to
+ * the default (the command must not inherit an ignored SIGPIPE), then
+ * unblock. */
 static int reset_signals(struct child_status *st)
 {
-	struct sigaction dfl;
+	struct kernel_sigaction dfl = { .handler = SIG_DFL };
 	sigset_t none;
 
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
 	for (int sig = 1; sig < NSIG; sig++) {
-		/* glibc keeps two real-time signals for itself (EINVAL). */
 		if (sig == SIGKILL || sig == SIGSTOP)
 			continue;
-		if (sigaction(sig, &dfl, NULL) < 0 && errno != EINVAL)
-			return child_status_set(st, STAGE_SIGNALS, errno, "sigaction", NULL);
+		if (syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask)) < 0)
+			return child_status_set(st, STAGE_SIGNALS, errno, "rt_sigaction", NULL);
 	}
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
@@ -117,6 +128,13 @@ int child_main(void *arg)
 	}
 	if (spec->runner && spec->runner->enter(spec, &st) < 0)
 		report_and_exit(spec, &st);
+#ifdef CONFIG_NETNS
+	/* danger-full-access with --net none: only the network namespace. */
+	if (!spec->runner && spec->net == SBX_NET_NONE &&
+	    ((spec->uid != 0 && userns_write_identity_maps(spec, &st) < 0) ||
+	     netns_loopback_up(&st) < 0))
+		report_and_exit(spec, &st);
+#endif
 #ifdef CONFIG_SECCOMP
 	/* Last, so the runner's own setup is not filtered. */
 	if (spec->seccomp && seccomp_filter_install(spec->seccomp, &st) < 0)
