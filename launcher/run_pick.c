@@ -2,6 +2,7 @@
  * closed: if no allowed runner can enforce the mode, the command never starts
  * and the error names every runner tried and why it is unusable. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,9 +50,14 @@ static bool failure_means_unusable(const struct spawn_outcome *o)
 	return o->status.stage == STAGE_USERNS || o->status.stage == STAGE_MOUNT_PRIVATE;
 }
 
-static void describe_failure(const struct runner_ops *r, const struct spawn_outcome *o, char *buf,
-			     size_t size)
+static void describe_failure(const struct runner_ops *r, const struct spawn_outcome *o,
+			     enum sbx_net net, char *buf, size_t size)
 {
+	if (o->clone_failed && r->id == SBX_RUNNER_LANDLOCK && net == SBX_NET_NONE) {
+		snprintf(buf, size, "--net none needs a network namespace, which needs a user "
+			 "namespace here: clone: %s", strerror(o->clone_errno));
+		return;
+	}
 	if (o->clone_failed) {
 		const char *why = o->clone_errno == ENOSPC ? " (user.max_user_namespaces is 0 or used up)"
 				  : o->clone_errno == EPERM ? " (refused: sysctl, AppArmor or a seccomp profile)"
@@ -62,7 +68,6 @@ static void describe_failure(const struct runner_ops *r, const struct spawn_outc
 	}
 	snprintf(buf, size, "%s: %s: %s", child_stage_name(o->status.stage), o->status.what,
 		 strerror(o->status.err));
-	(void)r;
 }
 
 static int spawn_with(struct run_state *r, const struct runner_ops *runner,
@@ -85,6 +90,47 @@ static int exec_failure(const struct spawn_outcome *o, struct sbx_error *err)
 			     detail);
 }
 
+/* danger-full-access asks no runner. An escalation replaces the mode and
+ * nothing else, so a --net none policy still holds: a network namespace of
+ * its own (owned by a user namespace unless we are root), or no run. */
+static int spawn_unconfined(struct run_state *r, struct sbx_error *err)
+{
+	struct spawn_outcome o;
+	int flags = 0;
+	int rc;
+
+	if (r->spec.net == SBX_NET_NONE) {
+#ifndef CONFIG_NETNS
+		return sbx_error_set(err, ENOSYS, SBX_E_SANDBOX_UNAVAILABLE, NULL,
+				     "--net none: this build has no network isolation (CONFIG_NETNS=n)");
+#endif
+		flags = CLONE_NEWNET | (r->spec.uid != 0 ? CLONE_NEWUSER : 0);
+	}
+	rc = spawn_child(&r->spec, flags, &o);
+	if (rc < 0)
+		return sbx_error_set(err, -rc, SBX_E_SPAWN, NULL, "unable to spawn: %s", strerror(-rc));
+	if (o.clone_failed && flags)
+		return sbx_error_set(err, o.clone_errno, SBX_E_SANDBOX_UNAVAILABLE, NULL,
+				     "--net none needs a network namespace: clone: %s",
+				     strerror(o.clone_errno));
+	if (o.clone_failed)
+		return sbx_error_set(err, o.clone_errno, SBX_E_SPAWN, NULL,
+				     "unable to spawn: clone: %s", strerror(o.clone_errno));
+	if (o.failed && o.status.stage == STAGE_EXEC)
+		return exec_failure(&o, err);
+	if (o.failed) {
+		char detail[320];
+
+		snprintf(detail, sizeof(detail), "%s: %s: %s", child_stage_name(o.status.stage),
+			 o.status.what, strerror(o.status.err));
+		return sbx_error_set(err, o.status.err, SBX_E_SANDBOX_UNAVAILABLE, detail,
+				     "--net none setup failed: %s", detail);
+	}
+	r->pid = o.pid;
+	r->pidfd = o.pidfd;
+	return 0;
+}
+
 int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err)
 {
 	const struct runner_ops *pinned[2] = { NULL, NULL };
@@ -93,20 +139,8 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 	struct spawn_outcome o;
 	int rc;
 
-	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS) {
-		rc = spawn_with(r, NULL, &o);
-		if (rc < 0)
-			return sbx_error_set(err, -rc, SBX_E_SPAWN, NULL, "unable to spawn: %s",
-					     strerror(-rc));
-		if (o.clone_failed)
-			return sbx_error_set(err, o.clone_errno, SBX_E_SPAWN, NULL,
-					     "unable to spawn: clone: %s", strerror(o.clone_errno));
-		if (o.failed)
-			return exec_failure(&o, err);
-		r->pid = o.pid;
-		r->pidfd = o.pidfd;
-		return 0;
-	}
+	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS)
+		return spawn_unconfined(r, err);
 
 	if (cfg->runner != SBX_RUNNER_AUTO) {
 		pinned[0] = runner_by_id(cfg->runner);
@@ -116,6 +150,11 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 					     sbx_mode_name(r->mode), sbx_runner_name(cfg->runner));
 		candidates = pinned;
 	}
+#ifndef CONFIG_NETNS
+	if (cfg->net == SBX_NET_NONE)
+		return sbx_error_set(err, ENOSYS, SBX_E_SANDBOX_UNAVAILABLE, NULL,
+				     "--net none: this build has no network isolation (CONFIG_NETNS=n)");
+#endif
 	r->spec.landlock_abi = landlock_abi_for(cfg);
 
 	for (size_t i = 0; candidates[i]; i++) {
@@ -143,7 +182,7 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		}
 		if (o.failed && o.status.stage == STAGE_EXEC)
 			return exec_failure(&o, err);
-		describe_failure(runner, &o, reason, sizeof(reason));
+		describe_failure(runner, &o, r->spec.net, reason, sizeof(reason));
 		if (!failure_means_unusable(&o)) {
 			char detail[400];
 
@@ -154,7 +193,11 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 					     "the %s runner failed while setting up %s mode: %s",
 					     runner->name, sbx_mode_name(r->mode), reason);
 		}
-		snprintf(unusable_reason[runner->id], sizeof(unusable_reason[0]), "%s", reason);
+		/* Remembered only when it is a fact about the runner itself, not
+		 * about this run's --net none. */
+		if (r->spec.net == SBX_NET_ALLOW)
+			snprintf(unusable_reason[runner->id], sizeof(unusable_reason[0]), "%s",
+				 reason);
 		append_reason(reasons, sizeof(reasons), runner->name, reason);
 	}
 	return sbx_error_set(err, EPERM, SBX_E_SANDBOX_UNAVAILABLE, reasons,

@@ -3,10 +3,13 @@
  * cross-directory rename or link). The session, the fds and the exec are the
  * child's common path (child.c), not ours. */
 #include <errno.h>
+#include <sched.h>
 #include <stddef.h>
 
 #include "landlock.h"
+#include "netns.h"
 #include "runner.h"
+#include "userns.h"
 
 static int runner_landlock_probe(char *reason, size_t reason_size)
 {
@@ -14,10 +17,15 @@ static int runner_landlock_probe(char *reason, size_t reason_size)
 	return abi >= 1 ? 0 : abi;
 }
 
+/* --net none needs a network namespace. Root may create one directly; any
+ * other caller needs a user namespace to own it, which is exactly what is
+ * often missing where this runner is used: then the clone fails and the run
+ * is refused rather than run with the network open. */
 static int runner_landlock_clone_flags(const struct child_spec *spec)
 {
-	(void)spec;
-	return 0;
+	if (spec->net != SBX_NET_NONE)
+		return 0;
+	return CLONE_NEWNET | (spec->uid != 0 ? CLONE_NEWUSER : 0);
 }
 
 static int runner_landlock_enter(const struct child_spec *spec,
@@ -36,6 +44,14 @@ static int runner_landlock_enter(const struct child_spec *spec,
 					"landlock runner: unconfined mode", NULL);
 	}
 
+#ifdef CONFIG_NETNS
+	if (spec->net == SBX_NET_NONE) {
+		if (spec->uid != 0 && userns_write_identity_maps(spec, st) < 0)
+			return -1;
+		if (netns_loopback_up(st) < 0)
+			return -1;
+	}
+#endif
 	if (landlock_enforce(spec->landlock_abi, write_dirs, n, st) < 0)
 		return -1;
 

@@ -6,14 +6,25 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mount.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "landlock.h"
+#include "netns.h"
 #include "ns_view.h"
 #include "runner.h"
+#include "userns.h"
 
 /* ---- parent ---- */
+
+static int userns_try_child(void *arg)
+{
+	(void)arg;
+	_exit(0);
+}
 
 /* The integer in a /proc/sys file: 0, or -errno (-ENOENT if it is absent). */
 static int read_sysctl(const char *path, long *out)
@@ -31,6 +42,19 @@ static int read_sysctl(const char *path, long *out)
 	buf[n] = '\0';
 	if (sscanf(buf, "%ld", out) != 1)
 		return -EIO;
+	return 0;
+}
+
+/* Only on the failure path of the probe: can a user namespace be made at
+ * all? A child in a new one exits at once. 0, or the errno clone gave. */
+static int userns_try(void)
+{
+	char stack[16384] __attribute__((aligned(16)));
+	pid_t pid = clone(userns_try_child, stack + sizeof(stack), CLONE_NEWUSER | SIGCHLD, NULL);
+
+	if (pid < 0)
+		return errno;
+	waitpid(pid, NULL, __WALL);
 	return 0;
 }
 
@@ -66,8 +90,18 @@ static int runner_namespace_probe(char *reason, size_t reason_size)
 	/* See runner_namespace_enter: without Landlock the view can be left
 	 * through /proc/<pid>/root of a process outside it. */
 	if (landlock_abi_probe(ll_reason, sizeof(ll_reason)) < 0) {
-		snprintf(reason, reason_size,
-			 "needs Landlock to close /proc/<pid>/root routes: %s", ll_reason);
+		int userns_err = userns_try();
+
+		/* Both facts, when both stand in the way: fixing Landlock alone
+		 * would otherwise run into the next wall without warning. */
+		if (userns_err)
+			snprintf(reason, reason_size,
+				 "user namespaces unavailable (clone: %s), and needs Landlock "
+				 "to close /proc/<pid>/root routes: %s",
+				 strerror(userns_err), ll_reason);
+		else
+			snprintf(reason, reason_size,
+				 "needs Landlock to close /proc/<pid>/root routes: %s", ll_reason);
 		return -ENOSYS;
 	}
 	if (reason_size)
@@ -80,8 +114,7 @@ static int runner_namespace_probe(char *reason, size_t reason_size)
  * come with the clone itself. */
 static int runner_namespace_clone_flags(const struct child_spec *spec)
 {
-	(void)spec;
-	return CLONE_NEWUSER | CLONE_NEWNS;
+	return CLONE_NEWUSER | CLONE_NEWNS | (spec->net == SBX_NET_NONE ? CLONE_NEWNET : 0);
 }
 
 static enum sbx_enforcement runner_namespace_enforcement(const struct child_spec *spec)
@@ -92,79 +125,6 @@ static enum sbx_enforcement runner_namespace_enforcement(const struct child_spec
 }
 
 /* ---- child: no allocation, no stdio ---- */
-
-static size_t put_str(char *dst, size_t pos, size_t size, const char *s)
-{
-	while (*s && pos + 1 < size)
-		dst[pos++] = *s++;
-	dst[pos] = '\0';
-	return pos;
-}
-
-static size_t put_uint(char *dst, size_t pos, size_t size, unsigned long v)
-{
-	char tmp[24];
-	size_t n = 0;
-
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) && n < sizeof(tmp));
-	while (n && pos + 1 < size)
-		dst[pos++] = tmp[--n];
-	dst[pos] = '\0';
-	return pos;
-}
-
-/* 0 or an errno. */
-static int write_proc(const char *path, const char *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	n = write(fd, data, len);
-	if (n < 0)
-		err = errno;
-	else if ((size_t)n != len)
-		err = EIO;
-	close(fd);
-	return err;
-}
-
-/* "ID ID 1": the caller's own ids, mapped onto themselves. A process may
- * write this single line for itself without any privilege in the parent
- * namespace, so it works for root and for any user alike, no setuid helper.
- * setgroups must be denied first for an unprivileged gid_map (and so that
- * nobody in here can drop a supplementary group used to deny access). */
-static int write_id_maps(const struct child_spec *spec, struct child_status *st)
-{
-	char line[64];
-	size_t n;
-	int err;
-
-	err = write_proc("/proc/self/setgroups", "deny", 4);
-	if (err)
-		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/setgroups");
-
-	n = put_uint(line, 0, sizeof(line), (unsigned long)spec->uid);
-	n = put_str(line, n, sizeof(line), " ");
-	n = put_uint(line, n, sizeof(line), (unsigned long)spec->uid);
-	n = put_str(line, n, sizeof(line), " 1\n");
-	err = write_proc("/proc/self/uid_map", line, n);
-	if (err)
-		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/uid_map");
-
-	n = put_uint(line, 0, sizeof(line), (unsigned long)spec->gid);
-	n = put_str(line, n, sizeof(line), " ");
-	n = put_uint(line, n, sizeof(line), (unsigned long)spec->gid);
-	n = put_str(line, n, sizeof(line), " 1\n");
-	err = write_proc("/proc/self/gid_map", line, n);
-	if (err)
-		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/gid_map");
-	return 0;
-}
 
 static int runner_namespace_enter(const struct child_spec *spec, struct child_status *st)
 {
@@ -182,8 +142,14 @@ static int runner_namespace_enter(const struct child_spec *spec, struct child_st
 		return child_status_set(st, STAGE_LANDLOCK, ENOSYS,
 					"no Landlock to close /proc/<pid>/root routes", NULL);
 
-	if (write_id_maps(spec, st) < 0)
+	if (userns_write_identity_maps(spec, st) < 0)
 		return -1;
+#ifdef CONFIG_NETNS
+	/* --net none: the new network namespace came with the clone; bring up
+	 * its loopback while we still hold CAP_NET_ADMIN in it. */
+	if (spec->net == SBX_NET_NONE && netns_loopback_up(st) < 0)
+		return -1;
+#endif
 
 	/* Nothing we mount may propagate back to the host's namespace, and
 	 * nothing mounted on the host later may appear in ours. */

@@ -1,0 +1,82 @@
+/* The identity maps of a user namespace sbx creates (child side: no
+ * allocation, no stdio). Shared by the namespace runner and by the landlock
+ * runner's --net none. */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "userns.h"
+
+static size_t put_str(char *dst, size_t pos, size_t size, const char *s)
+{
+	while (*s && pos + 1 < size)
+		dst[pos++] = *s++;
+	dst[pos] = '\0';
+	return pos;
+}
+
+static size_t put_uint(char *dst, size_t pos, size_t size, unsigned long v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof(tmp));
+	while (n && pos + 1 < size)
+		dst[pos++] = tmp[--n];
+	dst[pos] = '\0';
+	return pos;
+}
+
+/* 0 or an errno. */
+static int write_proc(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	n = write(fd, data, len);
+	if (n < 0)
+		err = errno;
+	else if ((size_t)n != len)
+		err = EIO;
+	close(fd);
+	return err;
+}
+
+/* "ID ID 1": the caller's own ids, mapped onto themselves. A process may
+ * write this single line for itself without any privilege in the parent
+ * namespace, so it works for root and for any user alike, no setuid helper.
+ * setgroups must be denied first for an unprivileged gid_map (and so that
+ * nobody in here can drop a supplementary group used to deny access). */
+int userns_write_identity_maps(const struct child_spec *spec, struct child_status *st)
+{
+	char line[64];
+	size_t n;
+	int err;
+
+	err = write_proc("/proc/self/setgroups", "deny", 4);
+	if (err)
+		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/setgroups");
+
+	n = put_uint(line, 0, sizeof(line), (unsigned long)spec->uid);
+	n = put_str(line, n, sizeof(line), " ");
+	n = put_uint(line, n, sizeof(line), (unsigned long)spec->uid);
+	n = put_str(line, n, sizeof(line), " 1\n");
+	err = write_proc("/proc/self/uid_map", line, n);
+	if (err)
+		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/uid_map");
+
+	n = put_uint(line, 0, sizeof(line), (unsigned long)spec->gid);
+	n = put_str(line, n, sizeof(line), " ");
+	n = put_uint(line, n, sizeof(line), (unsigned long)spec->gid);
+	n = put_str(line, n, sizeof(line), " 1\n");
+	err = write_proc("/proc/self/gid_map", line, n);
+	if (err)
+		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/gid_map");
+	return 0;
+}
+

@@ -1,0 +1,10 @@
+#ifndef SBX_USERNS_H
+#define SBX_USERNS_H
+
+#include "child.h"
+
+/* Child, just after clone(CLONE_NEWUSER): map the caller's uid and gid onto
+ * themselves and deny setgroups. 0, or -1 with st (STAGE_USERNS). */
+int userns_write_identity_maps(const struct child_spec *spec, struct child_status *st);
+
+#endif
