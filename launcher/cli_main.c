@@ -6,6 +6,7 @@
 
 static const char usage[] =
 	"usage: sbx run [OPTIONS] -- COMMAND...\n"
+	"       sbx serve [--config FILE]\n"
 	"       sbx probe [--json]\n"
 	"Run `man sbx` or see the README for every option.\n";
 
@@ -42,6 +43,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return cli_run(argc - 1, argv + 1);
+	if (strcmp(argv[1], "serve") == 0)
+		return cli_serve(argc - 1, argv + 1);
 	if (strcmp(argv[1], "probe") == 0)
 		return cli_probe(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

@@ -192,3 +192,13 @@ char *cli_join_command(char **words, int n)
 	*p = '\0';
 	return cmd;
 }
+
+/* Whether --json was asked for before `--`, even when the rest of the line is
+ * bad: a harness reading JSON must get its error as JSON too. */
+bool cli_wants_json(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			return true;
+	return false;
+}

@@ -29,5 +29,6 @@ struct cli_options {
 int cli_parse_run(int argc, char **argv, struct cli_options *o, struct sbx_error *err);
 int cli_load_config(const char *flag_path, struct sbx_config *cfg, struct sbx_error *err);
 char *cli_join_command(char **words, int n);
+bool cli_wants_json(int argc, char **argv);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli_options.h"
+#include "launcher.h"
 
 /* Flags over config over defaults, through the same resolution serve uses. */
 static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
@@ -49,24 +50,20 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 	if (o->escalation)
 		pol.escalation = true;
 
+	rc = run_apply_policy(run, &pol, err);
+	if (rc < 0)
+		return rc;
+
 	char *command = cli_join_command(o->command_argv, o->command_argc);
 
 	if (!command)
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 	rc = sbx_run_set_command(run, command);
 	free(command);
-	if (rc < 0 || sbx_run_set_mode(run, pol.mode) < 0 || sbx_run_set_root(run, pol.root) < 0 ||
-	    sbx_run_set_runner(run, pol.runner) < 0 ||
-	    sbx_run_set_timeout_ms(run, pol.timeout_ms) < 0 ||
-	    sbx_run_set_output_limit(run, pol.output_limit) < 0 ||
-	    sbx_run_set_net(run, pol.net) < 0 || sbx_run_set_escalation(run, pol.escalation) < 0 ||
-	    sbx_run_set_landlock_abi(run, o->landlock_abi) < 0 ||
+	if (rc < 0 || sbx_run_set_landlock_abi(run, o->landlock_abi) < 0 ||
 	    (o->cwd && sbx_run_set_cwd(run, o->cwd) < 0) ||
 	    (o->spill_dir && sbx_run_set_spill_dir(run, o->spill_dir) < 0))
 		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run settings");
-	for (size_t i = 0; i < pol.n_scrub; i++)
-		if (sbx_run_add_scrub_pattern(run, pol.scrub_env[i]) < 0)
-			return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL, "bad scrub_env pattern");
 	if (!o->json)
 		sbx_run_set_passthrough(run, STDOUT_FILENO, STDERR_FILENO);
 	return 0;
@@ -84,7 +81,7 @@ int cli_run(int argc, char **argv)
 	/* A reader that goes away must not kill sbx before it reaps the tree. */
 	signal(SIGPIPE, SIG_IGN);
 	if (cli_parse_run(argc, argv, &o, &err) < 0)
-		return cli_fail(&err, false);
+		return cli_fail(&err, cli_wants_json(argc, argv));
 	if (cli_load_config(o.config, &cfg, &err) < 0)
 		return cli_fail(&err, o.json);
 	run = sbx_run_new();

@@ -34,6 +34,10 @@ struct sbx_run {
 	char *patterns[SBX_MAX_PATTERNS];
 };
 
+struct sbx_policy;
+/* run_builder.c: a resolved policy onto a builder. */
+int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct sbx_error *err);
+
 /* ---- child.c ---- */
 int child_main(void *arg);
 

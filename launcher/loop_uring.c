@@ -10,7 +10,7 @@
 
 #include "launcher.h"
 
-#define URING_ENTRIES 64
+#define URING_ENTRIES 256
 #define CANCEL_TAG ((uint64_t)1)
 
 struct deferred {

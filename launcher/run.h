@@ -65,6 +65,9 @@ void run_discard(struct run_state *r);
 /* Pids of every run still alive in this process (bash pids). */
 size_t run_live_pids(pid_t *out, size_t max);
 
+/* A live run's output so far, as a JSON object (caller owns it). */
+json_t *run_snapshot_json(const struct run_state *r);
+
 /* run_pick.c */
 int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err);
 

@@ -140,3 +140,20 @@ int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd)
 	run->pass_err = err_fd;
 	return 0;
 }
+
+/* One resolved policy onto a builder: the single path from policy/ to a run,
+ * used by `sbx run` and by every `serve` request alike. */
+int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct sbx_error *err)
+{
+	if (sbx_run_set_mode(run, pol->mode) < 0 || sbx_run_set_root(run, pol->root) < 0 ||
+	    sbx_run_set_runner(run, pol->runner) < 0 ||
+	    sbx_run_set_timeout_ms(run, pol->timeout_ms) < 0 ||
+	    sbx_run_set_output_limit(run, pol->output_limit) < 0 ||
+	    sbx_run_set_net(run, pol->net) < 0 || sbx_run_set_escalation(run, pol->escalation) < 0)
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run settings");
+	for (size_t i = 0; i < pol->n_scrub; i++)
+		if (sbx_run_add_scrub_pattern(run, pol->scrub_env[i]) < 0)
+			return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,
+					     "bad scrub_env pattern '%s'", pol->scrub_env[i]);
+	return 0;
+}

@@ -98,3 +98,33 @@ int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_
 	loop_free(loop);
 	return rc;
 }
+
+/* A running background task's output so far (serve's task_output). */
+json_t *run_snapshot_json(const struct run_state *r)
+{
+	size_t out_len = 0, err_len = 0, clean_len;
+	char *out = stream_render(&r->out, &out_len);
+	char *errs = stream_render(&r->err, &err_len);
+	json_t *o = json_object();
+
+	if (out) {
+		char *clean = utf8_sanitize(out, out_len, &clean_len);
+
+		json_object_set_new(o, "stdout", clean ? json_stringn(clean, clean_len) : json_null());
+		free(clean);
+	}
+	if (errs) {
+		char *clean = utf8_sanitize(errs, err_len, &clean_len);
+
+		json_object_set_new(o, "stderr", clean ? json_stringn(clean, clean_len) : json_null());
+		free(clean);
+	}
+	json_object_set_new(o, "stdout_bytes", json_integer((json_int_t)r->out.total));
+	json_object_set_new(o, "stderr_bytes", json_integer((json_int_t)r->err.total));
+	json_object_set_new(o, "truncated",
+			    json_boolean(stream_truncated(&r->out) || stream_truncated(&r->err)));
+	json_object_set_new(o, "duration_ms", json_integer((json_int_t)(run_now_ms() - r->start_ms)));
+	free(out);
+	free(errs);
+	return o;
+}
