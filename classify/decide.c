@@ -2,7 +2,6 @@
  * "denied" tells the model to ask the user for more power it does not need,
  * so every rule here removes a way a harmless failure could look like one. */
 #include <limits.h>
-#include <string.h>
 
 #include "classify.h"
 
@@ -40,8 +39,17 @@ static bool line_counts(const struct classify_input *in, const struct evidence_l
 	/* why: the policy allowed writing there, so the sandbox did not refuse
 	 * it; the file itself is read-only for the caller (a root-owned file in
 	 * the workspace), and more sandbox power would not help. */
-	if (inside_writable(in, abs))
-		return false;
+	if (inside_writable(in, abs)) {
+		/* why: a relative path is relative to wherever the tool was
+		 * (git -C, tar -C, cd X && ...), which need not be the cwd we
+		 * know. Placed at the cwd it lands in writable ground, where the
+		 * runner refuses nothing; so it was really elsewhere. It counts
+		 * when the caller could write what it names here, which still
+		 * rejects the read-only file in the workspace. */
+		if (l->path[0] == '/' || !in->could_write)
+			return false;
+		return in->could_write(abs, in->could_write_ctx);
+	}
 	/* why: "cat: /root/secret: Permission denied" is the caller's own
 	 * limit; only a path the caller could write without the sandbox is a
 	 * sandbox refusal. With no way to ask, do not claim one. */

@@ -1,6 +1,7 @@
 /* The evidence ring: stderr is fed chunk by chunk as it flows, split into
  * lines, and only lines that speak a watched dialect are kept (the newest
  * EVIDENCE_LINES of them). Memory is the struct, whatever the stream does. */
+#include <stdint.h>
 #include <string.h>
 
 #include "classify.h"
@@ -20,6 +21,24 @@ static void copy_line(char *dst, const char *src, size_t len)
 	dst[len] = '\0';
 }
 
+/* A cheap first look before the real matchers: every dialect phrase holds
+ * "-onl" (read-only), "perm" (permission denied, not permitted) or "-dev"
+ * (cross-device), in any case. One pass with a rolling 4-byte window keeps
+ * the cost per MiB of ordinary stderr near a memcpy's. */
+static bool may_speak_a_dialect(const char *s, size_t len)
+{
+	uint32_t window = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		/* | 0x20 lower-cases ASCII letters and leaves '-' as it is. */
+		window = (window << 8) | (uint32_t)((unsigned char)s[i] | 0x20);
+		if (window == 0x2d6f6e6cu /* "-onl" */ || window == 0x7065726du /* "perm" */ ||
+		    window == 0x2d646576u /* "-dev" */)
+			return true;
+	}
+	return false;
+}
+
 static void end_line(struct evidence *ev)
 {
 	struct evidence_line *slot;
@@ -36,6 +55,8 @@ static void end_line(struct evidence *ev)
 	 * the same as LF. */
 	if (len > 0 && ev->partial[len - 1] == '\r')
 		len--;
+	if (!may_speak_a_dialect(ev->partial, len))
+		goto reset;
 	d = dialect_match_line(ev->partial, len, ev->dialects, path, sizeof(path));
 	if (!d)
 		goto reset;

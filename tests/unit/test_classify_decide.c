@@ -267,9 +267,23 @@ Test(decide, relative_paths_resolve_against_cwd)
 	cr_expect(judge(&r, &f));
 	cr_assert_eq(f.n_asked, 1);
 	cr_expect_str_eq(f.asked[0], "/etc/x");
-	/* "out.txt" in /ws/sub is inside /ws: not denied */
+	/* "out.txt" placed at /ws/sub is inside /ws, where the runner refuses
+	 * nothing: the tool was elsewhere (cd X, git -C, tar -C). The caller
+	 * could write it, so it counts... */
 	r.stderr_text = "bash: line 1: out.txt: Read-only file system\n";
+	f.n_asked = 0;
+	cr_expect(judge(&r, &f));
+	cr_expect_str_eq(f.asked[0], "/ws/sub/out.txt");
+	/* ...but not when the caller could not write it either (a read-only
+	 * file of someone else's in the workspace). */
+	static const char *const ro_here[] = { "/ws/sub/out.txt", NULL };
+	f.unwritable = ro_here;
 	cr_expect_not(judge(&r, &f));
+	f.unwritable = NULL;
+	/* an absolute path inside the writable dirs never counts */
+	r.stderr_text = "bash: line 1: /ws/sub/out.txt: Read-only file system\n";
+	cr_expect_not(judge(&r, &f));
+	r.stderr_text = "bash: line 1: out.txt: Read-only file system\n";
 	/* the same relative name from cwd /srv (read-only mode) is denied */
 	static const char *const none[] = { NULL };
 	r.cwd = "/srv";
