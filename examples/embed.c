@@ -1,0 +1,106 @@
+/* embed.c: run one command under libsbx and report what the sandbox did.
+ *
+ * Runs `echo hello > outside-file` in read-only mode with a fresh temporary
+ * directory as the workspace root, prints the JSON result object (CONTRACT
+ * section 4) and whether the write was denied. Exits 0 when the denial was
+ * reported, 1 when it was not, 2 when sbx could not run the command.
+ *
+ * Build against an installed sbx (`make install PREFIX=/usr/local`):
+ *
+ *     cc examples/embed.c $(pkg-config --cflags --libs --static sbx) -o embed
+ *
+ * libsbx is a static library, so `--static` pulls in its dependencies
+ * (jansson, liburing, libseccomp, libmnl). Against a staged install
+ * (`make install DESTDIR=$D PREFIX=/usr/local`), point pkg-config at the
+ * staged .pc and move its prefix there:
+ *
+ *     export PKG_CONFIG_PATH=$D/usr/local/lib/pkgconfig
+ *     cc examples/embed.c $(pkg-config --define-variable=prefix=$D/usr/local \
+ *         --cflags --libs --static sbx) -o embed
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sbx.h>
+
+static int fail(const char *what, int rc, const struct sbx_error *err)
+{
+	char *json = sbx_error_to_json(err);
+
+	fprintf(stderr, "embed: %s failed (%s): %s: %s%s%s\n", what, strerror(-rc), err->code,
+		err->message, err->detail[0] ? " - " : "", err->detail);
+	if (json) {
+		printf("%s\n", json);
+		free(json);
+	}
+	return 2;
+}
+
+int main(void)
+{
+	char root[] = "/tmp/sbx-embed-XXXXXX";
+	struct sbx_error err = { 0 };
+	struct sbx_result *result = NULL;
+	struct sbx_run *run;
+	int rc, status = 2;
+
+	if (!mkdtemp(root)) {
+		perror("embed: mkdtemp");
+		return 2;
+	}
+	run = sbx_run_new();
+	if (!run) {
+		fprintf(stderr, "embed: out of memory\n");
+		rmdir(root);
+		return 2;
+	}
+
+	/* Each setter returns 0 or a negative errno; check them all at once. */
+	rc = sbx_run_set_command(run, "echo hello > outside-file");
+	if (rc == 0)
+		rc = sbx_run_set_mode(run, SBX_MODE_READ_ONLY);
+	if (rc == 0)
+		rc = sbx_run_set_root(run, root);
+	if (rc == 0)
+		rc = sbx_run_set_runner(run, SBX_RUNNER_AUTO);
+	if (rc == 0)
+		rc = sbx_run_set_timeout_ms(run, 10000);
+	if (rc == 0)
+		rc = sbx_run_set_escalation(run, true); /* we could ask the user */
+	if (rc < 0) {
+		sbx_error_set(&err, -rc, SBX_E_USAGE, NULL, "setting up the run");
+		status = fail("configure", rc, &err);
+		goto out;
+	}
+
+	/* 0: the command ran (whatever its exit status). <0: it did not run, and
+	 * err says why (e.g. SANDBOX_UNAVAILABLE: no runner can confine it). */
+	rc = sbx_run_execute(run, &result, &err);
+	if (rc < 0) {
+		status = fail("sbx_run_execute", rc, &err);
+		goto out;
+	}
+
+	char *json = sbx_result_to_json(result);
+	if (json) {
+		printf("%s\n", json);
+		free(json);
+	}
+	bool denied = sbx_result_denied(result);
+	printf("exit status: %d\n", sbx_result_exit_status(result));
+	printf("denied: %s\n", denied ? "yes" : "no");
+	printf("markers:\n%s", sbx_result_markers(result));
+	status = denied ? 0 : 1;
+
+out:
+	sbx_result_free(result);
+	sbx_run_free(run);
+	/* Clean up; the file exists only if the write was (wrongly) allowed. */
+	char file[sizeof(root) + sizeof("/outside-file")];
+	snprintf(file, sizeof(file), "%s/outside-file", root);
+	unlink(file);
+	rmdir(root);
+	return status;
+}

@@ -1,0 +1,98 @@
+#!/bin/sh
+# Install sbx: scripts/install.sh DESTDIR PREFIX
+#
+#   DESTDIR  staging root ("" for a real install); files land in DESTDIR/PREFIX
+#   PREFIX   the prefix the files will live under at run time, e.g. /usr/local
+#
+# Lays out PREFIX/bin/sbx (0755), include/sbx.h, lib/libsbx.a,
+# lib/pkgconfig/sbx.pc, share/man/man1/sbx.1 and share/man/man5/sbx.conf.5.
+# Idempotent: running it twice gives the same tree. sbx is never installed
+# setuid, setgid or with file capabilities; this script checks and fails if it
+# finds any. Run from anywhere; it works from the repository root it lives in.
+# Environment: SBX_VERSION overrides the version written into sbx.pc.
+set -eu
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 DESTDIR PREFIX" >&2
+	exit 2
+fi
+destdir=$1
+prefix=$2
+case $prefix in
+/*) ;;
+*) echo "install.sh: PREFIX must be absolute, got '$prefix'" >&2; exit 2 ;;
+esac
+prefix=${prefix%/}
+[ -n "$prefix" ] || prefix=/   # PREFIX=/ stays /
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+version=${SBX_VERSION:-0.1.0}
+
+for f in sbx libsbx.a include/sbx.h sbx.pc.in man/sbx.1 man/sbx.conf.5; do
+	if [ ! -f "$top/$f" ]; then
+		echo "install.sh: $top/$f is missing (run 'make all' first)" >&2
+		exit 1
+	fi
+done
+
+root=$destdir${prefix%/}
+bindir=$root/bin
+libdir=$root/lib
+incdir=$root/include
+pcdir=$libdir/pkgconfig
+man1=$root/share/man/man1
+man5=$root/share/man/man5
+
+install -D -m 0755 "$top/sbx" "$bindir/sbx"
+install -D -m 0644 "$top/include/sbx.h" "$incdir/sbx.h"
+install -D -m 0644 "$top/libsbx.a" "$libdir/libsbx.a"
+install -D -m 0644 "$top/man/sbx.1" "$man1/sbx.1"
+install -D -m 0644 "$top/man/sbx.conf.5" "$man5/sbx.conf.5"
+
+# libdir/includedir stay relative to ${prefix}, so a staged tree can be used
+# with `pkg-config --define-variable=prefix=DESTDIR/PREFIX`.
+pc_tmp=$(mktemp)
+trap 'rm -f "$pc_tmp"' EXIT
+sed -e "s|@PREFIX@|$prefix|g" \
+    -e 's|@LIBDIR@|${prefix}/lib|g' \
+    -e 's|@INCLUDEDIR@|${prefix}/include|g' \
+    -e "s|@VERSION@|$version|g" \
+    "$top/sbx.pc.in" > "$pc_tmp"
+if grep -q '@[A-Z]*@' "$pc_tmp"; then
+	echo "install.sh: unreplaced placeholder in sbx.pc:" >&2
+	grep '@[A-Z]*@' "$pc_tmp" >&2
+	exit 1
+fi
+install -D -m 0644 "$pc_tmp" "$pcdir/sbx.pc"
+
+# Never a setuid/setgid bit, never file capabilities.
+bin=$bindir/sbx
+mode=$(stat -c %a "$bin")
+case $mode in
+755) ;;
+*)
+	echo "install.sh: FATAL: $bin has mode $mode, expected 755 (no setuid/setgid bit)" >&2
+	exit 1
+	;;
+esac
+if [ -u "$bin" ] || [ -g "$bin" ]; then
+	echo "install.sh: FATAL: $bin is setuid or setgid" >&2
+	exit 1
+fi
+getcap_bin=$(PATH=$PATH:/usr/sbin:/sbin command -v getcap 2>/dev/null || true)
+if [ -n "$getcap_bin" ]; then
+	caps=$("$getcap_bin" "$bin" 2>/dev/null || true)
+	if [ -n "$caps" ]; then
+		echo "install.sh: FATAL: $bin carries file capabilities: $caps" >&2
+		exit 1
+	fi
+fi
+# Without getcap, read the xattr directly if we can.
+if command -v getfattr >/dev/null 2>&1; then
+	if getfattr -n security.capability "$bin" >/dev/null 2>&1; then
+		echo "install.sh: FATAL: $bin carries file capabilities (security.capability)" >&2
+		exit 1
+	fi
+fi
+
+echo "installed sbx $version into ${destdir:-}$prefix"
