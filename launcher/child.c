@@ -84,16 +84,16 @@ struct kernel_sigaction {
 };
 
 /* Signals: the parent blocked every signal before clone so that no handler of
- * the parent's can run on this shared memory; restore every disposition to
- * the default (the command must not inherit an ignored SIGPIPE), then
- * unblock. */
-static int reset_signals(struct child_status *st)
+ * the parent's can run on this shared memory. Every signal the parent ignores
+ * or catches (spec->signals_to_reset, read once by the parent) goes back to
+ * its default: the command must not inherit an ignored SIGPIPE. Then unblock. */
+static int reset_signals(const struct child_spec *spec, struct child_status *st)
 {
 	struct kernel_sigaction dfl = { .handler = SIG_DFL };
 	sigset_t none;
 
-	for (int sig = 1; sig < NSIG; sig++) {
-		if (sig == SIGKILL || sig == SIGSTOP)
+	for (int sig = 1; sig < NSIG && sig <= 64; sig++) {
+		if (!(spec->signals_to_reset & (1ULL << (sig - 1))))
 			continue;
 		if (syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask)) < 0)
 			return child_status_set(st, STAGE_SIGNALS, errno, "rt_sigaction", NULL);
@@ -117,7 +117,7 @@ int child_main(void *arg)
 	const struct child_spec *spec = arg;
 	struct child_status st = { 0 };
 
-	if (reset_signals(&st) < 0 || setup_fds(spec, &st) < 0)
+	if (reset_signals(spec, &st) < 0 || setup_fds(spec, &st) < 0)
 		report_and_exit(spec, &st);
 	/* bash becomes the subreaper of its own tree (kept across execve): an
 	 * orphan stays below it, so a finished run's leftovers are told apart

@@ -36,6 +36,7 @@ struct child_spec {
 	int status_fd;             /* CLOEXEC write end of the status pipe */
 
 	const struct sock_fprog *seccomp; /* installed last; NULL: none */
+	uint64_t signals_to_reset; /* bit N-1: signal N is ignored or caught here */
 
 	char *scratch;             /* parent-allocated memory the child may use */
 	size_t scratch_size;

@@ -153,6 +153,7 @@ struct spawn_outcome {
 };
 int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_outcome *out);
 const char *bash_path(void);
+uint64_t signals_not_default(void);
 
 /* ---- runners.c ---- */
 struct runner_ops;

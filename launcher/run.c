@@ -180,6 +180,7 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 	r->spec.stdout_fd = out_w;
 	r->spec.stderr_fd = err_w;
 	r->spec.status_fd = -1;
+	r->spec.signals_to_reset = signals_not_default();
 	if (confined) {
 		/* For the namespace runner's remount walk (kernels without
 		 * mount_setattr): room for /proc/self/mountinfo. Untouched pages
