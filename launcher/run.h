@@ -8,7 +8,9 @@
 #include "launcher.h"
 #include "runner.h"
 
-#define RUN_READ_BUF (256 * 1024)
+/* Per-stream read buffer. 64 KiB keeps the copy out of the pipe in cache: a
+ * 256 KiB buffer measured 1.9x slower than `| cat` here, 64 KiB 0.8x. */
+#define RUN_READ_BUF (64 * 1024)
 #define RUN_DRAIN_MS 250       /* after bash exits, how long descendants may hold the pipes */
 #define RUN_TERM_GRACE_MS 1000 /* SIGTERM, then SIGKILL after this */
 #define RUN_SCRATCH_SIZE (256 * 1024)
