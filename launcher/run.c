@@ -54,11 +54,6 @@ uint64_t run_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static bool is_within(const char *path, const char *dir)
-{
-	return path_is_within(path, dir);
-}
-
 /* The root is resolved once, here: symlinks in it cannot be swapped later to
  * point the writable bind somewhere else. */
 static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err)
@@ -98,21 +93,6 @@ static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct 
 				     strerror(errno));
 	if (stat(r->cwd, &st) < 0 || !S_ISDIR(st.st_mode))
 		return sbx_error_set(err, ENOTDIR, SBX_E_USAGE, r->cwd, "cwd %s: not a directory",
-				     r->cwd);
-	return 0;
-}
-
-/* Confined runs see a view of their own: a cwd must be in it. */
-static int check_cwd_visible(const struct run_state *r, struct sbx_error *err)
-{
-	if (!r->runner || r->runner->id != SBX_RUNNER_NAMESPACE)
-		return 0;
-	if (is_within(r->cwd, "/dev") ||
-	    (r->mode == SBX_MODE_WORKSPACE_WRITE && is_within(r->cwd, "/tmp") &&
-	     !is_within(r->cwd, r->root)))
-		return sbx_error_set(err, EINVAL, SBX_E_USAGE, r->cwd,
-				     "cwd %s is not visible in the sandbox (a private /tmp and /dev "
-				     "cover it); use a directory inside the root",
 				     r->cwd);
 	return 0;
 }
@@ -257,13 +237,6 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	tree_become_subreaper();
 	r->start_ms = run_now_ms();
 	rc = run_pick_and_spawn(r, cfg, err);
-	if (rc == 0 && check_cwd_visible(r, err) < 0) {
-		/* Cannot happen after a successful chdir in the view, but the
-		 * check keeps the promise explicit if the view ever changes. */
-		rc = -EINVAL;
-		kill(r->pid, SIGKILL);
-		waitpid(r->pid, NULL, __WALL);
-	}
 	close(in_fd);
 	close(p_out[1]);
 	close(p_err[1]);

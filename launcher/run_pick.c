@@ -70,6 +70,21 @@ static void describe_failure(const struct runner_ops *r, const struct spawn_outc
 		 strerror(o->status.err));
 }
 
+/* The namespace runner shows the command a view of its own: a private /tmp
+ * (workspace-write) and /dev cover what the host has there. A cwd hidden by
+ * them is the caller's mistake, said before anything starts. */
+static int check_cwd_visible(const struct run_state *r, struct sbx_error *err)
+{
+	if (path_is_within(r->cwd, "/dev") ||
+	    (r->mode == SBX_MODE_WORKSPACE_WRITE && path_is_within(r->cwd, "/tmp") &&
+	     !path_is_within(r->cwd, r->root)))
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE, r->cwd,
+				     "cwd %s is not visible in the namespace sandbox (its private "
+				     "/tmp and /dev cover it); use a directory inside the root",
+				     r->cwd);
+	return 0;
+}
+
 static int spawn_with(struct run_state *r, const struct runner_ops *runner,
 		      struct spawn_outcome *o)
 {
@@ -170,6 +185,8 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 			append_reason(reasons, sizeof(reasons), runner->name, reason);
 			continue;
 		}
+		if (runner->id == SBX_RUNNER_NAMESPACE && check_cwd_visible(r, err) < 0)
+			return -EINVAL;
 		rc = spawn_with(r, runner, &o);
 		if (rc < 0)
 			return sbx_error_set(err, -rc, SBX_E_SPAWN, NULL, "unable to spawn: %s",
