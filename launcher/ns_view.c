@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "classify.h" /* path_is_within: pure, allocation-free */
 #include "ns_view.h"
 
 /* Debian 12's headers predate some of these, and glibc < 2.36 lacks the
@@ -95,15 +96,6 @@ struct handles {
 	struct handle dev[N_DEV_NODES];
 	struct handle root;
 };
-
-static bool path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1 && dir[0] == '/')
-		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
 
 /* dst = a + b, on the caller's stack. */
 static int join(char *dst, size_t size, const char *a, const char *b)
@@ -341,7 +333,7 @@ static int remount_walk(const struct child_spec *spec, bool ww, const char *tmp,
 				return child_status_set(st, STAGE_MOUNT, EINVAL,
 							"cannot parse", "/proc/self/mountinfo");
 			line += ll + 1;
-			covered = path_under(mp, "/dev") || (ww && path_under(mp, tmp));
+			covered = path_is_within(mp, "/dev") || (ww && path_is_within(mp, tmp));
 			rc = pass == 0 ? remount_one(mp, covered, st)
 				       : verify_readonly(mp, covered, st);
 			if (rc < 0)
@@ -444,9 +436,9 @@ static int attach_root(const char *root, const char *tmp, struct handles *h,
 {
 	/* Our tmpfs on /tmp (or /dev) hides a root below it: give the clone a
 	 * mount point inside the tmpfs, at the same path. */
-	if (path_under(root, tmp) && make_path(root, strlen(tmp), st) < 0)
+	if (path_is_within(root, tmp) && make_path(root, strlen(tmp), st) < 0)
 		return -1;
-	if (path_under(root, "/dev") && make_path(root, 4, st) < 0)
+	if (path_is_within(root, "/dev") && make_path(root, 4, st) < 0)
 		return -1;
 	if (attach(&h->root, root, true, st) < 0)
 		return -1;
@@ -517,7 +509,7 @@ int ns_view_build(const struct child_spec *spec, struct child_status *st)
 	/* A root of "/" or "/dev" would hand the command the host's device
 	 * nodes (and "/" is danger-full-access anyway); a relative path or a
 	 * /tmp of "/" would defeat the path checks below. */
-	if (ww && (!spec->root || spec->root[0] != '/' || path_under("/dev", spec->root)))
+	if (ww && (!spec->root || spec->root[0] != '/' || path_is_within("/dev", spec->root)))
 		return child_status_set(st, STAGE_MOUNT, EINVAL, "workspace root not allowed",
 					spec->root);
 	if (ww && (tmp[0] != '/' || tmp[1] == '\0'))

@@ -509,3 +509,14 @@ void e2e_out_free(struct e2e_out *out)
 	out->out = out->err = NULL;
 	out->out_len = out->err_len = 0;
 }
+
+char *e2e_fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, f);
+	cr_assert(vasprintf(&s, f, ap) > 0, "vasprintf");
+	va_end(ap);
+	return s;
+}

@@ -62,4 +62,7 @@ int e2e_mkdir(enum e2e_user who, const char *path);
 /* Recursive removal (no symlink following, stays on one file system). */
 void e2e_rm_rf(const char *path);
 
+/* printf into a fresh string (the test fails if that cannot be done). */
+char *e2e_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -116,17 +116,6 @@ static int sbx_cmd(struct fx *f, const char *mode, const char *const extra[], st
 	return e2e_run(f->who, argv, NULL, o);
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	va_start(ap, f);
-	char *s = NULL;
-	cr_assert(vasprintf(&s, f, ap) > 0);
-	va_end(ap);
-	return s;
-}
-
 /* The command ran (sbx itself did not fail) and exited with a failure. */
 static void assert_denied_status(struct fx *f, const char *cmd, const struct e2e_out *o)
 {
@@ -161,7 +150,7 @@ static char *listing(const char *dir)
 	for (int i = 0; i < n; i++) {
 		const char *d = ents[i]->d_name;
 		if (strcmp(d, ".") && strcmp(d, "..")) {
-			char *ns = fmt("%s%s%s", s, *s ? "," : "", d);
+			char *ns = e2e_fmt("%s%s%s", s, *s ? "," : "", d);
 			free(s);
 			s = ns;
 		}
@@ -219,7 +208,7 @@ ParameterizedTest(struct cp *p, contain, control_outside_writable)
 {
 	struct fx f;
 	fx_setup(&f, p);
-	char *cmd = fmt("echo x >> %s && echo x > %s && touch %s/new && mkdir %s/x", f.Of, f.Sf,
+	char *cmd = e2e_fmt("echo x >> %s && echo x > %s && touch %s/new && mkdir %s/x", f.Of, f.Sf,
 			f.O, f.O);
 	struct e2e_out o;
 	expect_ok(&f, "danger-full-access", cmd, &o);
@@ -236,7 +225,7 @@ ParameterizedTest(struct cp *p, contain, denied_dialect)
 {
 	struct fx f;
 	fx_setup(&f, p);
-	char *cmd = fmt("touch %s/new", f.O);
+	char *cmd = e2e_fmt("touch %s/new", f.O);
 	struct e2e_out o;
 	sbx_cmd(&f, "workspace-write", NULL, &o, cmd);
 	assert_denied_status(&f, cmd, &o);
@@ -254,19 +243,19 @@ ParameterizedTest(struct cp *p, contain, denied_direct)
 	fx_setup(&f, p);
 	const char *O = f.O, *Of = f.Of;
 	char *cmds[] = {
-		fmt("touch %s/new", O),
-		fmt("echo x > %s/new", O),
-		fmt("echo x >> %s", Of),
-		fmt("truncate -s0 %s", Of),
-		fmt("perl -e 'truncate(\"%s\", 0) or die \"truncate: $!\\n\"'", Of),
-		fmt(": > %s", Of),
-		fmt("rm -f %s", Of),
-		fmt("mkdir %s/x", O),
-		fmt("rmdir %s", f.Od),
-		fmt("mkfifo %s/p", O),
-		fmt("ln -s /etc/passwd %s/l", O),
-		fmt("ln %s %s/hl", Of, O),
-		fmt("echo x > %s/d/new", O),
+		e2e_fmt("touch %s/new", O),
+		e2e_fmt("echo x > %s/new", O),
+		e2e_fmt("echo x >> %s", Of),
+		e2e_fmt("truncate -s0 %s", Of),
+		e2e_fmt("perl -e 'truncate(\"%s\", 0) or die \"truncate: $!\\n\"'", Of),
+		e2e_fmt(": > %s", Of),
+		e2e_fmt("rm -f %s", Of),
+		e2e_fmt("mkdir %s/x", O),
+		e2e_fmt("rmdir %s", f.Od),
+		e2e_fmt("mkfifo %s/p", O),
+		e2e_fmt("ln -s /etc/passwd %s/l", O),
+		e2e_fmt("ln %s %s/hl", Of, O),
+		e2e_fmt("echo x > %s/d/new", O),
 		NULL,
 	};
 	for (size_t i = 0; cmds[i]; i++)
@@ -279,7 +268,7 @@ ParameterizedTest(struct cp *p, contain, denied_rename_in)
 	struct fx f;
 	fx_setup(&f, p);
 	/* the rename(2) itself: mv would fall back to copy+unlink on EXDEV */
-	char *cmd = fmt("perl -e 'rename(\"%s\", \"%s/g\") or die \"rename: $!\\n\"'", f.Of, f.R);
+	char *cmd = e2e_fmt("perl -e 'rename(\"%s\", \"%s/g\") or die \"rename: $!\\n\"'", f.Of, f.R);
 	struct e2e_out o;
 	sbx_cmd(&f, "workspace-write", NULL, &o, cmd);
 	assert_denied_status(&f, cmd, &o);
@@ -288,7 +277,7 @@ ParameterizedTest(struct cp *p, contain, denied_rename_in)
 	e2e_out_free(&o);
 
 	/* and mv (rename, then copy + unlink): the source must survive */
-	char *mv = fmt("mv %s %s/g", f.Of, f.R);
+	char *mv = e2e_fmt("mv %s %s/g", f.Of, f.R);
 	sbx_cmd(&f, "workspace-write", NULL, &o, mv);
 	assert_denied_status(&f, mv, &o);
 	assert_outside_intact(&f, mv, &o);
@@ -300,9 +289,9 @@ ParameterizedTest(struct cp *p, contain, denied_rename_out)
 {
 	struct fx f;
 	fx_setup(&f, p);
-	char *g = fmt("%s/g", f.R);
+	char *g = e2e_fmt("%s/g", f.R);
 	cr_assert(e2e_write_file(f.who, g, "g\n") == 0);
-	char *cmd = fmt("perl -e 'rename(\"%s\", \"%s/g\") or die \"rename: $!\\n\"'", g, f.O);
+	char *cmd = e2e_fmt("perl -e 'rename(\"%s\", \"%s/g\") or die \"rename: $!\\n\"'", g, f.O);
 	struct e2e_out o;
 	sbx_cmd(&f, "workspace-write", NULL, &o, cmd);
 	assert_denied_status(&f, cmd, &o);
@@ -310,7 +299,7 @@ ParameterizedTest(struct cp *p, contain, denied_rename_out)
 	assert_content(&f, g, "g\n", cmd, &o);
 	e2e_out_free(&o);
 
-	char *mv = fmt("mv %s %s/g", g, f.O);
+	char *mv = e2e_fmt("mv %s %s/g", g, f.O);
 	sbx_cmd(&f, "workspace-write", NULL, &o, mv);
 	assert_denied_status(&f, mv, &o);
 	assert_outside_intact(&f, mv, &o);
@@ -324,9 +313,9 @@ ParameterizedTest(struct cp *p, contain, denied_hardlink_into_root)
 	struct fx f;
 	fx_setup(&f, p);
 	/* either the link is refused or the write through it is */
-	char *cmd = fmt("ln %s %s/h && echo x > %s/h", f.Of, f.R, f.R);
+	char *cmd = e2e_fmt("ln %s %s/h && echo x > %s/h", f.Of, f.R, f.R);
 	expect_denied(&f, cmd);
-	char *cmd2 = fmt("ln %s %s/h2; echo x >> %s/h2", f.Of, f.R, f.R);
+	char *cmd2 = e2e_fmt("ln %s %s/h2; echo x >> %s/h2", f.Of, f.R, f.R);
 	struct e2e_out o;
 	sbx_cmd(&f, "workspace-write", NULL, &o, cmd2);
 	assert_outside_intact(&f, cmd2, &o);
@@ -338,9 +327,9 @@ ParameterizedTest(struct cp *p, contain, denied_symlink_in_root)
 {
 	struct fx f;
 	fx_setup(&f, p);
-	char *cmd = fmt("ln -s %s %s/link && echo x > %s/link", f.Of, f.R, f.R);
+	char *cmd = e2e_fmt("ln -s %s %s/link && echo x > %s/link", f.Of, f.R, f.R);
 	expect_denied(&f, cmd);
-	char *cmd2 = fmt("ln -s %s %s/dlink && touch %s/dlink/new", f.O, f.R, f.R);
+	char *cmd2 = e2e_fmt("ln -s %s %s/dlink && touch %s/dlink/new", f.O, f.R, f.R);
 	expect_denied(&f, cmd2);
 }
 
@@ -349,11 +338,11 @@ ParameterizedTest(struct cp *p, contain, denied_dotdot_and_sibling)
 {
 	struct fx f;
 	fx_setup(&f, p);
-	expect_denied(&f, fmt("echo x > %s/../outside/f", f.R));
-	expect_denied(&f, fmt("cd %s && echo x > ../outside/f", f.R));
-	expect_denied(&f, fmt("echo x > %s", f.Sf));
-	expect_denied(&f, fmt("touch %s/new", f.S));
-	expect_denied(&f, fmt("touch %s-sibling-new", f.R));
+	expect_denied(&f, e2e_fmt("echo x > %s/../outside/f", f.R));
+	expect_denied(&f, e2e_fmt("cd %s && echo x > ../outside/f", f.R));
+	expect_denied(&f, e2e_fmt("echo x > %s", f.Sf));
+	expect_denied(&f, e2e_fmt("touch %s/new", f.S));
+	expect_denied(&f, e2e_fmt("touch %s-sibling-new", f.R));
 }
 
 PARAMS_ALL(denied_dev)
@@ -368,7 +357,7 @@ ParameterizedTest(struct cp *p, contain, denied_dev)
 	unlink(devnew);
 
 	struct e2e_out o;
-	char *c1 = fmt("echo x > %s", devnew);
+	char *c1 = e2e_fmt("echo x > %s", devnew);
 	sbx_cmd(&f, "workspace-write", NULL, &o, c1);
 	bool dev_leak = e2e_exists(devnew);
 	unlink(devnew);
@@ -376,7 +365,7 @@ ParameterizedTest(struct cp *p, contain, denied_dev)
 	cr_assert(!dev_leak, "%s `%s` created %s on the host", f.tag, c1, devnew);
 	e2e_out_free(&o);
 
-	char *c2 = fmt("touch %s", shm);
+	char *c2 = e2e_fmt("touch %s", shm);
 	sbx_cmd(&f, "workspace-write", NULL, &o, c2);
 	bool shm_leak = e2e_exists(shm);
 	unlink(shm);
@@ -399,7 +388,7 @@ ParameterizedTest(struct cp *p, contain, tmp_policy)
 	char probe[128];
 	snprintf(probe, sizeof probe, "/tmp/sbx-e2e-probe-%d-%ld", (int)getpid(), (long)time(NULL));
 	unlink(probe);
-	char *cmd = fmt("echo x > %s && cat %s", probe, probe);
+	char *cmd = e2e_fmt("echo x > %s && cat %s", probe, probe);
 
 	struct e2e_out o;
 	sbx_cmd(&f, "workspace-write", NULL, &o, cmd);
@@ -419,7 +408,7 @@ ParameterizedTest(struct cp *p, contain, tmp_policy)
 	free(host);
 	e2e_out_free(&o);
 
-	char *cmd2 = fmt("echo x > %s", probe);
+	char *cmd2 = e2e_fmt("echo x > %s", probe);
 	sbx_cmd(&f, "read-only", NULL, &o, cmd2);
 	bool leaked = e2e_exists(probe);
 	unlink(probe);
@@ -432,7 +421,7 @@ ParameterizedTest(struct cp *p, contain, tmp_policy)
 
 static pid_t start_sleeper(struct fx *f)
 {
-	char *script = fmt("exec 3>>%s; cd %s; exec sleep 30", f->Of, f->O);
+	char *script = e2e_fmt("exec 3>>%s; cd %s; exec sleep 30", f->Of, f->O);
 	char *argv[] = {"sh", "-c", script, NULL};
 	pid_t pid = e2e_spawn(f->who, "/", argv);
 	/* wait until it is sleep, in O, with fd 3 on O/f */
@@ -471,13 +460,13 @@ ParameterizedTest(struct cp *p, contain, denied_proc_routes)
 	fx_setup(&f, p);
 	pid_t pid = start_sleeper(&f);
 	char *cmds[] = {
-		fmt("echo x > /proc/%d/root%s", (int)pid, f.Of),
-		fmt("echo x >> /proc/%d/root%s", (int)pid, f.Of),
-		fmt("touch /proc/%d/root%s/new", (int)pid, f.O),
-		fmt("echo x > /proc/%d/cwd/f", (int)pid),
-		fmt("touch /proc/%d/cwd/new", (int)pid),
-		fmt("echo x > /proc/%d/fd/3", (int)pid),
-		fmt("echo x >> /proc/%d/fd/3", (int)pid),
+		e2e_fmt("echo x > /proc/%d/root%s", (int)pid, f.Of),
+		e2e_fmt("echo x >> /proc/%d/root%s", (int)pid, f.Of),
+		e2e_fmt("touch /proc/%d/root%s/new", (int)pid, f.O),
+		e2e_fmt("echo x > /proc/%d/cwd/f", (int)pid),
+		e2e_fmt("touch /proc/%d/cwd/new", (int)pid),
+		e2e_fmt("echo x > /proc/%d/fd/3", (int)pid),
+		e2e_fmt("echo x >> /proc/%d/fd/3", (int)pid),
 		NULL,
 	};
 	struct e2e_out o[8];
@@ -488,7 +477,7 @@ ParameterizedTest(struct cp *p, contain, denied_proc_routes)
 		/* record the effect now, before the next command and the kill */
 		char *c = e2e_read_file(f.Of);
 		char *l = listing(f.O);
-		state[n] = fmt("f=\"%s\" O={%s}", c ? c : "<gone>", l);
+		state[n] = e2e_fmt("f=\"%s\" O={%s}", c ? c : "<gone>", l);
 		free(c);
 		free(l);
 	}
@@ -512,16 +501,16 @@ ParameterizedTest(struct cp *p, contain, allowed_in_root)
 	struct fx f;
 	fx_setup(&f, p);
 	const char *R = f.R;
-	char *cmd = fmt("cd %s && echo a > new && echo b >> new && mkdir dir && mv new dir/moved && "
+	char *cmd = e2e_fmt("cd %s && echo a > new && echo b >> new && mkdir dir && mv new dir/moved && "
 			"truncate -s2 dir/moved && touch gone && rm gone && mkdir -p x/y && "
 			"rmdir x/y && : > empty && ln -s dir/moved sl && ln dir/moved hl",
 			R);
 	struct e2e_out o;
 	expect_ok(&f, "workspace-write", cmd, &o);
-	char *moved = fmt("%s/dir/moved", R);
+	char *moved = e2e_fmt("%s/dir/moved", R);
 	assert_content(&f, moved, "a\n", cmd, &o);
 	assert_listing(&f, R, "dir,empty,hl,sl,x", cmd, &o);
-	assert_listing(&f, fmt("%s/x", R), "", cmd, &o);
+	assert_listing(&f, e2e_fmt("%s/x", R), "", cmd, &o);
 	struct stat st;
 	cr_assert(stat(moved, &st) == 0);
 	cr_assert(st.st_uid == e2e_uid(f.who) && st.st_gid == e2e_gid(f.who),
@@ -544,7 +533,7 @@ ParameterizedTest(struct cp *p, contain, allowed_read_exec)
 	e2e_out_free(&o);
 	expect_ok(&f, "read-only", cmd, &o);
 	e2e_out_free(&o);
-	char *rd = fmt("cat %s %s", f.Of, f.Sf);
+	char *rd = e2e_fmt("cat %s %s", f.Of, f.Sf);
 	expect_ok(&f, "read-only", rd, &o);
 	cr_assert(strcmp(o.out, "orig\norig\n") == 0, "%s `%s` printed \"%s\"", f.tag, rd, o.out);
 	e2e_out_free(&o);
@@ -555,7 +544,7 @@ ParameterizedTest(struct cp *p, contain, read_only_refuses_root)
 {
 	struct fx f;
 	fx_setup(&f, p);
-	char *cmd = fmt("touch %s/new", f.R);
+	char *cmd = e2e_fmt("touch %s/new", f.R);
 	struct e2e_out o;
 	sbx_cmd(&f, "read-only", NULL, &o, cmd);
 	assert_denied_status(&f, cmd, &o);
@@ -564,7 +553,7 @@ ParameterizedTest(struct cp *p, contain, read_only_refuses_root)
 		  dialect[f.runner], o.err);
 	assert_listing(&f, f.R, "", cmd, &o);
 	e2e_out_free(&o);
-	char *cmd2 = fmt("echo x >> %s", f.Of);
+	char *cmd2 = e2e_fmt("echo x >> %s", f.Of);
 	sbx_cmd(&f, "read-only", NULL, &o, cmd2);
 	assert_denied_status(&f, cmd2, &o);
 	assert_outside_intact(&f, cmd2, &o);
@@ -576,19 +565,19 @@ ParameterizedTest(struct cp *p, contain, allowed_git)
 {
 	struct fx f;
 	fx_setup(&f, p);
-	char *cmd = fmt("cd %s && git init -q && git -c user.email=a@b -c user.name=n commit -q "
+	char *cmd = e2e_fmt("cd %s && git init -q && git -c user.email=a@b -c user.name=n commit -q "
 			"--allow-empty -m m && git log --oneline | wc -l",
 			f.R);
 	struct e2e_out o;
 	expect_ok(&f, "workspace-write", cmd, &o);
 	cr_assert(strcmp(o.out, "1\n") == 0, "%s git log printed \"%s\"", f.tag, o.out);
-	char *git = fmt("%s/.git", f.R);
+	char *git = e2e_fmt("%s/.git", f.R);
 	struct stat st;
 	cr_assert(stat(git, &st) == 0 && S_ISDIR(st.st_mode), "%s %s missing after git init",
 		  f.tag, git);
 	cr_assert(st.st_uid == e2e_uid(f.who), "%s %s owned by uid %u, expected %u", f.tag, git,
 		  st.st_uid, e2e_uid(f.who));
-	char *head = fmt("%s/.git/HEAD", f.R);
+	char *head = e2e_fmt("%s/.git/HEAD", f.R);
 	cr_assert(stat(head, &st) == 0 && st.st_uid == e2e_uid(f.who),
 		  "%s %s missing or not owned by %u", f.tag, head, e2e_uid(f.who));
 	assert_outside_intact(&f, cmd, &o);
@@ -607,7 +596,7 @@ ParameterizedTest(struct cp *p, contain, no_caps_no_new_privs)
 	expect_ok(&f, "workspace-write", cmd, &o);
 	const char *keys[] = {"CapEff", "CapPrm", "CapAmb"};
 	for (size_t i = 0; i < 3; i++) {
-		char *want = fmt("%s:\t0000000000000000\n", keys[i]);
+		char *want = e2e_fmt("%s:\t0000000000000000\n", keys[i]);
 		cr_assert(strstr(o.out, want) != NULL, "%s %s is not zero in the sandbox:\n%s",
 			  f.tag, keys[i], o.out);
 	}
@@ -627,7 +616,7 @@ ParameterizedTest(struct cp *p, contain, mount_refused)
 	assert_denied_status(&f, cmd, &o);
 	e2e_out_free(&o);
 	/* and nothing leaks even if the command keeps going */
-	char *c2 = fmt("mount -o remount,rw / 2>/dev/null; mount -o remount,bind,rw %s 2>/dev/null; "
+	char *c2 = e2e_fmt("mount -o remount,rw / 2>/dev/null; mount -o remount,bind,rw %s 2>/dev/null; "
 		       "echo x > %s",
 		       f.O, f.Of);
 	expect_denied(&f, c2);
@@ -648,18 +637,18 @@ ParameterizedTest(struct cp *p, contain, nested_userns_stays_locked)
 	assert_denied_status(&f, c1, &o);
 	e2e_out_free(&o);
 
-	char *c2 = fmt("unshare -rm sh -c \"mount -o remount,rw / 2>/dev/null; umount -l /dev "
+	char *c2 = e2e_fmt("unshare -rm sh -c \"mount -o remount,rw / 2>/dev/null; umount -l /dev "
 		       "2>/dev/null; echo x > %s\"",
 		       f.Of);
 	expect_denied(&f, c2);
 
-	char *c3 = fmt("unshare -rm sh -c \"mount -o remount,rw / 2>/dev/null; "
+	char *c3 = e2e_fmt("unshare -rm sh -c \"mount -o remount,rw / 2>/dev/null; "
 		       "mount -o remount,bind,rw %s 2>/dev/null; umount -l %s 2>/dev/null; "
 		       "echo x > %s\"",
 		       f.O, f.R, f.Sf);
 	expect_denied(&f, c3);
 
-	char *c4 = fmt("unshare -rm sh -c \"umount -l /dev 2>/dev/null; umount -l /dev/shm "
+	char *c4 = e2e_fmt("unshare -rm sh -c \"umount -l /dev 2>/dev/null; umount -l /dev/shm "
 		       "2>/dev/null; touch %s\"",
 		       shm);
 	sbx_cmd(&f, "workspace-write", NULL, &o, c4);
@@ -695,7 +684,7 @@ static void ll_truncate(struct cp *p, const char *abi, bool expect_gap)
 	fx_setup(&f, p);
 	/* truncate(2) on a path: coreutils truncate opens the file for writing
 	 * first, which every ABI refuses; only the path syscall shows the gap */
-	char *cmd = fmt("perl -e 'truncate(\"%s\", 0) or die \"truncate: $!\\n\"'", f.Of);
+	char *cmd = e2e_fmt("perl -e 'truncate(\"%s\", 0) or die \"truncate: $!\\n\"'", f.Of);
 	const char *extra_abi[] = {"--json", "--landlock-abi", abi, NULL};
 	const char *extra_none[] = {"--json", NULL};
 	struct e2e_out o;
@@ -732,7 +721,7 @@ static void ll_truncate(struct cp *p, const char *abi, bool expect_gap)
 	if (expect_gap)
 		return;
 	/* and the coreutils spelling of it */
-	char *cmd2 = fmt("truncate -s0 %s", f.Of);
+	char *cmd2 = e2e_fmt("truncate -s0 %s", f.Of);
 	sbx_cmd(&f, "workspace-write", abi ? extra_abi + 1 : NULL, &o, cmd2);
 	assert_denied_status(&f, cmd2, &o);
 	assert_outside_intact(&f, cmd2, &o);
@@ -764,7 +753,7 @@ ParameterizedTest(struct cp *p, contain, landlock_abi1_no_refer)
 	fx_setup(&f, p);
 	const char *extra[] = {"--landlock-abi", "1", NULL};
 	/* rename(2) between two directories of the root: ABI 1 has no REFER right */
-	char *cmd = fmt("cd %s && mkdir a b && touch a/x && "
+	char *cmd = e2e_fmt("cd %s && mkdir a b && touch a/x && "
 			"perl -e 'rename(\"a/x\", \"b/x\") or die \"rename: $!\\n\"'",
 			f.R);
 	struct e2e_out o;
@@ -773,11 +762,11 @@ ParameterizedTest(struct cp *p, contain, landlock_abi1_no_refer)
 	cr_assert(strstr(o.err, "Invalid cross-device link") != NULL,
 		  "%s [abi 1] `%s`: stderr should say \"Invalid cross-device link\"\nstderr:\n%s",
 		  f.tag, cmd, o.err);
-	assert_listing(&f, fmt("%s/a", f.R), "x", cmd, &o);
-	assert_listing(&f, fmt("%s/b", f.R), "", cmd, &o);
+	assert_listing(&f, e2e_fmt("%s/a", f.R), "x", cmd, &o);
+	assert_listing(&f, e2e_fmt("%s/b", f.R), "", cmd, &o);
 	e2e_out_free(&o);
 
-	char *ln = fmt("cd %s && ln a/x b/y", f.R);
+	char *ln = e2e_fmt("cd %s && ln a/x b/y", f.R);
 	sbx_cmd(&f, "workspace-write", extra, &o, ln);
 	assert_denied_status(&f, ln, &o);
 	cr_assert(strstr(o.err, "Invalid cross-device link") != NULL,
@@ -786,10 +775,10 @@ ParameterizedTest(struct cp *p, contain, landlock_abi1_no_refer)
 	e2e_out_free(&o);
 
 	/* same-directory rename is still fine */
-	char *same = fmt("cd %s && mv a/x a/z", f.R);
+	char *same = e2e_fmt("cd %s && mv a/x a/z", f.R);
 	sbx_cmd(&f, "workspace-write", extra, &o, same);
 	cr_assert(o.status == 0, "%s [abi 1] `%s` should succeed, exit %d\nstderr:\n%s", f.tag,
 		  same, o.status, o.err);
-	assert_listing(&f, fmt("%s/a", f.R), "z", same, &o);
+	assert_listing(&f, e2e_fmt("%s/a", f.R), "z", same, &o);
 	e2e_out_free(&o);
 }

@@ -155,18 +155,6 @@ static const struct entry corpus[] = {
 
 static const char *const runner_names[] = { "namespace", "landlock" };
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, f);
-	cr_assert(vasprintf(&s, f, ap) > 0);
-	va_end(ap);
-	return s;
-}
-
 /* s with every "@W@" and "@O@" replaced. */
 static char *expand(const char *s, const char *ws, const char *out)
 {
@@ -179,7 +167,7 @@ static char *expand(const char *s, const char *ws, const char *out)
 			sub = ws;
 		else if (strncmp(s, "@O@", 3) == 0)
 			sub = out;
-		char *n = sub ? fmt("%s%s", r, sub) : fmt("%s%c", r, *s);
+		char *n = sub ? e2e_fmt("%s%s", r, sub) : e2e_fmt("%s%c", r, *s);
 		free(r);
 		r = n;
 		s += sub ? 3 : 1;
@@ -255,13 +243,13 @@ static void fixture_template(struct fixture *fx)
 	struct e2e_out o;
 
 	fx->tpl = e2e_tmpdir(AS_NOBODY);
-	char *ws = fmt("%s/ws", fx->tpl), *out = fmt("%s/outside", fx->tpl);
+	char *ws = e2e_fmt("%s/ws", fx->tpl), *out = e2e_fmt("%s/outside", fx->tpl);
 	cr_assert(e2e_mkdir(AS_NOBODY, ws) == 0 && e2e_mkdir(AS_NOBODY, out) == 0);
 	char *argv[] = { "bash", "-c", (char *)setup_script, "setup", fx->tpl, NULL };
 	e2e_run(AS_NOBODY, argv, NULL, &o);
 	cr_assert(o.status == 0, "fixture: setup script failed (%d):\n%s", o.status, o.err);
 	e2e_out_free(&o);
-	char *ro = fmt("%s/ro.txt", ws), *secret = fmt("%s/secret.txt", ws);
+	char *ro = e2e_fmt("%s/ro.txt", ws), *secret = e2e_fmt("%s/secret.txt", ws);
 	root_file(ro, "a read-only file owned by root\n", 0444);
 	root_file(secret, "root's secret\n", 0000);
 	free(ro);
@@ -275,7 +263,7 @@ static char *fixture_copy(const struct fixture *fx)
 {
 	struct e2e_out o;
 	char *base = e2e_tmpdir(AS_NOBODY);
-	char *src = fmt("%s/.", fx->tpl);
+	char *src = e2e_fmt("%s/.", fx->tpl);
 	char *argv[] = { "cp", "-a", src, base, NULL };
 
 	e2e_run(AS_CALLER, argv, NULL, &o);
@@ -293,8 +281,8 @@ static bool tool_present(const char *tool)
 	if (!tool || !*tool)
 		return true;
 	char *check = strncmp(tool, "python3 -m ", 11) == 0
-			      ? fmt("python3 -m %s --version >/dev/null 2>&1", tool + 11)
-			      : fmt("command -v %s >/dev/null 2>&1", tool);
+			      ? e2e_fmt("python3 -m %s --version >/dev/null 2>&1", tool + 11)
+			      : e2e_fmt("command -v %s >/dev/null 2>&1", tool);
 	char *argv[] = { "bash", "-c", check, NULL };
 	e2e_run(AS_NOBODY, argv, NULL, &o);
 	bool ok = o.status == 0;
@@ -318,7 +306,7 @@ static void run_once(const struct fixture *fx, const char *runner, const char *m
 {
 	struct e2e_out o;
 	char *base = fixture_copy(fx);
-	char *ws = fmt("%s/ws", base), *out = fmt("%s/outside", base);
+	char *ws = e2e_fmt("%s/ws", base), *out = e2e_fmt("%s/outside", base);
 	char *cmd = expand(e->cmd, ws, out);
 	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--runner", (char *)runner, "--mode",
 			 (char *)mode, "--root", ws, "--", cmd, NULL };
@@ -395,13 +383,13 @@ static void run_corpus(int runner_idx)
 		}
 		char *add = NULL;
 		if (verdict)
-			add = fmt("  %s: [%s, %s] %s\n    command: %s\n    confined: status %d, "
+			add = e2e_fmt("  %s: [%s, %s] %s\n    command: %s\n    confined: status %d, "
 				  "unconfined: status %d\n    sbx result (tail): %s\n",
 				  verdict, runner, mode, e->label, e->cmd, conf.status,
 				  unconf.status, tail(conf.json, 700));
 		else if ((int)truth != e->expect) {
 			label_errors++;
-			add = fmt("  LABEL CONTRADICTED: [%s, %s] %s: labelled %s, but confined "
+			add = e2e_fmt("  LABEL CONTRADICTED: [%s, %s] %s: labelled %s, but confined "
 				  "status %d, unconfined status %d\n    command: %s\n    confined "
 				  "stderr (tail): %s\n    unconfined stderr (tail): %s\n",
 				  runner, mode, e->label, e->expect ? "denial" : "not a denial",
@@ -409,7 +397,7 @@ static void run_corpus(int runner_idx)
 				  tail(unconf.json, 500));
 		}
 		if (add) {
-			char *n = fmt("%s%s", report, add);
+			char *n = e2e_fmt("%s%s", report, add);
 			free(report);
 			free(add);
 			report = n;

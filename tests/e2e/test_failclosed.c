@@ -29,26 +29,15 @@ struct fx {
 	char tag[32];
 };
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	va_start(ap, f);
-	char *s = NULL;
-	cr_assert(vasprintf(&s, f, ap) > 0);
-	va_end(ap);
-	return s;
-}
-
 static void fx_setup(struct fx *f, enum e2e_user who)
 {
 	f->who = who;
 	snprintf(f->tag, sizeof f->tag, "[user %s]", e2e_user_name(who));
 	f->B = e2e_tmpdir(who);
-	f->R = fmt("%s/ws", f->B);
-	f->sentinel = fmt("%s/sentinel", f->R);
-	f->O = fmt("%s/outside", f->B);
-	f->Of = fmt("%s/f", f->O);
+	f->R = e2e_fmt("%s/ws", f->B);
+	f->sentinel = e2e_fmt("%s/sentinel", f->R);
+	f->O = e2e_fmt("%s/outside", f->B);
+	f->Of = e2e_fmt("%s/f", f->O);
 	cr_assert(e2e_mkdir(who, f->R) == 0);
 	cr_assert(e2e_mkdir(who, f->O) == 0);
 	cr_assert(e2e_write_file(who, f->Of, "orig\n") == 0);
@@ -120,7 +109,7 @@ ParameterizedTest(enum e2e_user *who, failclosed, namespace_without_userns)
 	struct fx f;
 	fx_setup(&f, *who);
 	struct e2e_out o;
-	char *cmd = fmt("touch %s", f.sentinel);
+	char *cmd = e2e_fmt("touch %s", f.sentinel);
 	run_without(&f, "userns", "namespace", "workspace-write", false, cmd, &o);
 	const char *names[] = {"namespace", NULL};
 	assert_unavailable(&f, "nofeature userns, --runner namespace", &o, names);
@@ -137,7 +126,7 @@ ParameterizedTest(enum e2e_user *who, failclosed, auto_falls_back_to_landlock)
 	struct fx f;
 	fx_setup(&f, *who);
 	struct e2e_out o;
-	char *cmd = fmt("touch %s", f.sentinel);
+	char *cmd = e2e_fmt("touch %s", f.sentinel);
 	run_without(&f, "userns", "auto", "workspace-write", true, cmd, &o);
 	cr_assert(o.status == 0, "%s nofeature userns, --runner auto: exit %d\nstdout:\n%s\nstderr:\n%s",
 		  f.tag, o.status, o.out, o.err);
@@ -153,7 +142,7 @@ ParameterizedTest(enum e2e_user *who, failclosed, auto_falls_back_to_landlock)
 	e2e_out_free(&o);
 
 	/* and the fallback still confines */
-	char *out = fmt("echo x >> %s", f.Of);
+	char *out = e2e_fmt("echo x >> %s", f.Of);
 	run_without(&f, "userns", "auto", "workspace-write", false, out, &o);
 	cr_assert(o.status != 0 && o.status != 125,
 		  "%s `%s` under the landlock fallback should be refused, exit %d\nstderr:\n%s",
@@ -173,7 +162,7 @@ ParameterizedTest(enum e2e_user *who, failclosed, auto_without_any_runner)
 	struct fx f;
 	fx_setup(&f, *who);
 	struct e2e_out o;
-	char *cmd = fmt("touch %s", f.sentinel);
+	char *cmd = e2e_fmt("touch %s", f.sentinel);
 	const char *names[] = {"namespace", "landlock", NULL};
 	run_without(&f, "userns,landlock", "auto", "workspace-write", false, cmd, &o);
 	assert_unavailable(&f, "nofeature userns,landlock, --runner auto", &o, names);
@@ -202,7 +191,7 @@ ParameterizedTest(enum e2e_user *who, failclosed, danger_needs_no_runner)
 	struct fx f;
 	fx_setup(&f, *who);
 	struct e2e_out o;
-	char *cmd = fmt("touch %s", f.sentinel);
+	char *cmd = e2e_fmt("touch %s", f.sentinel);
 	run_without(&f, "userns,landlock", NULL, "danger-full-access", false, cmd, &o);
 	cr_assert(o.status == 0, "%s danger-full-access under nofeature userns,landlock: exit %d\nstderr:\n%s",
 		  f.tag, o.status, o.err);
@@ -216,7 +205,7 @@ ParameterizedTest(enum e2e_user *who, failclosed, landlock_never_falls_back)
 	struct fx f;
 	fx_setup(&f, *who);
 	struct e2e_out o;
-	char *cmd = fmt("touch %s", f.sentinel);
+	char *cmd = e2e_fmt("touch %s", f.sentinel);
 	const char *names[] = {"landlock", NULL};
 	run_without(&f, "landlock", "landlock", "workspace-write", false, cmd, &o);
 	assert_unavailable(&f, "nofeature landlock, --runner landlock", &o, names);
@@ -271,7 +260,7 @@ ParameterizedTest(enum e2e_user *who, failclosed, namespace_with_max_user_namesp
 		  f.tag, o.status, o.err);
 	e2e_out_free(&o);
 
-	char *cmd = fmt("touch %s", f.sentinel);
+	char *cmd = e2e_fmt("touch %s", f.sentinel);
 	run_in_capped_userns(&f, "namespace", false, cmd, &o);
 	const char *names[] = {"namespace", NULL};
 	assert_unavailable(&f, "max_user_namespaces=0, --runner namespace", &o, names);

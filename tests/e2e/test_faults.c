@@ -36,17 +36,6 @@ static enum e2e_user users[] = {AS_CALLER, AS_NOBODY};
 					   sizeof users / sizeof users[0]);                 \
 	}
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	va_start(ap, f);
-	char *s = NULL;
-	cr_assert(vasprintf(&s, f, ap) > 0);
-	va_end(ap);
-	return s;
-}
-
 struct fx {
 	enum e2e_user who;
 	char *B, *R, *sentinel, *O, *Of, *in;
@@ -58,11 +47,11 @@ static void fx_setup(struct fx *f, enum e2e_user who)
 	f->who = who;
 	snprintf(f->tag, sizeof f->tag, "[user %s]", e2e_user_name(who));
 	f->B = e2e_tmpdir(who);
-	f->R = fmt("%s/ws", f->B);
-	f->sentinel = fmt("%s/sentinel", f->R);
-	f->in = fmt("%s/inside", f->R);
-	f->O = fmt("%s/outside", f->B);
-	f->Of = fmt("%s/f", f->O);
+	f->R = e2e_fmt("%s/ws", f->B);
+	f->sentinel = e2e_fmt("%s/sentinel", f->R);
+	f->in = e2e_fmt("%s/inside", f->R);
+	f->O = e2e_fmt("%s/outside", f->B);
+	f->Of = e2e_fmt("%s/f", f->O);
 	cr_assert(e2e_mkdir(who, f->R) == 0);
 	cr_assert(e2e_mkdir(who, f->O) == 0);
 	cr_assert(e2e_write_file(who, f->Of, "orig\n") == 0);
@@ -136,7 +125,7 @@ ParameterizedTest(enum e2e_user *who, faults, no_userns_landlock_confines)
 	fx_setup(&f, *who);
 	struct e2e_out o;
 	/* one command: the workspace write must land, the outside one must not */
-	char *cmd = fmt("echo in > %s && echo x >> %s", f.in, f.Of);
+	char *cmd = e2e_fmt("echo in > %s && echo x >> %s", f.in, f.Of);
 	run_sbx(&f, "userns", NULL, "workspace-write", true, NULL, cmd, &o);
 	cr_assert(o.status != 0 && o.status != 125,
 		  "%s nofeature userns: the outside write should fail (exit %d)\n%s\n%s", f.tag,
@@ -165,7 +154,7 @@ ParameterizedTest(enum e2e_user *who, faults, no_userns_landlock_confines)
 /* The text after "NAME: " up to the next "; " or the end of the line. */
 static char *reason_of(const char *line, const char *name)
 {
-	char *key = fmt("%s: ", name);
+	char *key = e2e_fmt("%s: ", name);
 	const char *p = strstr(line, key);
 	if (!p) {
 		free(key);
@@ -186,7 +175,7 @@ ParameterizedTest(enum e2e_user *who, faults, nothing_usable_gives_each_reason)
 	struct fx f;
 	fx_setup(&f, *who);
 	struct e2e_out o;
-	char *cmd = fmt("touch %s", f.sentinel);
+	char *cmd = e2e_fmt("touch %s", f.sentinel);
 	run_sbx(&f, "userns,landlock", NULL, "workspace-write", false, NULL, cmd, &o);
 	cr_assert(o.status == 125, "%s nofeature userns,landlock: exit %d, expected 125\n%s", f.tag,
 		  o.status, o.err);
@@ -275,12 +264,12 @@ static void make_data(const struct fx *f, struct data *d)
 {
 	d->out_len = (size_t)OUT_CHUNK * CHUNKS;
 	d->err_len = (size_t)ERR_CHUNK * CHUNKS;
-	d->out_path = fmt("%s/data.out", f->R);
-	d->err_path = fmt("%s/data.err", f->R);
+	d->out_path = e2e_fmt("%s/data.out", f->R);
+	d->err_path = e2e_fmt("%s/data.err", f->R);
 	d->out = random_file(f, d->out_path, d->out_len);
 	d->err = random_file(f, d->err_path, d->err_len);
 	/* interleave the two streams chunk by chunk */
-	d->cmd = fmt("for i in $(seq 0 %d); do "
+	d->cmd = e2e_fmt("for i in $(seq 0 %d); do "
 		     "dd if=%s bs=%d skip=$i count=1 status=none; "
 		     "dd if=%s bs=%d skip=$i count=1 status=none >&2; done",
 		     CHUNKS - 1, d->out_path, OUT_CHUNK, d->err_path, ERR_CHUNK);
@@ -305,7 +294,7 @@ static void check_stream(const struct fx *f, const struct data *d, const char *f
 			 const char *mode, const char *want_runner)
 {
 	struct e2e_out o;
-	char *what = fmt("%s, %s", features ? features : "no fault", mode);
+	char *what = e2e_fmt("%s, %s", features ? features : "no fault", mode);
 	run_sbx((struct fx *)f, features, NULL, mode, false, NULL, d->cmd, &o);
 	cr_assert(o.status == 0, "%s %s: exit %d\nstderr (first 400 bytes):\n%.400s", f->tag, what,
 		  o.status, o.err);
@@ -392,7 +381,7 @@ ParameterizedTest(enum e2e_user *who, faults, container_profile)
 	check_stream(&f, &d, "userns,io_uring", "workspace-write", "landlock");
 
 	struct e2e_out o;
-	char *cmd = fmt("echo in > %s && echo x >> %s", f.in, f.Of);
+	char *cmd = e2e_fmt("echo in > %s && echo x >> %s", f.in, f.Of);
 	run_sbx(&f, "userns,io_uring", NULL, "workspace-write", false, NULL, cmd, &o);
 	cr_assert(o.status != 0 && o.status != 125,
 		  "%s container profile: the outside write should fail (exit %d)\n%s", f.tag,
@@ -418,8 +407,8 @@ ParameterizedTest(enum e2e_user *who, faults, danger_runs_under_every_fault)
 	const char *faults[] = {"userns", "landlock", "io_uring", "userns,landlock,io_uring",
 				"mount_setattr", "userns,landlock,io_uring,mount_setattr,netns"};
 	for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
-		char *s = fmt("%s/sentinel-%zu", f.R, i);
-		char *cmd = fmt("touch %s && echo ran", s);
+		char *s = e2e_fmt("%s/sentinel-%zu", f.R, i);
+		char *cmd = e2e_fmt("touch %s && echo ran", s);
 		struct e2e_out o;
 		run_sbx(&f, faults[i], NULL, "danger-full-access", true, NULL, cmd, &o);
 		cr_assert(o.status == 0, "%s danger-full-access under nofeature %s: exit %d\n%s\n%s",
@@ -450,7 +439,7 @@ ParameterizedTest(enum e2e_user *who, faults, no_mount_setattr_namespace_confine
 	struct fx f;
 	fx_setup(&f, *who);
 	struct e2e_out o;
-	char *cmd = fmt("echo in > %s && echo tmp > /tmp/t && cat /tmp/t && echo x >> %s", f.in,
+	char *cmd = e2e_fmt("echo in > %s && echo tmp > /tmp/t && cat /tmp/t && echo x >> %s", f.in,
 			f.Of);
 	run_sbx(&f, "mount_setattr", "namespace", "workspace-write", true, NULL, cmd, &o);
 	cr_assert(o.status != 0 && o.status != 125,
@@ -474,7 +463,7 @@ ParameterizedTest(enum e2e_user *who, faults, no_mount_setattr_namespace_confine
 	free(cmd);
 
 	/* read-only: the workspace itself is read-only too */
-	char *ro = fmt("echo again > %s", f.in);
+	char *ro = e2e_fmt("echo again > %s", f.in);
 	run_sbx(&f, "mount_setattr", "namespace", "read-only", false, NULL, ro, &o);
 	cr_assert(o.status != 0 && o.status != 125 &&
 			  strstr(o.err, "Read-only file system") != NULL,

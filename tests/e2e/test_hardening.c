@@ -32,17 +32,6 @@ static enum e2e_user users[] = {AS_CALLER, AS_NOBODY};
 					   sizeof users / sizeof users[0]);                 \
 	}
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	va_start(ap, f);
-	char *s = NULL;
-	cr_assert(vasprintf(&s, f, ap) > 0);
-	va_end(ap);
-	return s;
-}
-
 struct fx {
 	enum e2e_user who;
 	char *R;
@@ -81,7 +70,7 @@ static int run_sbx(struct fx *f, const char *runner, const char *mode, const cha
 /* cp SRC DIR/NAME (as root), mode 0755. */
 static char *copy_bin(const char *src, const char *dir, const char *name)
 {
-	char *dst = fmt("%s/%s", dir, name);
+	char *dst = e2e_fmt("%s/%s", dir, name);
 	struct e2e_out o;
 	char *argv[] = {"cp", (char *)src, dst, NULL};
 	e2e_run(AS_CALLER, argv, NULL, &o);
@@ -179,7 +168,7 @@ static void run_ttyinject(struct fx *f, struct pty *p, const char *runner, const
 			  const char *path, struct tti *t)
 {
 	struct e2e_out o;
-	char *cmd = fmt("%s %s", ttyinject_path(), path);
+	char *cmd = e2e_fmt("%s %s", ttyinject_path(), path);
 	run_sbx(f, runner, mode, cmd, &o);
 	cr_assert(o.status == 0, "%s ttyinject under %s/%s: exit %d\nstdout:\n%s\nstderr:\n%s",
 		  f->tag, mode, runner ? runner : "auto", o.status, o.out, o.err);
@@ -315,8 +304,8 @@ static char *copy_sbx(const char *dir, const char *name)
 
 static void assert_refuses(struct fx *f, const char *bin, const char *what, const char *word)
 {
-	char *sentinel = fmt("%s/sentinel-%s", f->R, what);
-	char *cmd = fmt("touch %s", sentinel);
+	char *sentinel = e2e_fmt("%s/sentinel-%s", f->R, what);
+	char *cmd = e2e_fmt("touch %s", sentinel);
 	char *argv[] = {(char *)bin, "run", "--mode", "danger-full-access", "--root", f->R, "--",
 			cmd, NULL};
 	struct e2e_out o;
@@ -357,8 +346,8 @@ ParameterizedTest(enum e2e_user *who, hardening, privileged_copy_refuses)
 	/* control: a plain copy runs, so a refusal below is about the bits */
 	char *plain = copy_sbx(bindir, "sbx-plain");
 	cr_assert(chmod(plain, 0755) == 0);
-	char *sentinel = fmt("%s/sentinel-plain", f.R);
-	char *cmd = fmt("touch %s", sentinel);
+	char *sentinel = e2e_fmt("%s/sentinel-plain", f.R);
+	char *cmd = e2e_fmt("touch %s", sentinel);
 	char *argv[] = {plain, "run", "--mode", "danger-full-access", "--root", f.R, "--", cmd,
 			NULL};
 	struct e2e_out o;

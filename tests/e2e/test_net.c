@@ -30,17 +30,6 @@ static enum e2e_user users[] = {AS_CALLER, AS_NOBODY};
 					   sizeof users / sizeof users[0]);                 \
 	}
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	va_start(ap, f);
-	char *s = NULL;
-	cr_assert(vasprintf(&s, f, ap) > 0);
-	va_end(ap);
-	return s;
-}
-
 struct fx {
 	enum e2e_user who;
 	char *R, *sentinel;
@@ -52,7 +41,7 @@ static void fx_setup(struct fx *f, enum e2e_user who)
 	f->who = who;
 	snprintf(f->tag, sizeof f->tag, "[user %s]", e2e_user_name(who));
 	f->R = e2e_tmpdir(who);
-	f->sentinel = fmt("%s/sentinel", f->R);
+	f->sentinel = e2e_fmt("%s/sentinel", f->R);
 }
 
 /* [nofeature FEATURES --] sbx run [--runner RUNNER] [--net NET] --mode MODE --root R -- CMD */
@@ -215,7 +204,7 @@ static bool refused_without_netns(struct fx *f, const char *runner)
 	return false;
 #else
 	struct e2e_out o;
-	char *cmd = fmt("touch %s", f->sentinel);
+	char *cmd = e2e_fmt("touch %s", f->sentinel);
 	run_sbx(f, NULL, runner, "none", "workspace-write", cmd, &o);
 	cr_assert(o.status == 125 && strstr(o.err, "SANDBOX_UNAVAILABLE") != NULL,
 		  "%s CONFIG_NETNS=n: --net none should be refused, exit %d\n%s", f->tag,
@@ -294,7 +283,7 @@ ParameterizedTest(enum e2e_user *who, net, landlock_without_userns_refuses_net_n
 		return;
 	struct e2e_out o;
 	char *mine = own_netns();
-	char *cmd = fmt("touch %s; readlink /proc/self/ns/net", f.sentinel);
+	char *cmd = e2e_fmt("touch %s; readlink /proc/self/ns/net", f.sentinel);
 	run_sbx(&f, "userns", "landlock", "none", "workspace-write", cmd, &o);
 	if (f.who == AS_CALLER && getuid() == 0 && o.status == 0) {
 		/* root may create a network namespace without a user namespace:
@@ -348,7 +337,7 @@ ParameterizedTest(enum e2e_user *who, net, none_without_netns_refuses)
 		return;
 	struct e2e_out o;
 	char *mine = own_netns();
-	char *cmd = fmt("touch %s; readlink /proc/self/ns/net", f.sentinel);
+	char *cmd = e2e_fmt("touch %s; readlink /proc/self/ns/net", f.sentinel);
 	run_sbx(&f, "netns", NULL, "none", "workspace-write", cmd, &o);
 	if (o.status == 0) {
 		char *theirs = first_line(o.out);
@@ -391,7 +380,7 @@ ParameterizedTest(enum e2e_user *who, net, none_with_danger_full_access)
 	fx_setup(&f, *who);
 	struct e2e_out o;
 	char *mine = own_netns();
-	char *cmd = fmt("touch %s; readlink /proc/self/ns/net", f.sentinel);
+	char *cmd = e2e_fmt("touch %s; readlink /proc/self/ns/net", f.sentinel);
 	run_sbx(&f, NULL, NULL, "none", "danger-full-access", cmd, &o);
 	if (o.status == 0) {
 		char *theirs = first_line(o.out);

@@ -44,18 +44,6 @@ static struct cp collectors[] = {{URING}, {POLL}};
 
 /* ---- helpers ---- */
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	va_start(ap, f);
-	int n = vasprintf(&s, f, ap);
-	va_end(ap);
-	cr_assert(n >= 0);
-	return s;
-}
-
 #define FNV_INIT 0xcbf29ce484222325ULL
 static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
 {
@@ -212,14 +200,14 @@ static void spill_remove(const char *path)
 static void check_size(enum collector c, uint64_t n, bool on_stderr, const char *gen_fmt,
 		       const char *spill_dir)
 {
-	char *gen = fmt(gen_fmt, (unsigned long long)n);
-	char *cmd = fmt("%s%s", gen, on_stderr ? " >&2" : "");
+	char *gen = e2e_fmt(gen_fmt, (unsigned long long)n);
+	char *cmd = e2e_fmt("%s%s", gen, on_stderr ? " >&2" : "");
 	const char *s_main = on_stderr ? "stderr" : "stdout";
 	const char *s_other = on_stderr ? "stdout" : "stderr";
-	char *key_main = fmt("%s_bytes", s_main);
-	char *key_other = fmt("%s_bytes", s_other);
+	char *key_main = e2e_fmt("%s_bytes", s_main);
+	char *key_other = e2e_fmt("%s_bytes", s_other);
 	char *tmp = e2e_tmpdir(AS_CALLER);
-	char *tmpenv = fmt("TMPDIR=%s", tmp);
+	char *tmpenv = e2e_fmt("TMPDIR=%s", tmp);
 	char *env[] = {tmpenv, NULL};
 
 	struct e2e_out o;
@@ -452,7 +440,7 @@ ParameterizedTest(struct cp *p, output, memory_bounded)
 static json_t *run_json(enum collector c, struct e2e_out *o, const char *limit, const char *cmd)
 {
 	char *tmp = e2e_tmpdir(AS_CALLER);
-	char *tmpenv = fmt("TMPDIR=%s", tmp);
+	char *tmpenv = e2e_fmt("TMPDIR=%s", tmp);
 	char *env[] = {tmpenv, NULL};
 	int rc = limit ? run_sbx(c, o, env,
 				 (char *[]){"--mode", "danger-full-access", "--json",
@@ -563,7 +551,7 @@ ParameterizedTest(struct cp *p, output, utf8_cut_at_edges)
 
 	/* a 4-byte character slid across both edges */
 	for (int k = 0; k < 8; k++) {
-		char *cmd = fmt("printf '%.*s\\xf0\\x9f\\x98\\x80\\xf0\\x9f\\x98\\x80%s"
+		char *cmd = e2e_fmt("printf '%.*s\\xf0\\x9f\\x98\\x80\\xf0\\x9f\\x98\\x80%s"
 				"\\xf0\\x9f\\x98\\x80\\xf0\\x9f\\x98\\x80%.*s'",
 				k, "aaaaaaaa", "----------", 7 - k, "bbbbbbbb");
 		j = run_json(p->collector, &o, "10", cmd);
@@ -583,11 +571,11 @@ PARAMS(human_passthrough)
 ParameterizedTest(struct cp *p, output, human_passthrough)
 {
 	char *tmp = e2e_tmpdir(AS_CALLER);
-	char *tmpenv = fmt("TMPDIR=%s", tmp);
+	char *tmpenv = e2e_fmt("TMPDIR=%s", tmp);
 	char *env[] = {tmpenv, NULL};
 	const char *a = "yes abcdefghij 2>/dev/null | head -c 10485760";
 	const char *b = "yes 0123456789 2>/dev/null | head -c 10485761";
-	char *cmd = fmt("%s & %s >&2; wait", a, b);
+	char *cmd = e2e_fmt("%s & %s >&2; wait", a, b);
 	struct e2e_out o;
 	cr_assert_eq(run_sbx(p->collector, &o, env,
 			     (char *[]){"--mode", "danger-full-access", "--", cmd, NULL}),

@@ -48,25 +48,13 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	va_start(ap, f);
-	int n = vasprintf(&s, f, ap);
-	va_end(ap);
-	cr_assert(n >= 0);
-	return s;
-}
-
 /* A sleep duration nobody else on the machine uses: "<base>.<6 random digits>". */
 static char *marker(int base)
 {
 	unsigned r = 0;
 	if (getrandom(&r, sizeof r, 0) != sizeof r)
 		r = (unsigned)getpid() * 2654435761u ^ (unsigned)now_ms();
-	return fmt("%d.%06u", base, r % 1000000u);
+	return e2e_fmt("%d.%06u", base, r % 1000000u);
 }
 
 /* Pids (other than ours) whose argv has an element equal to `word`. */
@@ -250,7 +238,7 @@ PARAMS_USERS(background_child_does_not_hold_the_run)
 ParameterizedTest(struct up *p, run, background_child_does_not_hold_the_run)
 {
 	char *m = marker(30);
-	char *cmd = fmt("sleep %s & echo hi", m);
+	char *cmd = e2e_fmt("sleep %s & echo hi", m);
 	struct e2e_out o;
 	long long t0 = now_ms();
 	int rc = e2e_sbx_run(p->user, &o, DFA, "--", cmd, NULL);
@@ -266,7 +254,7 @@ ParameterizedTest(struct up *p, run, background_child_does_not_hold_the_run)
 	free(m);
 	m = marker(30);
 	free(cmd);
-	cmd = fmt("(sleep %s &) ; echo hi", m);
+	cmd = e2e_fmt("(sleep %s &) ; echo hi", m);
 	t0 = now_ms();
 	rc = e2e_sbx_run(p->user, &o, DFA, "--json", "--", cmd, NULL);
 	dt = now_ms() - t0;
@@ -286,7 +274,7 @@ static void timeout_case(enum e2e_user who, const char *cmd_fmt, int base, bool 
 {
 	char *m = marker(base);
 	char *m2 = marker(60);
-	char *cmd = fmt(cmd_fmt, m, m2);
+	char *cmd = e2e_fmt(cmd_fmt, m, m2);
 	struct e2e_out o;
 	long long t0 = now_ms();
 	int rc = json ? e2e_sbx_run(who, &o, DFA, "--timeout", "1", "--json", "--", cmd, NULL)
@@ -369,7 +357,7 @@ PARAMS_USERS(stdin_is_dev_null)
 ParameterizedTest(struct up *p, run, stdin_is_dev_null)
 {
 	char *m = marker(33);
-	char *script = fmt("exec 3< <(exec 2>/dev/null; sleep %s); "
+	char *script = e2e_fmt("exec 3< <(exec 2>/dev/null; sleep %s); "
 			   "exec \"$0\" run --mode danger-full-access -- "
 			   "'cat; echo done; readlink /proc/$$/fd/0' <&3",
 			   m);
@@ -394,14 +382,14 @@ PARAMS_USERS(cwd)
 ParameterizedTest(struct up *p, run, cwd)
 {
 	char *d = e2e_tmpdir(p->user);
-	char *sub = fmt("%s/sub", d);
+	char *sub = e2e_fmt("%s/sub", d);
 	cr_assert_eq(e2e_mkdir(p->user, sub), 0);
 	struct e2e_out o;
 
 	/* default root: the current directory; default cwd: the root */
 	char *argv[] = {(char *)e2e_sbx(), "run", DFA, "--", "pwd", NULL};
 	cr_assert_eq(e2e_run_in(p->user, d, argv, NULL, &o), 0, "stderr: %s", o.err);
-	char *want = fmt("%s\n", d);
+	char *want = e2e_fmt("%s\n", d);
 	cr_expect_str_eq(o.out, want);
 	e2e_out_free(&o);
 
@@ -410,7 +398,7 @@ ParameterizedTest(struct up *p, run, cwd)
 	e2e_out_free(&o);
 	free(want);
 
-	want = fmt("%s\n", sub);
+	want = e2e_fmt("%s\n", sub);
 	cr_assert_eq(e2e_sbx_run(p->user, &o, DFA, "--root", d, "--cwd", "sub", "--", "pwd", NULL),
 		     0, "relative --cwd: %s", o.err);
 	cr_expect_str_eq(o.out, want, "relative --cwd is relative to the root");
@@ -508,7 +496,7 @@ PARAMS_USERS(env_scrub_config)
 ParameterizedTest(struct up *p, run, env_scrub_config)
 {
 	char *d = e2e_tmpdir(p->user);
-	char *conf = fmt("%s/sbx.conf", d);
+	char *conf = e2e_fmt("%s/sbx.conf", d);
 	cr_assert_eq(e2e_write_file(p->user, conf, "# extra patterns\nscrub_env = FOO_*\n"), 0);
 	char *env[] = {"FOO_BAR=1", "FOO=2", "BAR_FOO=3", NULL};
 	struct e2e_out o;
@@ -531,8 +519,8 @@ ParameterizedTest(struct up *p, run, env_scrub_config)
 static void expect_refused(const char *what, const char *needle, char *const args[])
 {
 	char *d = e2e_tmpdir(AS_CALLER);
-	char *sentinel = fmt("%s/ran", d);
-	char *cmd = fmt("touch %s", sentinel);
+	char *sentinel = e2e_fmt("%s/ran", d);
+	char *cmd = e2e_fmt("touch %s", sentinel);
 	char *argv[32];
 	size_t n = 0;
 	argv[n++] = (char *)e2e_sbx();
@@ -584,7 +572,7 @@ Test(run, refuse_root_slash_workspace_write)
 Test(run, refuse_bad_config)
 {
 	char *d = e2e_tmpdir(AS_CALLER);
-	char *conf = fmt("%s/bad.conf", d);
+	char *conf = e2e_fmt("%s/bad.conf", d);
 	cr_assert_eq(e2e_write_file(AS_CALLER, conf, "mode = danger-full-access\nbogus_key = 1\n"),
 		     0);
 	expect_refused("unknown config key", conf, (char *[]){"--config", conf, "--", "CMD", NULL});
@@ -681,7 +669,7 @@ PARAMS_USERS(timeout_term_ignored)
 ParameterizedTest(struct up *p, run, timeout_term_ignored)
 {
 	char *m = marker(34);
-	char *cmd = fmt("trap '' TERM; (trap '' TERM; setsid sleep %s) & sleep %s", m, m);
+	char *cmd = e2e_fmt("trap '' TERM; (trap '' TERM; setsid sleep %s) & sleep %s", m, m);
 	struct e2e_out o;
 	long long t0 = now_ms();
 	int rc = e2e_sbx_run(p->user, &o, DFA, "--timeout", "1", "--json", "--", cmd, NULL);
@@ -702,7 +690,7 @@ PARAMS_USERS(leftover_term_ignored)
 ParameterizedTest(struct up *p, run, leftover_term_ignored)
 {
 	char *m = marker(35);
-	char *cmd = fmt("(trap '' TERM HUP; exec setsid sleep %s) > /dev/null 2>&1 & echo hi", m);
+	char *cmd = e2e_fmt("(trap '' TERM HUP; exec setsid sleep %s) > /dev/null 2>&1 & echo hi", m);
 	struct e2e_out o;
 	long long t0 = now_ms();
 	int rc = e2e_sbx_run(p->user, &o, DFA, "--", cmd, NULL);
