@@ -18,6 +18,10 @@
 #include "launcher.h"
 #include "runner.h"
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
+
 #define CHILD_STACK_SIZE (256 * 1024)
 
 const char *bash_path(void)
@@ -73,6 +77,11 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 		return -e;
 	}
 	spec->status_fd = status_pipe[1];
+#ifdef __SANITIZE_ADDRESS__
+	/* A fresh mapping may reuse the address of an earlier child's stack,
+	 * whose frames AddressSanitizer still remembers as poisoned. */
+	__asan_unpoison_memory_region(stack, CHILD_STACK_SIZE);
+#endif
 
 	/* No handler of ours may run in the child while it shares our memory. */
 	sigfillset(&all);
