@@ -4,6 +4,7 @@
 #ifndef SBX_NS_VIEW_H
 #define SBX_NS_VIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -23,5 +24,13 @@ int ns_view_build(const struct child_spec *spec, struct child_status *st);
  * length, or -1 if the line is malformed or the path does not fit. */
 ssize_t ns_mountinfo_mount_point(const char *line, size_t line_len, char *out,
 				 size_t out_size);
+
+/* ns_readonly.c: make every mount read-only (one recursive mount_setattr, or
+ * the remount walk where the kernel lacks it). Mount points under /dev, and
+ * under tmp when ww, are about to be covered and may stay as they are. */
+int ns_make_all_readonly(const struct child_spec *spec, bool ww, const char *tmp,
+			 struct child_status *st);
+/* The per-mount flags a MS_REMOUNT|MS_BIND must restate (from statfs). */
+unsigned long ns_restate_flags(unsigned long f_flags);
 
 #endif

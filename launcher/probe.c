@@ -10,12 +10,10 @@
 #include <unistd.h>
 
 #include "landlock.h"
+#include "mount_api.h"
 #include "launcher.h"
 #include "probe.h"
 
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
 
 #define LANDLOCK_GAP                                                                           \
 	"Landlock confines paths, not metadata: chmod, chown, utimes and extended attributes "   \

@@ -10,6 +10,7 @@
 #include "probe.h"
 #include "run.h"
 #include "serve.h"
+#include "serve_answers.h"
 #include "serve_request.h"
 #include "serve_tasks.h"
 
@@ -91,56 +92,17 @@ static const json_t *facts(struct serve *s)
 
 static void op_capabilities(struct serve *s, const struct serve_request *req)
 {
-	const struct sbx_config *c = s->cfg;
-	enum sbx_mode mode = c->has_mode ? c->mode : SBX_MODE_READ_ONLY;
+	json_t *answer = json_pack("{s:O}", "id", req->id);
+	json_t *facts_json = serve_capabilities_json(s->cfg, facts(s), s->max_background);
 
-	emit(s, json_pack("{s:O, s:s, s:o, s:b, s:i, s:O}", "id", req->id, "sandbox_mode",
-			  sbx_mode_name(mode), "runners", probe_usable_runners(facts(s)),
-			  "escalation", c->has_escalation && c->escalation, "max_background",
-			  (int)s->max_background, "probe", facts(s)));
+	json_object_update(answer, facts_json);
+	json_decref(facts_json);
+	emit(s, answer);
 }
 
-/* The properties a bash tool gains when confinement is on; none when the
- * deployment runs everything unconfined. */
 static void op_schema(struct serve *s, const struct serve_request *req)
 {
-	const struct sbx_config *c = s->cfg;
-	bool confined = !(c->has_mode && c->mode == SBX_MODE_DANGER_FULL_ACCESS);
-	json_t *props = json_object();
-
-	if (confined) {
-		json_object_set_new(
-			props, "sandbox_permissions",
-			json_pack("{s:s, s:[s,s], s:s}", "type", "string", "enum", "workspace-write",
-				  "danger-full-access", "description",
-				  "Only after a sandbox denial: the narrowest wider mode that lets "
-				  "this exact command succeed. The user is asked to approve it."));
-		json_object_set_new(
-			props, "justification",
-			json_pack("{s:s, s:s}", "type", "string", "description",
-				  "Why the command needs the wider mode, shown to the user in the "
-				  "approval prompt."));
-	}
-	emit(s, json_pack("{s:O, s:{s:s, s:o}}", "id", req->id, "schema", "type", "object",
-			  "properties", props));
-}
-
-/* A background run that never started settles as a runner failure, with the
- * third marker, and frees its place at once. */
-static json_t *runner_failed_result(enum sbx_mode mode, const struct sbx_error *err)
-{
-	char markers[1024];
-	size_t n = markers_build(markers, sizeof(markers), sbx_mode_name(mode), false, false, true);
-	json_t *marker_list = json_array();
-
-	if (n > 0 && markers[n - 1] == '\n')
-		json_array_append_new(marker_list, json_stringn(markers, n - 1));
-	return json_pack("{s:n, s:n, s:b, s:i, s:s, s:s, s:i, s:i, s:b, s:n, s:{s:s, s:b}, s:o, "
-			 "s:s, s:o}",
-			 "exit_code", "signal", "timed_out", 0, "duration_ms", 0, "stdout", "",
-			 "stderr", "", "stdout_bytes", 0, "stderr_bytes", 0, "truncated", 0, "spill",
-			 "sandbox", "mode", sbx_mode_name(mode), "denied", 0, "markers", marker_list,
-			 "text", markers, "error", error_to_json_object(err));
+	emit(s, json_pack("{s:O, s:o}", "id", req->id, "schema", serve_schema_json(s->cfg)));
 }
 
 static int build_run(struct serve *s, const struct serve_request *req, struct sbx_run **out,
@@ -241,7 +203,7 @@ static void op_run(struct serve *s, const struct serve_request *req)
 	}
 	emit(s, json_pack("{s:O, s:s}", "id", req->id, "task", task->name));
 	if (rc < 0)
-		task_settle(&s->tasks, task, TASK_RUNNER_FAILED, runner_failed_result(mode, &err));
+		task_settle(&s->tasks, task, TASK_RUNNER_FAILED, serve_runner_failed_result(mode, &err));
 	else
 		add_job(s, NULL, task, rs, mode);
 }
@@ -372,7 +334,7 @@ static void settle_job(struct serve *s, struct serve_job *job)
 					  "status", task_status_name(status)));
 		task_settle(&s->tasks, task,
 			    rc < 0 ? TASK_RUNNER_FAILED : status,
-			    rc < 0 ? runner_failed_result(job->mode, &err) : res_json);
+			    rc < 0 ? serve_runner_failed_result(job->mode, &err) : res_json);
 	}
 	sbx_result_free(result);
 	json_decref(job->id);
