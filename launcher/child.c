@@ -19,10 +19,24 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-static size_t append(char *dst, size_t pos, size_t size, const char *src)
+size_t child_put_str(char *dst, size_t pos, size_t size, const char *src)
 {
 	while (src && *src && pos + 1 < size)
 		dst[pos++] = *src++;
+	dst[pos] = '\0';
+	return pos;
+}
+
+size_t child_put_uint(char *dst, size_t pos, size_t size, unsigned long v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof(tmp));
+	while (n && pos + 1 < size)
+		dst[pos++] = tmp[--n];
 	dst[pos] = '\0';
 	return pos;
 }
@@ -35,10 +49,10 @@ int child_status_set(struct child_status *st, enum child_stage stage, int err, c
 	st->stage = stage;
 	st->err = err;
 	st->what[0] = '\0';
-	pos = append(st->what, pos, sizeof(st->what), what);
+	pos = child_put_str(st->what, pos, sizeof(st->what), what);
 	if (path && *path) {
-		pos = append(st->what, pos, sizeof(st->what), " ");
-		append(st->what, pos, sizeof(st->what), path);
+		pos = child_put_str(st->what, pos, sizeof(st->what), " ");
+		child_put_str(st->what, pos, sizeof(st->what), path);
 	}
 	return -1;
 }

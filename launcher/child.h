@@ -71,5 +71,9 @@ struct child_status {
 int child_status_set(struct child_status *st, enum child_stage stage, int err,
 		     const char *what, const char *path);
 const char *child_stage_name(enum child_stage stage);
+/* Allocation-free string building for the child: append src (or v in
+ * decimal) at pos, keep dst NUL-terminated within size; return the new pos. */
+size_t child_put_str(char *dst, size_t pos, size_t size, const char *src);
+size_t child_put_uint(char *dst, size_t pos, size_t size, unsigned long v);
 
 #endif

@@ -68,19 +68,6 @@ static int join(char *dst, size_t size, const char *a, const char *b)
 	return 0;
 }
 
-static void fmt_uint(char *dst, size_t size, unsigned v)
-{
-	char tmp[16];
-	size_t n = 0, i = 0;
-
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) && n < sizeof(tmp));
-	while (n && i + 1 < size)
-		dst[i++] = tmp[--n];
-	dst[i] = '\0';
-}
-
 static int grab(const char *path, bool recursive, struct handle *h, struct child_status *st)
 {
 	unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (recursive ? AT_RECURSIVE : 0);
@@ -111,9 +98,10 @@ static int attach(struct handle *h, const char *target, bool recursive, struct c
 			    MOVE_MOUNT_F_EMPTY_PATH) < 0)
 			return child_status_set(st, STAGE_MOUNT, errno, "move_mount", target);
 	} else {
-		char src[32] = "/proc/self/fd/";
+		char src[32];
 
-		fmt_uint(src + 14, sizeof(src) - 14, (unsigned)h->fd);
+		child_put_uint(src, child_put_str(src, 0, sizeof(src), "/proc/self/fd/"),
+			       sizeof(src), (unsigned long)h->fd);
 		if (mount(src, target, NULL, MS_BIND | (recursive ? MS_REC : 0), NULL) < 0)
 			return child_status_set(st, STAGE_MOUNT, errno, "mount --bind", target);
 	}

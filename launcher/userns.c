@@ -7,28 +7,6 @@
 
 #include "userns.h"
 
-static size_t put_str(char *dst, size_t pos, size_t size, const char *s)
-{
-	while (*s && pos + 1 < size)
-		dst[pos++] = *s++;
-	dst[pos] = '\0';
-	return pos;
-}
-
-static size_t put_uint(char *dst, size_t pos, size_t size, unsigned long v)
-{
-	char tmp[24];
-	size_t n = 0;
-
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) && n < sizeof(tmp));
-	while (n && pos + 1 < size)
-		dst[pos++] = tmp[--n];
-	dst[pos] = '\0';
-	return pos;
-}
-
 /* 0 or an errno. */
 static int write_proc(const char *path, const char *data, size_t len)
 {
@@ -62,18 +40,18 @@ int userns_write_identity_maps(const struct child_spec *spec, struct child_statu
 	if (err)
 		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/setgroups");
 
-	n = put_uint(line, 0, sizeof(line), (unsigned long)spec->uid);
-	n = put_str(line, n, sizeof(line), " ");
-	n = put_uint(line, n, sizeof(line), (unsigned long)spec->uid);
-	n = put_str(line, n, sizeof(line), " 1\n");
+	n = child_put_uint(line, 0, sizeof(line), (unsigned long)spec->uid);
+	n = child_put_str(line, n, sizeof(line), " ");
+	n = child_put_uint(line, n, sizeof(line), (unsigned long)spec->uid);
+	n = child_put_str(line, n, sizeof(line), " 1\n");
 	err = write_proc("/proc/self/uid_map", line, n);
 	if (err)
 		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/uid_map");
 
-	n = put_uint(line, 0, sizeof(line), (unsigned long)spec->gid);
-	n = put_str(line, n, sizeof(line), " ");
-	n = put_uint(line, n, sizeof(line), (unsigned long)spec->gid);
-	n = put_str(line, n, sizeof(line), " 1\n");
+	n = child_put_uint(line, 0, sizeof(line), (unsigned long)spec->gid);
+	n = child_put_str(line, n, sizeof(line), " ");
+	n = child_put_uint(line, n, sizeof(line), (unsigned long)spec->gid);
+	n = child_put_str(line, n, sizeof(line), " 1\n");
 	err = write_proc("/proc/self/gid_map", line, n);
 	if (err)
 		return child_status_set(st, STAGE_USERNS, err, "write", "/proc/self/gid_map");
