@@ -51,7 +51,9 @@ bool env_name_scrubbed(const char *name, size_t name_len, const char *const *ext
 void env_free(char **env);
 
 /* ---- pipes.c ---- */
-/* pipe2(O_CLOEXEC), enlarged to 1 MiB where the per-user budget allows. */
+/* pipe2(O_CLOEXEC), enlarged to COLLECT_PIPE_SIZE where the per-user budget
+ * allows. */
+#define COLLECT_PIPE_SIZE (1 << 20)
 int pipe_open_collect(int fds[2]);
 
 /* ---- stream.c: bounded head + tail, spill past the limit ---- */

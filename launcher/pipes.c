@@ -7,7 +7,6 @@
 /* 1 MiB pipes triple cross-CPU throughput here. An unprivileged user's pipe
  * budget (fs.pipe-user-pages-soft) runs out after ~64 of them: then the
  * kernel refuses with EPERM and the default size is kept, quietly. */
-#define COLLECT_PIPE_SIZE (1 << 20)
 
 int pipe_open_collect(int fds[2])
 {

@@ -104,6 +104,15 @@ static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
 	struct stream *s = is_err ? &r->err : &r->out;
 
 	if (n > 0) {
+		/* After the tree is gone, what is left in the pipes is at most
+		 * their size: keep reading while it flows, however long the loop
+		 * was busy elsewhere (a slow reader of ours), so nothing is lost.
+		 * More than that can only come from a writer outside the tree,
+		 * which must not keep the run open: stop. */
+		if (r->orphans_killed) {
+			r->drain_budget = r->drain_budget > (uint64_t)n ? r->drain_budget - (uint64_t)n : 0;
+			r->drain_until = run_now_ms() + (r->drain_budget ? RUN_DRAIN_MS : 0);
+		}
 		stream_feed(s, buf, (size_t)n);
 		/* Evidence is gathered while the stream flows, so a denial
 		 * followed by much other output still counts. */
@@ -334,6 +343,7 @@ void run_tick(struct run_state *r, uint64_t now)
 		 * the pipes or not) ends now. */
 		tree_kill_orphans(keep, n);
 		r->orphans_killed = true;
+		r->drain_budget = 2 * (uint64_t)COLLECT_PIPE_SIZE + 2 * RUN_READ_BUF;
 		if (!(r->out_eof && r->err_eof))
 			r->drain_until = now + RUN_DRAIN_MS;
 	}

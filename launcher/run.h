@@ -43,6 +43,7 @@ struct run_state {
 	uint64_t timeout_at;       /* 0: no timeout */
 	uint64_t kill_at;          /* SIGKILL after the grace (0: not yet) */
 	uint64_t drain_until;      /* stop waiting for EOF after this */
+	uint64_t drain_budget;     /* bytes still expected once orphans are killed */
 	bool out_eof, err_eof;
 	bool bash_exited;
 	int wstatus;

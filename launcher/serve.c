@@ -11,6 +11,7 @@
 #include "run.h"
 #include "serve.h"
 #include "serve_answers.h"
+#include "serve_out.h"
 #include "serve_request.h"
 #include "serve_tasks.h"
 
@@ -26,7 +27,7 @@ struct serve_job {
 
 struct serve {
 	const struct sbx_config *cfg;
-	int out_fd;
+	struct serve_out out;
 	struct loop *loop;
 	struct serve_job *jobs;
 	struct task_table tasks;
@@ -37,34 +38,17 @@ struct serve {
 	size_t line_len;
 	bool line_too_long;
 	bool eof;
-	int write_error;
 };
 
-/* One answer, one line. A reader that went away ends the server (there is no
- * one left to answer), but never half a line. */
+/* One answer, one line, queued for the writer thread: the loop never waits
+ * for the client to read. */
 static void emit(struct serve *s, json_t *answer)
 {
 	char *text = json_dumps(answer, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	size_t len, off = 0;
 
 	json_decref(answer);
-	if (!text || s->write_error) {
-		free(text);
-		return;
-	}
-	len = strlen(text);
-	text[len++] = '\n'; /* json_dumps leaves room: we replace the NUL */
-	while (off < len) {
-		ssize_t n = write(s->out_fd, text + off, len - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			s->write_error = errno;
-			break;
-		}
-		off += (size_t)n;
-	}
+	if (text)
+		serve_out_push(&s->out, text, strlen(text));
 	free(text);
 }
 
@@ -389,7 +373,7 @@ static void shutdown_jobs(struct serve *s)
 
 int serve_main(const struct sbx_config *cfg, int in_fd, int out_fd, struct sbx_error *err)
 {
-	struct serve s = { .cfg = cfg, .out_fd = out_fd };
+	struct serve s = { .cfg = cfg };
 	char *inbuf = malloc(SERVE_READ_BUF);
 	int rc = 0;
 
@@ -401,6 +385,11 @@ int serve_main(const struct sbx_config *cfg, int in_fd, int out_fd, struct sbx_e
 		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 		goto out;
 	}
+	rc = serve_out_start(&s.out, out_fd);
+	if (rc < 0) {
+		sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "writer thread: %s", strerror(-rc));
+		goto out;
+	}
 	tree_become_subreaper();
 	s.w_in = (struct loop_watch){ .fd = in_fd, .buf = inbuf, .buf_size = SERVE_READ_BUF,
 				      .cb = on_input, .ctx = &s };
@@ -409,7 +398,8 @@ int serve_main(const struct sbx_config *cfg, int in_fd, int out_fd, struct sbx_e
 		sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "event loop: %s", strerror(-rc));
 		goto out;
 	}
-	while (!s.eof && !s.write_error) {
+	/* A reader that went away ends the server: there is no one to answer. */
+	while (!s.eof && !serve_out_error(&s.out)) {
 		rc = loop_wait(s.loop, next_timeout(&s));
 		if (rc < 0 && rc != -EINTR) {
 			sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "event loop: %s", strerror(-rc));
@@ -421,6 +411,7 @@ int serve_main(const struct sbx_config *cfg, int in_fd, int out_fd, struct sbx_e
 	loop_remove(s.loop, &s.w_in);
 	shutdown_jobs(&s);
 out:
+	serve_out_finish(&s.out);
 	task_table_free(&s.tasks);
 	json_decref(s.facts);
 	loop_free(s.loop);

@@ -1119,3 +1119,70 @@ Test(serve, capabilities_and_schema, .timeout = 60)
 	srv_stop(&s);
 	free(cfg);
 }
+
+/* ---- 7. a client that does not read does not stall the server ---- */
+
+/* While the client reads slowly (one answer every 0.4 s), runs end with
+ * their output still in the pipe: it is drained whole, nothing is lost even
+ * though the answers wait in serve's queue. */
+Test(serve, slow_reader_loses_nothing, .timeout = 180)
+{
+	enum { RUNS = 16, BYTES = 900000 }; /* fits a 1 MiB pipe: bash exits at once */
+	char *root = e2e_tmpdir(AS_CALLER);
+	struct srv s;
+	srv_start(&s, AS_CALLER, NULL);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "head -c %d /dev/zero | tr '\\0' a", BYTES);
+	for (long long id = 1; id <= RUNS; id++)
+		srv_send_json(&s, run_req(id, cmd, session(root, "read-only")));
+	for (long long id = 1; id <= RUNS; id++) {
+		usleep(400 * 1000);
+		json_t *res = result_of(srv_wait(&s, id, ANSWER_TIMEOUT_MS));
+		cr_expect_eq(json_integer_value(json_object_get(res, "stdout_bytes")), BYTES,
+			     "id %lld: stdout_bytes %lld, want %d", id,
+			     (long long)json_integer_value(json_object_get(res, "stdout_bytes")),
+			     BYTES);
+		const char *spill = json_string_value(
+			json_object_get(json_object_get(res, "spill"), "stdout"));
+		struct stat st;
+		cr_assert(spill && stat(spill, &st) == 0, "id %lld: no spill file", id);
+		cr_expect_eq(st.st_size, BYTES, "id %lld: spill holds %lld bytes", id,
+			     (long long)st.st_size);
+		unlink(spill);
+	}
+	srv_stop(&s);
+	free(root);
+}
+
+/* Timers keep running while answers wait for the client: a timeout fires on
+ * time and the whole tree is gone, seen from outside, before anything is read. */
+Test(serve, timeout_while_client_does_not_read, .timeout = 120)
+{
+	char *root = e2e_tmpdir(AS_CALLER);
+	struct srv s;
+	srv_start(&s, AS_CALLER, NULL);
+	char marker[64], cmd[160];
+	snprintf(marker, sizeof(marker), "sleep 33.%u", marker_seq());
+	snprintf(cmd, sizeof(cmd), "(%s &); %s", marker, marker);
+	json_t *req = run_req(1, cmd, session(root, "read-only"));
+	json_object_set_new(req, "timeout_ms", json_integer(1000));
+	srv_send_json(&s, req);
+	/* Fill serve's stdout pipe with answers nobody reads yet. */
+	for (long long id = 2; id <= 5; id++)
+		srv_send_json(&s, run_req(id, "head -c 60000 /dev/zero | tr '\\0' a",
+					  session(root, "read-only")));
+	wait_proc(marker);
+	long long t0 = now_ms();
+	while (proc_with(marker) && now_ms() - t0 < 4000)
+		usleep(50 * 1000);
+	cr_expect(!proc_with(marker), "'%s' still runs 4 s after a 1 s timeout while the "
+		  "client was not reading", marker);
+	json_t *res = result_of(srv_wait(&s, 1, ANSWER_TIMEOUT_MS));
+	cr_expect(json_is_true(json_object_get(res, "timed_out")), "not timed out");
+	cr_expect(json_integer_value(json_object_get(res, "duration_ms")) < 3000,
+		  "duration_ms %lld", (long long)json_integer_value(json_object_get(res, "duration_ms")));
+	for (long long id = 2; id <= 5; id++)
+		srv_wait(&s, id, ANSWER_TIMEOUT_MS);
+	srv_stop(&s);
+	free(root);
+}
