@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,37 +52,83 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* The default spill place is a private (0700) directory, so another user on
- * the machine can neither read the output nor plant a file where we write. */
+/* O_EXCL|O_NOFOLLOW under dirfd with a random suffix: never follows or reuses
+ * what someone else put there. */
+static int create_unique_at(int dirfd, const char *prefix, char *name, size_t name_size)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned char rnd[8];
+		char suffix[sizeof(rnd) + 1];
+		int fd;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return -EIO;
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			suffix[i] = alphabet[rnd[i] % (sizeof(alphabet) - 1)];
+		suffix[sizeof(rnd)] = '\0';
+		if (snprintf(name, name_size, "%s-%s", prefix, suffix) >= (int)name_size)
+			return -ENAMETOOLONG;
+		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+/* The default spill place is a fresh private (0700) directory under $TMPDIR
+ * or /tmp. The command may share that /tmp and our uid (landlock runner): it
+ * could swap the directory for a symlink between its creation and our use,
+ * to make this unconfined process write elsewhere. So the directory is opened
+ * once, without following a symlink, checked (ours, 0700, a directory), and
+ * the file is created relative to that handle. */
+static int spill_dir_open(const char *given, char *dir, size_t dir_size)
+{
+	struct stat st;
+	int dfd;
+
+	if (given) {
+		if (snprintf(dir, dir_size, "%s", given) >= (int)dir_size)
+			return -ENAMETOOLONG;
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		return dfd < 0 ? -errno : dfd;
+	}
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	if (snprintf(dir, dir_size, "%s/sbx-spill-XXXXXX", tmp) >= (int)dir_size)
+		return -ENAMETOOLONG;
+	if (!mkdtemp(dir))
+		return -errno;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	if (fstat(dfd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) != 0) {
+		close(dfd);
+		return -EPERM;
+	}
+	return dfd;
+}
+
 static int spill_open(struct stream *s)
 {
-	char path[PATH_MAX];
-	int fd;
+	char dir[PATH_MAX], name[64], prefix[32];
+	int dfd, fd;
 
-	if (s->spill_dir) {
-		if (snprintf(path, sizeof(path), "%s/sbx-%s-XXXXXX", s->spill_dir, s->name) >=
-		    (int)sizeof(path))
-			return -ENAMETOOLONG;
-	} else {
-		const char *tmp = getenv("TMPDIR");
-		char dir[PATH_MAX];
-
-		if (!tmp || tmp[0] != '/')
-			tmp = "/tmp";
-		if (snprintf(dir, sizeof(dir), "%s/sbx-spill-XXXXXX", tmp) >= (int)sizeof(dir))
-			return -ENAMETOOLONG;
-		if (!mkdtemp(dir))
-			return -errno;
-		if (snprintf(path, sizeof(path), "%s/%s-XXXXXX", dir, s->name) >= (int)sizeof(path))
-			return -ENAMETOOLONG;
-	}
-	fd = mkostemp(path, O_CLOEXEC);
+	snprintf(prefix, sizeof(prefix), "%s%s", s->spill_dir ? "sbx-" : "", s->name);
+	dfd = spill_dir_open(s->spill_dir, dir, sizeof(dir));
+	if (dfd < 0)
+		return dfd;
+	fd = create_unique_at(dfd, prefix, name, sizeof(name));
+	close(dfd);
 	if (fd < 0)
-		return -errno;
-	s->spill_path = strdup(path);
-	if (!s->spill_path) {
+		return fd;
+	if (asprintf(&s->spill_path, "%s/%s", dir, name) < 0) {
+		s->spill_path = NULL;
 		close(fd);
-		unlink(path);
 		return -ENOMEM;
 	}
 	s->spill_fd = fd;
