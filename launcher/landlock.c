@@ -6,6 +6,7 @@
  * path it concerns. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -36,6 +37,17 @@
 #ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
 #define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)   /* ABI 5 */
 #endif
+
+/* ABI 6: scopes. LANDLOCK_SCOPE_SIGNAL confines signals to the domain. */
+#define SBX_LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+
+/* struct landlock_ruleset_attr as of ABI 6 (the 6.1 header has only the
+ * first field); the kernel takes a longer struct if the extra bytes are 0. */
+struct sbx_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
 
 /* ABI 1: EXECUTE (bit 0) through MAKE_SYM (bit 12). */
 #define LL_FS_ABI1 ((1ULL << 13) - 1)
@@ -134,24 +146,28 @@ int landlock_enforce(int abi, const char *const *write_dirs, size_t n_write_dirs
 
 	/* Handle every right the ABI knows: a right left unhandled is allowed
 	 * everywhere, so the ruleset must name them all to deny writes. */
-	struct landlock_ruleset_attr rattr;
+	struct sbx_ruleset_attr rattr;
 	memset(&rattr, 0, sizeof(rattr));
 	rattr.handled_access_fs = all;
+	/* Why: a command that can signal outside its domain can SIGKILL or
+	 * SIGSTOP sbx itself, orphaning its tree past the run and stopping the
+	 * timeout. Scoped, it signals only processes of its own run (ABI 6+;
+	 * older kernels cannot refuse this, see README). */
+	if (abi >= 6)
+		rattr.scoped = SBX_LANDLOCK_SCOPE_SIGNAL;
 	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &rattr,
 				   sizeof(rattr), 0);
 	if (ruleset < 0)
 		return child_status_set(st, STAGE_LANDLOCK, errno,
 					"landlock_create_ruleset", NULL);
 
-	/* Reads and execution everywhere. IOCTL_DEV (ABI 5) too: an ioctl is not
-	 * a write to the file tree (terminal queries such as isatty and window
-	 * size need it), and the ioctls that do change a device's content, such
-	 * as BLKDISCARD, require an fd opened for writing, which WRITE_FILE
-	 * still governs. */
+	/* Reads and execution everywhere. Not IOCTL_DEV (ABI 5): a device opened
+	 * read-only still takes ioctls that change the outside, such as
+	 * tcsetattr or a window size on the caller's terminal. The command's own
+	 * fds 0-2 are pipes and /dev/null, opened before the domain. */
 	uint64_t read_exec = LANDLOCK_ACCESS_FS_EXECUTE |
 			     LANDLOCK_ACCESS_FS_READ_FILE |
-			     LANDLOCK_ACCESS_FS_READ_DIR |
-			     (all & LANDLOCK_ACCESS_FS_IOCTL_DEV);
+			     LANDLOCK_ACCESS_FS_READ_DIR;
 	if (add_path_rule(ruleset, "/", read_exec, st) < 0)
 		goto fail;
 
@@ -167,7 +183,7 @@ int landlock_enforce(int abi, const char *const *write_dirs, size_t n_write_dirs
 	 * truncate check for a device node, but the right is what the intent
 	 * is, and costs nothing. */
 	uint64_t devnull = read_exec | LANDLOCK_ACCESS_FS_WRITE_FILE |
-			   (all & LANDLOCK_ACCESS_FS_TRUNCATE);
+			   (all & (LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV));
 	if (add_path_rule(ruleset, "/dev/null", devnull, st) < 0)
 		goto fail;
 

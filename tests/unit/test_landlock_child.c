@@ -384,12 +384,18 @@ static int devnull_ops(void *arg)
 	STEP(3, write_all("/dev/null", O_RDWR | O_APPEND, "x"), 0);
 	STEP(4, open(p("w/new"), O_WRONLY | O_CREAT, 0644), EACCES);
 	STEP(5, open("/dev/zero", O_WRONLY), EACCES);
-	/* Device ioctls stay allowed (IOCTL_DEV, ABI 5+): a terminal query on a
-	 * non-terminal says ENOTTY, not EACCES. */
+	/* Device ioctls are refused from ABI 5 on (IOCTL_DEV not granted: a
+	 * device opened read-only, such as the caller's terminal, must not be
+	 * reconfigured); before ABI 5 Landlock cannot refuse them and the
+	 * kernel answers as usual (ENOTTY for /dev/zero). /dev/null keeps them. */
 	int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	struct termios tio;
 	STEP(6, fd, 0);
-	STEP(7, ioctl(fd, TCGETS, &tio), ENOTTY);
+	STEP(7, ioctl(fd, TCGETS, &tio), abi >= 5 ? EACCES : ENOTTY);
+	close(fd);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	STEP(8, fd, 0);
+	STEP(9, ioctl(fd, TCGETS, &tio), ENOTTY);
 	close(fd);
 	return 0;
 }
