@@ -105,17 +105,28 @@ static void descendants_of(pid_t pid, struct pidset *out)
 		children_of(out->pids[i], out);
 }
 
+/* Signal pid and its process group. Every group a run's process can be in
+ * was made inside the run (bash starts its own session, and a process can
+ * join only groups of its own session), so the group is the run's too. A
+ * group signal reaches members forked while it is sent, which a walk of
+ * /proc cannot promise. */
+static void signal_with_group(pid_t pid, int sig)
+{
+	pid_t pgid = getpgid(pid);
+
+	if (pgid > 1 && pgid != getpgrp())
+		kill(-pgid, sig);
+	kill(pid, sig);
+}
+
 void tree_signal(pid_t root, int sig)
 {
 	struct pidset set = { 0 };
 
-	/* Stop the tree first so nothing forks between listing and signalling;
-	 * SIGKILL needs no such care for the listed ones, the loop in
-	 * tree_kill_orphans catches what they started. */
+	signal_with_group(root, sig);
 	descendants_of(root, &set);
-	kill(root, sig);
 	for (size_t i = 0; i < set.n; i++)
-		kill(set.pids[i], sig);
+		signal_with_group(set.pids[i], sig);
 	free(set.pids);
 }
 
@@ -127,43 +138,52 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+static bool kept(pid_t pid, const pid_t *keep, size_t n_keep)
+{
+	for (size_t k = 0; k < n_keep; k++)
+		if (keep[k] == pid)
+			return true;
+	return false;
+}
+
+/* Every process of a finished run is, at any instant, our child or below one
+ * (we are the subreaper): when no child of ours is left but the kept ones,
+ * none is left. A process that keeps forking and exiting moves faster than a
+ * walk of /proc, so each round kills what it sees at once (with its group),
+ * and rounds go on until nothing is seen, for up to TREE_KILL_MS. */
+#define TREE_KILL_MS 10000
+
 void tree_kill_orphans(const pid_t *keep, size_t n_keep)
 {
-	uint64_t deadline = now_ms() + 2000;
+	uint64_t deadline = now_ms() + TREE_KILL_MS;
 
-	for (int round = 0; round < 1000; round++) {
-		struct pidset mine = { 0 }, all = { 0 };
+	while (now_ms() < deadline) {
+		struct pidset mine = { 0 }, below = { 0 };
+		size_t n = 0;
 
 		children_of(getpid(), &mine);
 		for (size_t i = 0; i < mine.n; i++) {
-			bool kept = false;
-
-			for (size_t k = 0; k < n_keep; k++)
-				if (keep[k] == mine.pids[i])
-					kept = true;
-			if (!kept)
-				pidset_add(&all, mine.pids[i]);
+			if (kept(mine.pids[i], keep, n_keep))
+				continue;
+			signal_with_group(mine.pids[i], SIGKILL);
+			mine.pids[n++] = mine.pids[i];
 		}
-		free(mine.pids);
-		if (all.n == 0)
+		mine.n = n;
+		if (n == 0) {
+			free(mine.pids);
 			return;
-		size_t direct = all.n;
-
-		for (size_t i = 0; i < direct; i++)
-			descendants_of(all.pids[i], &all);
-		for (size_t i = 0; i < all.n; i++)
-			kill(all.pids[i], SIGKILL);
+		}
+		for (size_t i = 0; i < n; i++)
+			descendants_of(mine.pids[i], &below);
+		for (size_t i = 0; i < below.n; i++)
+			signal_with_group(below.pids[i], SIGKILL);
 		/* Reap our direct children; their descendants come back to us as
 		 * children (we are their subreaper) in the next round. */
-		for (size_t i = 0; i < direct; i++) {
-			while (waitpid(all.pids[i], NULL, __WALL | WNOHANG) == 0) {
-				if (now_ms() > deadline)
-					break;
-				usleep(1000);
-			}
-		}
-		free(all.pids);
-		if (now_ms() > deadline)
-			return;
+		for (size_t i = 0; i < n; i++)
+			while (waitpid(mine.pids[i], NULL, __WALL | WNOHANG) == 0 &&
+			       now_ms() < deadline)
+				usleep(200);
+		free(mine.pids);
+		free(below.pids);
 	}
 }
