@@ -114,7 +114,11 @@ static int runner_namespace_probe(char *reason, size_t reason_size)
  * come with the clone itself. */
 static int runner_namespace_clone_flags(const struct child_spec *spec)
 {
-	return CLONE_NEWUSER | CLONE_NEWNS | (spec->net == SBX_NET_NONE ? CLONE_NEWNET : 0);
+	/* CLONE_NEWIPC: SysV shared memory, semaphores and message queues and
+	 * POSIX message queues are state outside the file tree that a read-only
+	 * command could otherwise create, change or delete on the host. */
+	return CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC |
+	       (spec->net == SBX_NET_NONE ? CLONE_NEWNET : 0);
 }
 
 static enum sbx_enforcement runner_namespace_enforcement(const struct child_spec *spec)

@@ -522,7 +522,7 @@ Test(ns_view, table)
 	cr_assert_str_eq(runner_namespace.name, "namespace");
 	cr_assert_eq(runner_namespace.id, SBX_RUNNER_NAMESPACE);
 	cr_assert_eq(runner_namespace.dialects, DIALECT_EROFS);
-	cr_assert_eq(runner_namespace.clone_flags(&spec), CLONE_NEWUSER | CLONE_NEWNS);
+	cr_assert_eq(runner_namespace.clone_flags(&spec), CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC);
 	spec.landlock_abi = 3;
 	cr_assert_eq(runner_namespace.enforcement(&spec), SBX_ENFORCEMENT_FULL);
 	spec.landlock_abi = 2;
