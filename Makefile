@@ -49,12 +49,13 @@ shared-libs-$(CONFIG_NETNS) += -lmnl
 libs-y := $(static-libs-y) $(shared-libs-y)
 sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(shared-libs-y)
 
-CLI_OBJ := launcher/cli_main.o launcher/cli_run.o launcher/cli_options.o launcher/cli_probe.o launcher/cli_serve.o
+CLI_OBJ := launcher/cli_main.o launcher/cli_run.o launcher/cli_options.o launcher/cli_probe.o launcher/cli_serve.o \
+	   launcher/cli_signals.o
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
 E2E_COMMON := tests/e2e/common.o
-HELPERS := tests/helpers/nofeature tests/helpers/ttyinject
+HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)

@@ -88,6 +88,13 @@ int sbx_run_add_scrub_pattern(struct sbx_run *run, const char *pattern);
  * With passthrough on, nothing is spilled: the caller already has every byte. */
 int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd);
 
+/* When fd becomes readable (a byte from a signal handler, say), the run is
+ * cancelled: its whole tree gets SIGTERM, then SIGKILL after a short grace,
+ * as on a timeout. -1: none. The fd is only watched, never read or closed. */
+int sbx_run_set_cancel_fd(struct sbx_run *run, int fd);
+/* Whether the run was cancelled through the cancel fd. */
+bool sbx_result_cancelled(const struct sbx_result *result);
+
 /* Run to completion. Returns 0 when the command ran (whatever its exit status)
  * and *result is set; a negative errno with err filled when sbx could not run it
  * (then the command did not run). */

@@ -11,6 +11,10 @@
  * stderr, or the JSON error on stdout when json is set; return 125. */
 int cli_fail(const struct sbx_error *err, bool json);
 int cli_run(int argc, char **argv);
+/* Route SIGTERM/SIGINT/SIGHUP to a pipe; returns its read end (or -errno). */
+int cli_cancel_install(void);
+/* The first such signal received, or 0. */
+int cli_cancel_signal(void);
 int cli_serve(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 

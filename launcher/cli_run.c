@@ -89,12 +89,20 @@ int cli_run(int argc, char **argv)
 		sbx_error_set(&err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 		return cli_fail(&err, o.json);
 	}
+	int cancel_fd = cli_cancel_install();
+
+	if (cancel_fd >= 0)
+		sbx_run_set_cancel_fd(run, cancel_fd);
 	if (build_run(&o, &cfg, run, &err) < 0 || sbx_run_execute(run, &result, &err) < 0) {
 		sbx_run_free(run);
 		return cli_fail(&err, o.json);
 	}
 	sbx_run_free(run);
 	status = sbx_result_exit_status(result);
+	/* Cancelled from outside: sbx reports the signal it got, as a shell
+	 * would for a process that signal ended. */
+	if (sbx_result_cancelled(result) && cli_cancel_signal())
+		status = 128 + cli_cancel_signal();
 	if (o.json) {
 		char *s = sbx_result_to_json(result);
 

@@ -28,7 +28,7 @@ int cli_serve(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (cli_load_config(config, &cfg, &err) < 0)
 		return cli_fail(&err, false);
-	if (serve_main(&cfg, STDIN_FILENO, STDOUT_FILENO, &err) < 0)
+	if (serve_main(&cfg, STDIN_FILENO, STDOUT_FILENO, cli_cancel_install(), &err) < 0)
 		return cli_fail(&err, false);
-	return 0;
+	return cli_cancel_signal() ? 128 + cli_cancel_signal() : 0;
 }

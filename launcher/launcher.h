@@ -30,6 +30,7 @@ struct sbx_run {
 	int landlock_abi;
 	int pass_out;
 	int pass_err;
+	int cancel_fd;
 	size_t n_patterns;
 	char *patterns[SBX_MAX_PATTERNS];
 };
@@ -190,6 +191,7 @@ struct sbx_result {
 	enum sbx_enforcement enforcement;
 	bool denied;
 	bool runner_failed;
+	bool cancelled;
 	char *markers;
 	char *text;
 	size_t text_len;

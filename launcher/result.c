@@ -29,6 +29,11 @@ int sbx_result_exit_status(const struct sbx_result *r)
 	return 128 + r->signal;
 }
 
+bool sbx_result_cancelled(const struct sbx_result *r)
+{
+	return r->cancelled;
+}
+
 bool sbx_result_denied(const struct sbx_result *r)
 {
 	return r->denied;

@@ -126,6 +126,19 @@ static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
 		r->out_eof = true;
 }
 
+static void on_cancel(struct loop_watch *w, const char *buf, ssize_t n)
+{
+	struct run_state *r = w->ctx;
+
+	(void)buf;
+	(void)n;
+	loop_remove(r->loop, w);
+	if (!r->bash_exited && !r->cancelled) {
+		r->cancelled = true;
+		run_stop_gently(r, run_now_ms());
+	}
+}
+
 static void on_exit_ready(struct loop_watch *w, const char *buf, ssize_t n)
 {
 	struct run_state *r = w->ctx;
@@ -262,6 +275,7 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	r->w_out = (struct loop_watch){ .fd = r->fd_out, .cb = on_stream, .ctx = r };
 	r->w_err = (struct loop_watch){ .fd = r->fd_err, .cb = on_stream, .ctx = r };
 	r->w_pid = (struct loop_watch){ .fd = r->pidfd, .readiness = true, .cb = on_exit_ready, .ctx = r };
+	r->w_cancel = (struct loop_watch){ .fd = cfg->cancel_fd, .readiness = true, .cb = on_cancel, .ctx = r };
 	r->w_out.buf = malloc(RUN_READ_BUF);
 	r->w_err.buf = malloc(RUN_READ_BUF);
 	if (!r->w_out.buf || !r->w_err.buf) {
@@ -271,7 +285,8 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	}
 	r->w_out.buf_size = r->w_err.buf_size = RUN_READ_BUF;
 	if (loop_add(loop, &r->w_out) < 0 || loop_add(loop, &r->w_err) < 0 ||
-	    loop_add(loop, &r->w_pid) < 0) {
+	    loop_add(loop, &r->w_pid) < 0 ||
+	    (cfg->cancel_fd >= 0 && loop_add(loop, &r->w_cancel) < 0)) {
 		run_terminate(r);
 		run_discard(r);
 		return sbx_error_set(err, EBUSY, SBX_E_INTERNAL, NULL, "event loop refused the run");
@@ -327,11 +342,8 @@ void run_tick(struct run_state *r, uint64_t now)
 			tree_signal(r->pid, SIGKILL);
 			r->kill_at = 0;
 		} else if (r->timeout_at && now >= r->timeout_at) {
-			/* The whole tree gets SIGTERM, then SIGKILL after a grace. */
 			r->timed_out = true;
-			r->timeout_at = 0;
-			tree_signal(r->pid, SIGTERM);
-			r->kill_at = now + RUN_TERM_GRACE_MS;
+			run_stop_gently(r, now);
 		}
 		return;
 	}
@@ -356,6 +368,14 @@ void run_tick(struct run_state *r, uint64_t now)
 	}
 }
 
+/* The whole tree gets SIGTERM, then SIGKILL after a grace. */
+void run_stop_gently(struct run_state *r, uint64_t now)
+{
+	r->timeout_at = 0;
+	tree_signal(r->pid, SIGTERM);
+	r->kill_at = now + RUN_TERM_GRACE_MS;
+}
+
 void run_terminate(struct run_state *r)
 {
 	if (r->pid > 0 && !r->bash_exited) {
@@ -373,6 +393,7 @@ void run_discard(struct run_state *r)
 		loop_remove(r->loop, &r->w_out);
 		loop_remove(r->loop, &r->w_err);
 		loop_remove(r->loop, &r->w_pid);
+		loop_remove(r->loop, &r->w_cancel);
 	}
 	if (r->pid > 0 && !r->bash_exited) {
 		kill(r->pid, SIGKILL);

@@ -33,7 +33,7 @@ struct run_state {
 	int pidfd;
 	int fd_out, fd_err;
 	struct loop *loop;
-	struct loop_watch w_out, w_err, w_pid;
+	struct loop_watch w_out, w_err, w_pid, w_cancel;
 	struct stream out, err;
 	struct evidence ev;
 
@@ -48,6 +48,7 @@ struct run_state {
 	bool bash_exited;
 	int wstatus;
 	bool timed_out;
+	bool cancelled;
 	bool orphans_killed;
 	bool done;
 };
@@ -60,6 +61,8 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 int run_next_timeout(const struct run_state *r, uint64_t now);
 /* Timers and completion; sets r->done when the run is over. */
 void run_tick(struct run_state *r, uint64_t now);
+/* SIGTERM to the whole tree, SIGKILL after the grace (timeout, cancel). */
+void run_stop_gently(struct run_state *r, uint64_t now);
 /* End the whole tree now (serve's kill op, end of stdin). */
 void run_terminate(struct run_state *r);
 /* Classify and build the result; frees r. */

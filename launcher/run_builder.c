@@ -18,6 +18,7 @@ struct sbx_run *sbx_run_new(void)
 	run->net = SBX_NET_ALLOW;
 	run->pass_out = -1;
 	run->pass_err = -1;
+	run->cancel_fd = -1;
 	return run;
 }
 
@@ -155,5 +156,11 @@ int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct s
 		if (sbx_run_add_scrub_pattern(run, pol->scrub_env[i]) < 0)
 			return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,
 					     "bad scrub_env pattern '%s'", pol->scrub_env[i]);
+	return 0;
+}
+
+int sbx_run_set_cancel_fd(struct sbx_run *run, int fd)
+{
+	run->cancel_fd = fd;
 	return 0;
 }

@@ -44,6 +44,7 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 		res->signal = WTERMSIG(r->wstatus);
 	}
 	res->timed_out = r->timed_out;
+	res->cancelled = r->cancelled;
 	res->duration_ms = (r->exit_ms ? r->exit_ms : run_now_ms()) - r->start_ms;
 	res->out_text = stream_render(&r->out, &res->out_len);
 	res->err_text = stream_render(&r->err, &res->err_len);

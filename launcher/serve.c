@@ -34,6 +34,7 @@ struct serve {
 	unsigned max_background;
 	json_t *facts;              /* probe facts, computed once on first use */
 	struct loop_watch w_in;
+	struct loop_watch w_cancel; /* SIGTERM/SIGINT/SIGHUP: stop as at end of input */
 	char *line;
 	size_t line_len;
 	bool line_too_long;
@@ -371,7 +372,18 @@ static void shutdown_jobs(struct serve *s)
 	tree_kill_orphans(NULL, 0);
 }
 
-int serve_main(const struct sbx_config *cfg, int in_fd, int out_fd, struct sbx_error *err)
+static void on_cancel(struct loop_watch *w, const char *buf, ssize_t n)
+{
+	struct serve *s = w->ctx;
+
+	(void)buf;
+	(void)n;
+	loop_remove(s->loop, w);
+	s->eof = true;
+}
+
+int serve_main(const struct sbx_config *cfg, int in_fd, int out_fd, int cancel_fd,
+	       struct sbx_error *err)
 {
 	struct serve s = { .cfg = cfg };
 	char *inbuf = malloc(SERVE_READ_BUF);
@@ -394,6 +406,10 @@ int serve_main(const struct sbx_config *cfg, int in_fd, int out_fd, struct sbx_e
 	s.w_in = (struct loop_watch){ .fd = in_fd, .buf = inbuf, .buf_size = SERVE_READ_BUF,
 				      .cb = on_input, .ctx = &s };
 	rc = loop_add(s.loop, &s.w_in);
+	s.w_cancel = (struct loop_watch){ .fd = cancel_fd, .readiness = true, .cb = on_cancel,
+					  .ctx = &s };
+	if (rc == 0 && cancel_fd >= 0)
+		rc = loop_add(s.loop, &s.w_cancel);
 	if (rc < 0) {
 		sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "event loop: %s", strerror(-rc));
 		goto out;
@@ -409,6 +425,7 @@ int serve_main(const struct sbx_config *cfg, int in_fd, int out_fd, struct sbx_e
 		tick_jobs(&s);
 	}
 	loop_remove(s.loop, &s.w_in);
+	loop_remove(s.loop, &s.w_cancel);
 	shutdown_jobs(&s);
 out:
 	serve_out_finish(&s.out);
