@@ -1,0 +1,232 @@
+/* A run keeps its processes, and leaves nothing behind, even when the command
+ * works against it: it cannot signal sbx (Landlock scoping, ABI 6+), a signal
+ * to sbx from outside ends the whole tree, a tree that keeps forking is
+ * still ended, and (namespace runner) System V / POSIX IPC objects it makes
+ * stay inside the run. Both runners, as the caller and as nobody; every check
+ * looks from outside (the process table, the host's IPC tables). */
+#include "common.h"
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct rp {
+	char runner[16]; /* a copy: Criterion runs each test in a re-exec'd process */
+	enum e2e_user who;
+};
+
+static struct rp params[] = {
+	{ "namespace", AS_CALLER }, { "namespace", AS_NOBODY },
+	{ "landlock", AS_CALLER },  { "landlock", AS_NOBODY },
+};
+
+#define PARAMS(name)                                                                     \
+	ParameterizedTestParameters(escape, name)                                         \
+	{                                                                                 \
+		return cr_make_param_array(struct rp, params, sizeof(params) / sizeof(params[0])); \
+	}
+
+static unsigned seq(void)
+{
+	static unsigned n;
+
+	return (unsigned)getpid() * 100u + ++n;
+}
+
+/* Processes named needle (comm) or whose command line starts with it (so
+ * sbx and bash, which carry it inside their arguments, do not count). */
+static int count_procs(const char *needle)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while ((de = readdir(d))) {
+		char path[300], buf[4096];
+		FILE *f;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		for (int k = 0; k < 2; k++) {
+			snprintf(path, sizeof(path), "/proc/%s/%s", de->d_name, k ? "cmdline" : "comm");
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+			fclose(f);
+			for (size_t i = 0; i < len; i++)
+				if (buf[i] == '\0' || buf[i] == '\n')
+					buf[i] = ' ';
+			buf[len] = '\0';
+			while (len > 0 && buf[len - 1] == ' ')
+				buf[--len] = '\0';
+			if (k ? strncmp(buf, needle, strlen(needle)) == 0 : strcmp(buf, needle) == 0) {
+				n++;
+				break;
+			}
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static void kill_procs(const char *name)
+{
+	char *cmd = e2e_fmt("pkill -9 -f '%s' >/dev/null 2>&1; pkill -9 -x '%s' >/dev/null 2>&1",
+			    name, name);
+	int rc = system(cmd);
+
+	(void)rc;
+	free(cmd);
+}
+
+/* The command cannot stop or kill sbx, so its run stays owned: sbx finishes
+ * normally and nothing is left. */
+/* Landlock's signal scoping came with ABI 6: before it, no runner can keep
+ * a command from signalling sbx (README says so). */
+static int landlock_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1 /* VERSION */);
+
+	return abi > 0 ? (int)abi : 0;
+}
+
+PARAMS(cannot_signal_sbx)
+ParameterizedTest(struct rp *p, escape, cannot_signal_sbx, .timeout = 60)
+{
+	if (landlock_abi() < 6)
+		cr_skip_test("this kernel's Landlock (ABI %d) cannot scope signals", landlock_abi());
+	char *root = e2e_tmpdir(p->who);
+	char *mark = e2e_fmt("sleep 35.%u", seq());
+	char *cmd = e2e_fmt("(setsid %s &); kill -STOP $PPID; echo stop=$?; kill -9 $PPID; "
+			    "echo kill=$?", mark);
+	struct e2e_out o;
+	int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--root", root, "--", cmd, NULL);
+
+	cr_expect_eq(rc, 0, "[%s %s] exit %d, stderr: %s", p->runner, e2e_user_name(p->who), rc,
+		     o.err);
+	cr_expect(strstr(o.out, "stop=1") && strstr(o.out, "kill=1"),
+		  "[%s %s] the command signalled sbx: %s", p->runner, e2e_user_name(p->who), o.out);
+	cr_expect_eq(count_procs(mark), 0, "[%s %s] '%s' outlived the run", p->runner,
+		     e2e_user_name(p->who), mark);
+	kill_procs(mark);
+	e2e_out_free(&o);
+	free(cmd);
+	free(mark);
+	free(root);
+}
+
+/* SIGTERM to sbx from outside (a harness cancelling) ends the whole tree,
+ * setsid'd parts included, and sbx reports 128+15. */
+PARAMS(sigterm_to_sbx_ends_the_tree)
+ParameterizedTest(struct rp *p, escape, sigterm_to_sbx_ends_the_tree, .timeout = 60)
+{
+	char *root = e2e_tmpdir(p->who);
+	unsigned n = seq();
+	char *mark = e2e_fmt("sleep 36.%u", n);
+	char *mark2 = e2e_fmt("sleep 37.%u", n);
+	char *cmd = e2e_fmt("(setsid %s &); trap '' TERM; %s", mark, mark2);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", (char *)p->runner, "--root", root,
+			 "--", cmd, NULL };
+	pid_t pid = e2e_spawn(p->who, "/", argv);
+
+	for (int i = 0; i < 200 && (count_procs(mark) == 0 || count_procs(mark2) == 0); i++)
+		usleep(20 * 1000);
+	cr_assert(count_procs(mark) > 0 && count_procs(mark2) > 0, "the command did not start");
+	kill(pid, SIGTERM);
+	int st = 0;
+
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 143, "[%s %s] sbx ended with status %#x",
+		  p->runner, e2e_user_name(p->who), st);
+	cr_expect_eq(count_procs(mark), 0, "[%s %s] '%s' outlived sbx", p->runner,
+		     e2e_user_name(p->who), mark);
+	cr_expect_eq(count_procs(mark2), 0, "[%s %s] '%s' (TERM ignored) outlived sbx", p->runner,
+		     e2e_user_name(p->who), mark2);
+	kill_procs(mark);
+	kill_procs(mark2);
+	free(cmd);
+	free(mark);
+	free(mark2);
+	free(root);
+}
+
+/* Processes that fork and exit in a tight loop move faster than a walk of
+ * /proc; they are ended all the same. */
+PARAMS(forking_tree_is_ended)
+ParameterizedTest(struct rp *p, escape, forking_tree_is_ended, .timeout = 90)
+{
+	char *root = e2e_tmpdir(p->who);
+	char *name = e2e_fmt("hop%u", seq() % 100000);
+	char *cmd = e2e_fmt("for i in $(seq 16); do %s 2 %s >/dev/null 2>&1 & done; echo started",
+			    e2e_helper("hopper"), name);
+	struct e2e_out o;
+	int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--root", root, "--", cmd, NULL);
+
+	cr_expect_eq(rc, 0, "[%s %s] exit %d, stderr: %s", p->runner, e2e_user_name(p->who), rc,
+		     o.err);
+	/* Past the hoppers' own 2 s: a survivor would be sleeping under its name. */
+	sleep(3);
+	cr_expect_eq(count_procs(name), 0, "[%s %s] %d forking processes outlived the run",
+		     p->runner, e2e_user_name(p->who), count_procs(name));
+	kill_procs(name);
+	e2e_out_free(&o);
+	free(cmd);
+	free(name);
+	free(root);
+}
+
+/* The namespace runner gives the run an IPC namespace of its own: a shared
+ * memory segment the command makes is not in the host's table afterwards. */
+static struct rp ns_params[] = { { "namespace", AS_CALLER }, { "namespace", AS_NOBODY } };
+
+ParameterizedTestParameters(escape, ipc_stays_inside)
+{
+	return cr_make_param_array(struct rp, ns_params, 2);
+}
+
+/* Segments of 4096 bytes owned by uid in the host's table. */
+static int host_segments(uid_t uid)
+{
+	struct shmid_ds ds;
+	int max = shmctl(0, SHM_INFO, &ds), n = 0;
+
+	for (int i = 0; i <= max; i++) {
+		struct shmid_ds seg;
+
+		if (shmctl(i, SHM_STAT, &seg) >= 0 && seg.shm_segsz == 4096 &&
+		    seg.shm_perm.uid == uid)
+			n++;
+	}
+	return n;
+}
+
+ParameterizedTest(struct rp *p, escape, ipc_stays_inside, .timeout = 60)
+{
+	char *root = e2e_tmpdir(p->who);
+	int before = host_segments(e2e_uid(p->who));
+	struct e2e_out o;
+	int rc = e2e_sbx_run(p->who, &o, "--runner", "namespace", "--root", root, "--",
+			     "ipcmk -M 4096", NULL);
+
+	cr_expect_eq(rc, 0, "[%s] exit %d, stderr: %s", e2e_user_name(p->who), rc, o.err);
+	cr_expect(strstr(o.out, "Shared memory id:") != NULL, "no segment made inside: %s", o.out);
+	int after = host_segments(e2e_uid(p->who));
+
+	cr_expect_eq(after, before, "[%s] the host's table went from %d to %d segments",
+		     e2e_user_name(p->who), before, after);
+	e2e_out_free(&o);
+	free(root);
+}
