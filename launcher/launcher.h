@@ -70,13 +70,18 @@ struct stream {
 	uint64_t total;
 	int pass_fd;            /* live copy (human mode), -1: none */
 	bool spill_enabled;     /* spill past the limit (off with passthrough) */
-	const char *spill_dir;  /* NULL: private dir under $TMPDIR or /tmp */
+	const char *spill_dir;  /* the base directory for spill files */
+	bool spill_private;     /* make a fresh 0700 directory there first */
+	char *spill_base;       /* the base directory, as given or found */
+	int spill_base_fd;      /* opened when the run starts (see stream.c) */
 	char *spill_path;
 	int spill_fd;
 	int error;              /* first spill/pass error (errno), 0 if none */
 };
+/* spill_base: the directory spill files go under (opened now, before the
+ * command runs); spill_private: in a fresh 0700 directory there, else directly. */
 int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd, bool spill,
-		const char *spill_dir);
+		const char *spill_base, bool spill_private);
 void stream_feed(struct stream *s, const char *buf, size_t len);
 /* head, "\n[... N bytes omitted ...]\n", tail (or all when it fit). malloc'd. */
 char *stream_render(const struct stream *s, size_t *len);

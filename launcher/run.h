@@ -21,6 +21,8 @@ struct run_state {
 	enum sbx_mode mode;
 	char root[PATH_MAX];
 	char cwd[PATH_MAX];
+	char spill_base[PATH_MAX];  /* resolved at start; see choose_spill_base */
+	bool spill_private;         /* a fresh 0700 directory under spill_base */
 	uint64_t timeout_ms;
 	bool escalation;
 	const struct runner_ops *runner; /* NULL: danger-full-access */

@@ -14,17 +14,29 @@
 
 #include "launcher.h"
 
+static int spill_base_open(struct stream *s);
+
 int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd, bool spill,
-		const char *spill_dir)
+		const char *spill_base, bool spill_private)
 {
 	memset(s, 0, sizeof(*s));
 	s->name = name;
 	s->limit = limit;
 	s->pass_fd = pass_fd;
 	s->spill_enabled = spill;
-	s->spill_dir = spill_dir;
+	s->spill_dir = spill_base;
+	s->spill_private = spill_private;
 	s->spill_fd = -1;
+	s->spill_base_fd = -1;
 	s->tail_size = limit / 2;
+	if (spill) {
+		int rc = spill_base_open(s);
+
+		/* A base that cannot be opened is reported when (if) a spill is
+		 * needed; the run itself goes on. */
+		if (rc == -ENOMEM)
+			return rc;
+	}
 	s->first = malloc(limit ? limit : 1);
 	s->tail = malloc(s->tail_size ? s->tail_size : 1);
 	if (!s->first || !s->tail) {
@@ -77,56 +89,74 @@ static int create_unique_at(int dirfd, const char *prefix, char *name, size_t na
 	return -EEXIST;
 }
 
-/* The default spill place is a fresh private (0700) directory under $TMPDIR
- * or /tmp. The command may share that /tmp and our uid (landlock runner): it
- * could swap the directory for a symlink between its creation and our use,
- * to make this unconfined process write elsewhere. So the directory is opened
- * once, without following a symlink, checked (ours, 0700, a directory), and
- * the file is created relative to that handle. */
-static int spill_dir_open(const char *given, char *dir, size_t dir_size)
+/* Where spill files go is fixed when the run starts, before the command can
+ * touch anything: a handle on the base directory (--spill-dir, else $TMPDIR or
+ * /tmp). Everything later is created relative to that handle, so a command
+ * that swaps a path component for a symlink (the base may lie in its
+ * workspace, and it shares /tmp and our uid under the landlock runner) cannot
+ * make this unconfined process write elsewhere. */
+static int spill_base_open(struct stream *s)
 {
-	struct stat st;
-	int dfd;
+	s->spill_base = strdup(s->spill_dir ? s->spill_dir : "/tmp");
+	if (!s->spill_base)
+		return -ENOMEM;
+	s->spill_base_fd = open(s->spill_base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->spill_base_fd < 0)
+		s->spill_base_fd = -errno; /* reported if a spill is ever needed */
+	return s->spill_base_fd < 0 ? s->spill_base_fd : 0;
+}
 
-	if (given) {
-		if (snprintf(dir, dir_size, "%s", given) >= (int)dir_size)
-			return -ENAMETOOLONG;
-		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		return dfd < 0 ? -errno : dfd;
-	}
-	const char *tmp = getenv("TMPDIR");
+/* The default: a fresh private directory under the base, made and opened
+ * without following a symlink, checked to be ours and 0700. */
+static int private_dir_at(int base_fd, char *name, size_t name_size)
+{
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned char rnd[6];
+		struct stat st;
+		int dfd;
 
-	if (!tmp || tmp[0] != '/')
-		tmp = "/tmp";
-	if (snprintf(dir, dir_size, "%s/sbx-spill-XXXXXX", tmp) >= (int)dir_size)
-		return -ENAMETOOLONG;
-	if (!mkdtemp(dir))
-		return -errno;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	if (fstat(dfd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077) != 0) {
-		close(dfd);
-		return -EPERM;
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return -EIO;
+		snprintf(name, name_size, "sbx-spill-%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2],
+			 rnd[3], rnd[4], rnd[5]);
+		if (mkdirat(base_fd, name, 0700) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -errno;
+		}
+		dfd = openat(base_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			return -errno;
+		if (fstat(dfd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    (st.st_mode & 077) != 0) {
+			close(dfd);
+			return -EPERM;
+		}
+		return dfd;
 	}
-	return dfd;
+	return -EEXIST;
 }
 
 static int spill_open(struct stream *s)
 {
-	char dir[PATH_MAX], name[64], prefix[32];
+	char dir[64] = "", name[64], prefix[32];
 	int dfd, fd;
 
-	snprintf(prefix, sizeof(prefix), "%s%s", s->spill_dir ? "sbx-" : "", s->name);
-	dfd = spill_dir_open(s->spill_dir, dir, sizeof(dir));
-	if (dfd < 0)
-		return dfd;
-	fd = create_unique_at(dfd, prefix, name, sizeof(name));
-	close(dfd);
+	if (s->spill_base_fd < 0)
+		return s->spill_base_fd;
+	if (!s->spill_private) {
+		snprintf(prefix, sizeof(prefix), "sbx-%s", s->name);
+		fd = create_unique_at(s->spill_base_fd, prefix, name, sizeof(name));
+	} else {
+		dfd = private_dir_at(s->spill_base_fd, dir, sizeof(dir));
+		if (dfd < 0)
+			return dfd;
+		fd = create_unique_at(dfd, s->name, name, sizeof(name));
+		close(dfd);
+	}
 	if (fd < 0)
 		return fd;
-	if (asprintf(&s->spill_path, "%s/%s", dir, name) < 0) {
+	if (asprintf(&s->spill_path, "%s/%s%s%s", s->spill_base, dir, dir[0] ? "/" : "", name) < 0) {
 		s->spill_path = NULL;
 		close(fd);
 		return -ENOMEM;
@@ -259,6 +289,11 @@ void stream_close(struct stream *s)
 	if (s->spill_fd >= 0)
 		close(s->spill_fd);
 	s->spill_fd = -1;
+	if (s->spill_base_fd >= 0)
+		close(s->spill_base_fd);
+	s->spill_base_fd = -1;
+	free(s->spill_base);
+	s->spill_base = NULL;
 	free(s->first);
 	free(s->tail);
 	s->first = s->tail = NULL;
