@@ -151,7 +151,7 @@ static bool kept(pid_t pid, const pid_t *keep, size_t n_keep)
  * none is left. A process that keeps forking and exiting moves faster than a
  * walk of /proc, so each round kills what it sees at once (with its group),
  * and rounds go on until nothing is seen, for up to TREE_KILL_MS. */
-#define TREE_KILL_MS 10000
+#define TREE_KILL_MS 5000
 
 void tree_kill_orphans(const pid_t *keep, size_t n_keep)
 {

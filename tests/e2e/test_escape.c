@@ -230,3 +230,42 @@ ParameterizedTest(struct rp *p, escape, ipc_stays_inside, .timeout = 60)
 	e2e_out_free(&o);
 	free(root);
 }
+
+/* Spill files are written by sbx itself, unconfined: a spill directory the
+ * command could swap for a symlink (inside its root) is refused before the
+ * command runs, and nothing lands where such a symlink would point. */
+PARAMS(spill_dir_inside_root_refused)
+ParameterizedTest(struct rp *p, escape, spill_dir_inside_root_refused, .timeout = 60)
+{
+	char *base = e2e_tmpdir(p->who);
+	char *root = e2e_fmt("%s/ws", base), *spill = e2e_fmt("%s/ws/spill", base);
+	char *victim = e2e_fmt("%s/victim", base);
+
+	cr_assert_eq(e2e_mkdir(p->who, root), 0);
+	cr_assert_eq(e2e_mkdir(p->who, spill), 0);
+	cr_assert_eq(e2e_mkdir(p->who, victim), 0);
+	char *cmd = e2e_fmt("rm -rf spill && ln -s %s spill && printf '%%0200d\\n' 0", victim);
+	struct e2e_out o;
+	int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--mode", "workspace-write",
+			     "--root", root, "--spill-dir", spill, "--output-limit", "100", "--json",
+			     "--", cmd, NULL);
+
+	cr_expect_eq(rc, 125, "[%s %s] exit %d: %s", p->runner, e2e_user_name(p->who), rc, o.out);
+	cr_expect(strstr(o.err, "sbx: USAGE") != NULL, "stderr: %s", o.err);
+	char *probe = e2e_fmt("ls -A %s | wc -l", victim);
+	FILE *f = popen(probe, "r");
+	int n = -1;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%d", &n), 1);
+	pclose(f);
+	cr_expect_eq(n, 0, "[%s %s] something was written into %s", p->runner,
+		     e2e_user_name(p->who), victim);
+	e2e_out_free(&o);
+	free(probe);
+	free(cmd);
+	free(victim);
+	free(spill);
+	free(root);
+	free(base);
+}
