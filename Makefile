@@ -30,7 +30,7 @@ obj-y += launcher/error.o launcher/env.o launcher/pipes.o launcher/child.o \
 	 launcher/spawn.o launcher/tree.o launcher/stream.o launcher/loop.o \
 	 launcher/loop_poll.o launcher/run.o launcher/run_builder.o launcher/run_pick.o \
 	 launcher/run_finish.o launcher/runners.o launcher/result.o launcher/privilege.o \
-	 launcher/landlock.o launcher/caps.o launcher/userns.o launcher/utf8.o launcher/writable.o launcher/probe.o \
+	 launcher/landlock.o launcher/deadman.o launcher/caps.o launcher/userns.o launcher/utf8.o launcher/writable.o launcher/probe.o \
 	 launcher/serve.o launcher/serve_answers.o launcher/serve_out.o launcher/serve_tasks.o launcher/serve_request.o
 obj-$(CONFIG_IO_URING) += launcher/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += launcher/runner_namespace.o launcher/ns_view.o launcher/ns_readonly.o

@@ -34,6 +34,8 @@ struct child_spec {
 	int stdout_fd;             /* write ends of the collection pipes */
 	int stderr_fd;
 	int status_fd;             /* CLOEXEC write end of the status pipe */
+	int deadman_fd;            /* read end of the dead-man trigger (-1: none) */
+	pid_t *deadman_pid;        /* where the child reports the helper's pid */
 
 	const struct sock_fprog *seccomp; /* installed last; NULL: none */
 	uint64_t signals_to_reset; /* bit N-1: signal N is ignored or caught here */

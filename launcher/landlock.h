@@ -25,6 +25,12 @@ uint64_t landlock_fs_rights(int abi);
 int landlock_enforce(int abi, const char *const *write_dirs, size_t n_write_dirs,
 		     struct child_status *st);
 
+/* Child (no allocation), just before the runner's own ruleset: on ABI 6+,
+ * enter a signal-scoping domain and leave a helper in it that ends every
+ * process of the run when spec->deadman_fd reaches end of file (deadman.c).
+ * 0 or -1 with st. */
+int deadman_start(const struct child_spec *spec, struct child_status *st);
+
 /* Child (no allocation): drop every capability (effective, permitted,
  * inheritable, bounding, ambient), lock the securebits where we hold
  * CAP_SETPCAP, and set no_new_privs. For an unprivileged caller the bounding

@@ -2,7 +2,9 @@
  * loop, keep the timers (timeout, grace, drain), end the whole tree. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +228,7 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 	r->spec.stdout_fd = out_w;
 	r->spec.stderr_fd = err_w;
 	r->spec.status_fd = -1;
+	r->spec.deadman_fd = -1;
 	r->spec.signals_to_reset = signals_not_default();
 	if (confined) {
 		/* For the namespace runner's remount walk (kernels without
@@ -257,6 +260,7 @@ static struct run_state *run_alloc(void)
 		return NULL;
 	r->pid = -1;
 	r->pidfd = r->fd_out = r->fd_err = -1;
+	r->deadman_w = -1;
 	r->out.spill_fd = r->err.spill_fd = -1;
 	r->out.spill_base_fd = r->err.spill_base_fd = -1;
 	return r;
@@ -310,7 +314,19 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 		goto fail_fds;
 	tree_become_subreaper();
 	r->start_ms = run_now_ms();
+	int deadman[2] = { -1, -1 };
+
+	/* Confined runs get a dead-man switch (deadman.c) where the kernel can
+	 * scope signals; without a pipe the child starts none. */
+	if (r->mode != SBX_MODE_DANGER_FULL_ACCESS && pipe2(deadman, O_CLOEXEC) == 0) {
+		r->spec.deadman_fd = deadman[0];
+		r->deadman_w = deadman[1];
+	}
+	r->spec.deadman_pid = &r->deadman_pid;
 	rc = run_pick_and_spawn(r, cfg, err);
+	if (deadman[0] >= 0)
+		close(deadman[0]);
+	r->spec.deadman_fd = -1;
 	close(in_fd);
 	close(p_out[1]);
 	close(p_err[1]);
@@ -385,12 +401,34 @@ static void stop_watch(struct run_state *r, struct loop_watch *w, int *fd)
 	*fd = -1;
 }
 
+/* Fire the dead-man switch: its helper kills every process of the run at
+ * once (signals scoped to the run). Wait briefly for it to have done so, so a
+ * walk of the tree that follows cannot kill it first. */
+static void fire_deadman(struct run_state *r)
+{
+	if (r->deadman_w < 0)
+		return;
+	close(r->deadman_w);
+	r->deadman_w = -1;
+	if (r->deadman_pid > 0) {
+		int fd = (int)syscall(SYS_pidfd_open, r->deadman_pid, 0);
+
+		if (fd >= 0) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			poll(&p, 1, RUN_DEADMAN_WAIT_MS);
+			close(fd);
+		}
+	}
+}
+
 void run_tick(struct run_state *r, uint64_t now)
 {
 	if (r->done)
 		return;
 	if (!r->bash_exited) {
 		if (r->kill_at && now >= r->kill_at) {
+			fire_deadman(r);
 			tree_signal(r->pid, SIGKILL);
 			r->kill_at = 0;
 		} else if (r->timeout_at && now >= r->timeout_at) {
@@ -405,6 +443,7 @@ void run_tick(struct run_state *r, uint64_t now)
 
 		/* Nothing outlives a run: what bash left behind (still holding
 		 * the pipes or not) ends now. */
+		fire_deadman(r);
 		tree_kill_orphans(keep, n);
 		r->orphans_killed = true;
 		r->drain_budget = 2 * (uint64_t)COLLECT_PIPE_SIZE + 2 * RUN_READ_BUF;
@@ -431,6 +470,7 @@ void run_stop_gently(struct run_state *r, uint64_t now)
 void run_terminate(struct run_state *r)
 {
 	if (r->pid > 0 && !r->bash_exited) {
+		fire_deadman(r);
 		tree_signal(r->pid, SIGKILL);
 		r->kill_at = 0;
 		r->timeout_at = 0;
@@ -454,6 +494,8 @@ void run_discard(struct run_state *r)
 	}
 	if (r->pidfd >= 0)
 		close(r->pidfd);
+	if (r->deadman_w >= 0)
+		close(r->deadman_w);
 	if (r->fd_out >= 0)
 		close(r->fd_out);
 	if (r->fd_err >= 0)

@@ -14,6 +14,7 @@
 #define RUN_DRAIN_MS 250       /* after bash exits, how long descendants may hold the pipes */
 #define RUN_TERM_GRACE_MS 1000 /* SIGTERM, then SIGKILL after this */
 #define RUN_SCRATCH_SIZE (256 * 1024)
+#define RUN_DEADMAN_WAIT_MS 200 /* how long the dead-man helper may take to act */
 
 struct run_state {
 	/* the resolved call */
@@ -34,6 +35,8 @@ struct run_state {
 	pid_t pid;
 	int pidfd;
 	int fd_out, fd_err;
+	int deadman_w;             /* write end of the dead-man trigger, -1: none */
+	pid_t deadman_pid;         /* its helper (0: none) */
 	struct loop *loop;
 	struct loop_watch w_out, w_err, w_pid, w_cancel;
 	struct stream out, err;

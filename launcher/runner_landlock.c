@@ -52,7 +52,8 @@ static int runner_landlock_enter(const struct child_spec *spec,
 			return -1;
 	}
 #endif
-	if (landlock_enforce(spec->landlock_abi, write_dirs, n, st) < 0)
+	if (deadman_start(spec, st) < 0 ||
+	    landlock_enforce(spec->landlock_abi, write_dirs, n, st) < 0)
 		return -1;
 
 	/* A root launcher's child would otherwise keep every capability under

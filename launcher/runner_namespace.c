@@ -169,7 +169,8 @@ static int runner_namespace_enter(const struct child_spec *spec, struct child_st
 		write_dirs[n++] = spec->root;
 		write_dirs[n++] = spec->tmp_dir && spec->tmp_dir[0] ? spec->tmp_dir : "/tmp";
 	}
-	if (landlock_enforce(spec->landlock_abi, write_dirs, n, st) < 0)
+	if (deadman_start(spec, st) < 0 ||
+	    landlock_enforce(spec->landlock_abi, write_dirs, n, st) < 0)
 		return -1;
 
 	/* Last: we needed CAP_SYS_ADMIN in our namespace for every step above.
