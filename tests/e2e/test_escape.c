@@ -168,17 +168,23 @@ ParameterizedTest(struct rp *p, escape, sigterm_to_sbx_ends_the_tree, .timeout =
 PARAMS(forking_tree_is_ended)
 ParameterizedTest(struct rp *p, escape, forking_tree_is_ended, .timeout = 90)
 {
+	/* The dead-man switch that ends such a tree needs signal scoping. */
+	if (landlock_abi() < 6)
+		cr_skip_test("this kernel's Landlock (ABI %d) cannot scope signals", landlock_abi());
 	char *root = e2e_tmpdir(p->who);
 	char *name = e2e_fmt("hop%u", seq() % 100000);
-	char *cmd = e2e_fmt("for i in $(seq 16); do %s 2 %s >/dev/null 2>&1 & done; echo started",
+	/* Each hop also calls setsid: no process group holds them. */
+	/* They hop for longer than sbx's walk of the tree would try (5 s). */
+	char *cmd = e2e_fmt("for i in $(seq 16); do %s 7 %s setsid >/dev/null 2>&1 & done; "
+			    "echo started",
 			    e2e_helper("hopper"), name);
 	struct e2e_out o;
 	int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--root", root, "--", cmd, NULL);
 
 	cr_expect_eq(rc, 0, "[%s %s] exit %d, stderr: %s", p->runner, e2e_user_name(p->who), rc,
 		     o.err);
-	/* Past the hoppers' own 2 s: a survivor would be sleeping under its name. */
-	sleep(3);
+	/* Past the hoppers' own 7 s: a survivor would be sleeping under its name. */
+	sleep(8);
 	cr_expect_eq(count_procs(name), 0, "[%s %s] %d forking processes outlived the run",
 		     p->runner, e2e_user_name(p->who), count_procs(name));
 	kill_procs(name);
@@ -268,4 +274,37 @@ ParameterizedTest(struct rp *p, escape, spill_dir_inside_root_refused, .timeout 
 	free(spill);
 	free(root);
 	free(base);
+}
+
+/* Even SIGKILL to sbx (no handler can run) leaves nothing: the kernel closes
+ * sbx's end of the dead-man pipe and the helper ends the run. */
+PARAMS(sigkill_to_sbx_ends_the_tree)
+ParameterizedTest(struct rp *p, escape, sigkill_to_sbx_ends_the_tree, .timeout = 60)
+{
+	if (landlock_abi() < 6)
+		cr_skip_test("this kernel's Landlock (ABI %d) cannot scope signals", landlock_abi());
+	char *root = e2e_tmpdir(p->who);
+	unsigned n = seq();
+	char *mark = e2e_fmt("sleep 38.%u", n);
+	char *mark2 = e2e_fmt("sleep 39.%u", n);
+	char *cmd = e2e_fmt("(setsid %s &); %s", mark, mark2);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", (char *)p->runner, "--root", root,
+			 "--", cmd, NULL };
+	pid_t pid = e2e_spawn(p->who, "/", argv);
+
+	for (int i = 0; i < 200 && (count_procs(mark) == 0 || count_procs(mark2) == 0); i++)
+		usleep(20 * 1000);
+	cr_assert(count_procs(mark) > 0 && count_procs(mark2) > 0, "the command did not start");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < 100 && (count_procs(mark) || count_procs(mark2)); i++)
+		usleep(20 * 1000);
+	cr_expect_eq(count_procs(mark) + count_procs(mark2), 0, "[%s %s] the run outlived sbx",
+		     p->runner, e2e_user_name(p->who));
+	kill_procs(mark);
+	kill_procs(mark2);
+	free(cmd);
+	free(mark);
+	free(mark2);
+	free(root);
 }

@@ -1,7 +1,8 @@
 /* A process that will not stay put: for SECONDS it forks and lets the parent
- * exit, again and again, so its pid keeps changing faster than anyone can
- * walk /proc; then the last one renames itself NAME and sleeps. Used to check
- * that nothing a run started outlives it. */
+ * exit, again and again (with "setsid": each child also starts a new session,
+ * leaving every process group), so its pid keeps changing faster than anyone
+ * can walk /proc; then the last one renames itself NAME and sleeps. Used to
+ * check that nothing a run started outlives it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -18,17 +19,20 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: hopper SECONDS NAME\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: hopper SECONDS NAME [setsid]\n");
 		return 2;
 	}
 	double until = now() + atof(argv[1]);
+	int new_session = argc == 4;
 
 	while (now() < until) {
 		pid_t pid = fork();
 
 		if (pid > 0)
 			_exit(0);
+		if (pid == 0 && new_session)
+			setsid();
 	}
 	prctl(PR_SET_NAME, argv[2]);
 	sleep(300);
