@@ -50,13 +50,13 @@ static void helper(int trigger, pid_t sbx)
 	close(0);
 	close(1);
 	close(2);
-	while (read(3, &byte, 1) < 0 && errno == EINTR)
-		;
-	/* Safety first: if the scope did not hold, kill(-1) would reach every
-	 * process of this uid. sbx lies outside our domain: it must be out of
-	 * reach. */
+	/* Safety first, while sbx surely lives (it waits for our parent's
+	 * exec): if the scope did not hold, kill(-1) would reach every process
+	 * of this uid. sbx lies outside our domain: it must be out of reach. */
 	if (kill(sbx, 0) == 0 || errno != EPERM)
 		_exit(1);
+	while (read(3, &byte, 1) < 0 && errno == EINTR)
+		;
 	kill(-1, SIGKILL);
 	_exit(0);
 }
