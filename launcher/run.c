@@ -442,8 +442,15 @@ void run_tick(struct run_state *r, uint64_t now)
 		size_t n = run_live_pids(keep, LIVE_MAX);
 
 		/* Nothing outlives a run: what bash left behind (still holding
-		 * the pipes or not) ends now. */
-		fire_deadman(r);
+		 * the pipes or not) ends now. The dead-man switch is fired and
+		 * waited for only when something besides its helper is left
+		 * (the usual run leaves nothing: then the walk just ends the
+		 * helper). */
+		if (r->deadman_pid > 0 && n < LIVE_MAX) {
+			keep[n] = r->deadman_pid;
+			if (tree_has_orphans(keep, n + 1))
+				fire_deadman(r);
+		}
 		tree_kill_orphans(keep, n);
 		r->orphans_killed = true;
 		r->drain_budget = 2 * (uint64_t)COLLECT_PIPE_SIZE + 2 * RUN_READ_BUF;
