@@ -44,6 +44,8 @@ static void helper(int trigger, pid_t sbx)
 	/* Only the trigger stays open: no pipe of the run is held, so output
 	 * collection never waits for us. Signals stay blocked (inherited from
 	 * the spawn); only SIGKILL, from sbx, can end us early. */
+	/* Named, so that a `ps` inside the run says what it is. */
+	prctl(PR_SET_NAME, "sbx-deadman", 0, 0, 0);
 	if (dup2(trigger, 3) < 0)
 		_exit(1);
 	syscall(SYS_close_range, 4, ~0U, 0);
