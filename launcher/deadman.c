@@ -16,15 +16,6 @@
 
 #include "landlock.h"
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
-#ifndef SYS_landlock_add_rule
-#define SYS_landlock_add_rule 445
-#endif
-#ifndef SYS_landlock_restrict_self
-#define SYS_landlock_restrict_self 446
-#endif
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif

@@ -19,15 +19,6 @@
 #include "landlock.h"
 
 /* Debian 12 ships the 6.1 headers: define what later kernels added. */
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
-#ifndef SYS_landlock_add_rule
-#define SYS_landlock_add_rule 445
-#endif
-#ifndef SYS_landlock_restrict_self
-#define SYS_landlock_restrict_self 446
-#endif
 #ifndef LANDLOCK_ACCESS_FS_REFER
 #define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)       /* ABI 2 */
 #endif

@@ -8,7 +8,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/syscall.h>
+
 #include "child.h"
+
+/* Debian 12 ships the 6.1 headers: the syscall numbers where they lack them. */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+#ifndef SYS_landlock_add_rule
+#define SYS_landlock_add_rule 445
+#endif
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
 
 #define SBX_LANDLOCK_ABI_KNOWN 7
 

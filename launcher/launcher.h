@@ -56,6 +56,8 @@ void env_free(char **env);
  * allows. */
 #define COLLECT_PIPE_SIZE (1 << 20)
 int pipe_open_collect(int fds[2]);
+/* write(2) until all of buf is written; 0 or -errno. */
+int io_write_all(int fd, const char *buf, size_t len);
 
 /* ---- stream.c: bounded head + tail, spill past the limit ---- */
 struct stream {

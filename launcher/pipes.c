@@ -15,3 +15,19 @@ int pipe_open_collect(int fds[2])
 	(void)fcntl(fds[0], F_SETPIPE_SZ, COLLECT_PIPE_SIZE);
 	return 0;
 }
+
+int io_write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "launcher.h"
 #include "serve_out.h"
 
 struct out_line {
@@ -14,22 +15,6 @@ struct out_line {
 	size_t len;
 	char text[];
 };
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static void *writer(void *arg)
 {
@@ -47,7 +32,7 @@ static void *writer(void *arg)
 		if (!o->head)
 			o->tail = NULL;
 		pthread_mutex_unlock(&o->lock);
-		int err = o->error ? 0 : write_all(o->fd, line->text, line->len);
+		int err = o->error ? 0 : -io_write_all(o->fd, line->text, line->len);
 
 		free(line);
 		pthread_mutex_lock(&o->lock);

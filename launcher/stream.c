@@ -48,22 +48,6 @@ int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd, b
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* O_EXCL|O_NOFOLLOW under dirfd with a random suffix: never follows or reuses
  * what someone else put there. */
 static int create_unique_at(int dirfd, const char *prefix, char *name, size_t name_size)
@@ -162,7 +146,7 @@ static int spill_open(struct stream *s)
 		return -ENOMEM;
 	}
 	s->spill_fd = fd;
-	return write_all(fd, s->first, s->first_len);
+	return io_write_all(fd, s->first, s->first_len);
 }
 
 static void tail_push(struct stream *s, const char *buf, size_t len)
@@ -195,7 +179,7 @@ void stream_feed(struct stream *s, const char *buf, size_t len)
 	if (len == 0)
 		return;
 	if (s->pass_fd >= 0 && s->error == 0) {
-		int rc = write_all(s->pass_fd, buf, len);
+		int rc = io_write_all(s->pass_fd, buf, len);
 
 		if (rc < 0)
 			s->error = -rc;
@@ -221,7 +205,7 @@ void stream_feed(struct stream *s, const char *buf, size_t len)
 			s->error = -rc;
 	}
 	if (s->spill_fd >= 0) {
-		int rc = write_all(s->spill_fd, buf, len);
+		int rc = io_write_all(s->spill_fd, buf, len);
 
 		if (rc < 0) {
 			s->error = -rc;
