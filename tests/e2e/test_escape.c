@@ -308,3 +308,26 @@ ParameterizedTest(struct rp *p, escape, sigkill_to_sbx_ends_the_tree, .timeout =
 	free(mark2);
 	free(root);
 }
+
+/* The dead-man helper holds no capability (a root launcher's would otherwise
+ * keep all of them for the run's lifetime). Read from inside the run. */
+PARAMS(deadman_holds_nothing)
+ParameterizedTest(struct rp *p, escape, deadman_holds_nothing, .timeout = 60)
+{
+	if (landlock_abi() < 6)
+		cr_skip_test("this kernel's Landlock (ABI %d) cannot scope signals", landlock_abi());
+	char *root = e2e_tmpdir(p->who);
+	struct e2e_out o;
+	int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--root", root, "--",
+			     "p=$(pgrep -x -P $$ sbx-deadman) && grep -E '^Cap(Eff|Prm|Amb)' /proc/$p/status",
+			     NULL);
+
+	cr_expect_eq(rc, 0, "[%s %s] no helper found? exit %d: %s %s", p->runner,
+		     e2e_user_name(p->who), rc, o.out, o.err);
+	cr_expect(strstr(o.out, "CapEff:\t0000000000000000") &&
+			  strstr(o.out, "CapPrm:\t0000000000000000") &&
+			  strstr(o.out, "CapAmb:\t0000000000000000"),
+		  "[%s %s] helper capabilities: %s", p->runner, e2e_user_name(p->who), o.out);
+	e2e_out_free(&o);
+	free(root);
+}
