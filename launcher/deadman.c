@@ -16,10 +16,6 @@
 
 #include "landlock.h"
 
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
-
 #define LL_REFER (1ULL << 13) /* LANDLOCK_ACCESS_FS_REFER, ABI 2 */
 
 struct scope_attr {
@@ -30,12 +26,8 @@ struct scope_attr {
 
 static void helper(int trigger, pid_t sbx)
 {
-	char byte;
-
-	/* Only the trigger stays open: no pipe of the run is held, so output
-	 * collection never waits for us. Signals stay blocked (inherited from
-	 * the spawn); only SIGKILL, from sbx, can end us early. */
 	struct child_status st;
+	char byte;
 
 	/* Named, so that a `ps` inside the run says what it is. */
 	prctl(PR_SET_NAME, "sbx-deadman", 0, 0, 0);
@@ -43,6 +35,9 @@ static void helper(int trigger, pid_t sbx)
 	 * launcher's helper would otherwise keep every capability). */
 	if (caps_drop_all(&st) < 0)
 		_exit(1);
+	/* Only the trigger stays open: no pipe of the run is held, so output
+	 * collection never waits for us. Signals stay blocked (inherited from
+	 * the spawn); only SIGKILL, from sbx, can end us early. */
 	if (dup2(trigger, 3) < 0)
 		_exit(1);
 	syscall(SYS_close_range, 4, ~0U, 0);
