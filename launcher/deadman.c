@@ -29,12 +29,12 @@ static void helper(int trigger, pid_t sbx)
 	struct child_status st;
 	char byte;
 
-	/* Named, so that a `ps` inside the run says what it is. */
-	prctl(PR_SET_NAME, "sbx-deadman", 0, 0, 0);
 	/* It needs no privilege to signal its own run: hold none (a root
 	 * launcher's helper would otherwise keep every capability). */
 	if (caps_drop_all(&st) < 0)
 		_exit(1);
+	/* Named (after the drop), so that a `ps` inside the run says what it is. */
+	prctl(PR_SET_NAME, "sbx-deadman", 0, 0, 0);
 	/* Only the trigger stays open: no pipe of the run is held, so output
 	 * collection never waits for us. Signals stay blocked (inherited from
 	 * the spawn); only SIGKILL, from sbx, can end us early. */
