@@ -13,6 +13,7 @@
 /* Per process, a runner found unusable stays unusable (serve does not
  * retry user namespaces on every call once the kernel said no). */
 static char unusable_reason[SBX_RUNNER_NONE + 1][320];
+static bool probed_ok[SBX_RUNNER_NONE + 1];
 
 static int landlock_abi_for(const struct sbx_run *cfg)
 {
@@ -180,11 +181,15 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 			append_reason(reasons, sizeof(reasons), runner->name, unusable_reason[runner->id]);
 			continue;
 		}
-		if (runner->probe(reason, sizeof(reason)) < 0) {
+		/* A probe that passed once is not repeated (serve runs many
+		 * commands): if the machine changes under us, the clone or the
+		 * setup fails instead, and that is caught below just the same. */
+		if (!probed_ok[runner->id] && runner->probe(reason, sizeof(reason)) < 0) {
 			snprintf(unusable_reason[runner->id], sizeof(unusable_reason[0]), "%s", reason);
 			append_reason(reasons, sizeof(reasons), runner->name, reason);
 			continue;
 		}
+		probed_ok[runner->id] = true;
 		if (runner->id == SBX_RUNNER_NAMESPACE && check_cwd_visible(r, err) < 0)
 			return -EINVAL;
 		rc = spawn_with(r, runner, &o);
