@@ -103,11 +103,18 @@ static int landlock_abi(void)
 	return abi > 0 ? (int)abi : 0;
 }
 
+/* Only a kernel that truly lacks Landlock signal scoping (ABI < 6) skips. */
+#define NEED_SIGNAL_SCOPE()                                                                \
+	do {                                                                               \
+		if (landlock_abi() < 6)                                                    \
+			cr_skip_test("this kernel's Landlock (ABI %d) cannot scope signals",  \
+				     landlock_abi());                                      \
+	} while (0)
+
 PARAMS(cannot_signal_sbx)
 ParameterizedTest(struct rp *p, escape, cannot_signal_sbx, .timeout = 60)
 {
-	if (landlock_abi() < 6)
-		cr_skip_test("this kernel's Landlock (ABI %d) cannot scope signals", landlock_abi());
+	NEED_SIGNAL_SCOPE();
 	char *root = e2e_tmpdir(p->who);
 	char *mark = e2e_fmt("sleep 35.%u", seq());
 	char *cmd = e2e_fmt("(setsid %s &); kill -STOP $PPID; echo stop=$?; kill -9 $PPID; "
@@ -128,39 +135,50 @@ ParameterizedTest(struct rp *p, escape, cannot_signal_sbx, .timeout = 60)
 	free(root);
 }
 
-/* SIGTERM to sbx from outside (a harness cancelling) ends the whole tree,
- * setsid'd parts included, and sbx reports 128+15. */
-PARAMS(sigterm_to_sbx_ends_the_tree)
-ParameterizedTest(struct rp *p, escape, sigterm_to_sbx_ends_the_tree, .timeout = 60)
+/* Start a run whose tree has a setsid'd part and a part ignoring SIGTERM,
+ * send sig to sbx from outside, and check from the process table that the
+ * whole tree is gone shortly after. Returns sbx's wait status. */
+static int signal_sbx_and_check(const struct rp *p, int sig, unsigned first_mark)
 {
 	char *root = e2e_tmpdir(p->who);
 	unsigned n = seq();
-	char *mark = e2e_fmt("sleep 36.%u", n);
-	char *mark2 = e2e_fmt("sleep 37.%u", n);
+	char *mark = e2e_fmt("sleep %u.%u", first_mark, n);
+	char *mark2 = e2e_fmt("sleep %u.%u", first_mark + 1, n);
 	char *cmd = e2e_fmt("(setsid %s &); trap '' TERM; %s", mark, mark2);
 	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", (char *)p->runner, "--root", root,
 			 "--", cmd, NULL };
 	pid_t pid = e2e_spawn(p->who, "/", argv);
+	int st = 0;
 
 	for (int i = 0; i < 200 && (count_procs(mark) == 0 || count_procs(mark2) == 0); i++)
 		usleep(20 * 1000);
 	cr_assert(count_procs(mark) > 0 && count_procs(mark2) > 0, "the command did not start");
-	kill(pid, SIGTERM);
-	int st = 0;
-
+	kill(pid, sig);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 143, "[%s %s] sbx ended with status %#x",
-		  p->runner, e2e_user_name(p->who), st);
-	cr_expect_eq(count_procs(mark), 0, "[%s %s] '%s' outlived sbx", p->runner,
-		     e2e_user_name(p->who), mark);
-	cr_expect_eq(count_procs(mark2), 0, "[%s %s] '%s' (TERM ignored) outlived sbx", p->runner,
-		     e2e_user_name(p->who), mark2);
+	for (int i = 0; i < 100 && (count_procs(mark) || count_procs(mark2)); i++)
+		usleep(20 * 1000);
+	cr_expect_eq(count_procs(mark), 0, "[%s %s] '%s' (setsid) outlived sbx after signal %d",
+		     p->runner, e2e_user_name(p->who), mark, sig);
+	cr_expect_eq(count_procs(mark2), 0, "[%s %s] '%s' (TERM ignored) outlived sbx after "
+		     "signal %d", p->runner, e2e_user_name(p->who), mark2, sig);
 	kill_procs(mark);
 	kill_procs(mark2);
 	free(cmd);
 	free(mark);
 	free(mark2);
 	free(root);
+	return st;
+}
+
+/* SIGTERM to sbx from outside (a harness cancelling) ends the whole tree,
+ * setsid'd parts included, and sbx reports 128+15. */
+PARAMS(sigterm_to_sbx_ends_the_tree)
+ParameterizedTest(struct rp *p, escape, sigterm_to_sbx_ends_the_tree, .timeout = 60)
+{
+	int st = signal_sbx_and_check(p, SIGTERM, 36);
+
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 143, "[%s %s] sbx ended with status %#x",
+		  p->runner, e2e_user_name(p->who), st);
 }
 
 /* Processes that fork and exit in a tight loop move faster than a walk of
@@ -169,12 +187,11 @@ PARAMS(forking_tree_is_ended)
 ParameterizedTest(struct rp *p, escape, forking_tree_is_ended, .timeout = 90)
 {
 	/* The dead-man switch that ends such a tree needs signal scoping. */
-	if (landlock_abi() < 6)
-		cr_skip_test("this kernel's Landlock (ABI %d) cannot scope signals", landlock_abi());
+	NEED_SIGNAL_SCOPE();
 	char *root = e2e_tmpdir(p->who);
 	char *name = e2e_fmt("hop%u", seq() % 100000);
-	/* Each hop also calls setsid: no process group holds them. */
-	/* They hop for longer than sbx's walk of the tree would try (5 s). */
+	/* Each hop also calls setsid (no process group holds them), and they
+	 * hop for longer than sbx's walk of the tree would try (5 s). */
 	char *cmd = e2e_fmt("for i in $(seq 16); do %s 7 %s setsid >/dev/null 2>&1 & done; "
 			    "echo started",
 			    e2e_helper("hopper"), name);
@@ -281,32 +298,8 @@ ParameterizedTest(struct rp *p, escape, spill_dir_inside_root_refused, .timeout 
 PARAMS(sigkill_to_sbx_ends_the_tree)
 ParameterizedTest(struct rp *p, escape, sigkill_to_sbx_ends_the_tree, .timeout = 60)
 {
-	if (landlock_abi() < 6)
-		cr_skip_test("this kernel's Landlock (ABI %d) cannot scope signals", landlock_abi());
-	char *root = e2e_tmpdir(p->who);
-	unsigned n = seq();
-	char *mark = e2e_fmt("sleep 38.%u", n);
-	char *mark2 = e2e_fmt("sleep 39.%u", n);
-	char *cmd = e2e_fmt("(setsid %s &); %s", mark, mark2);
-	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", (char *)p->runner, "--root", root,
-			 "--", cmd, NULL };
-	pid_t pid = e2e_spawn(p->who, "/", argv);
-
-	for (int i = 0; i < 200 && (count_procs(mark) == 0 || count_procs(mark2) == 0); i++)
-		usleep(20 * 1000);
-	cr_assert(count_procs(mark) > 0 && count_procs(mark2) > 0, "the command did not start");
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	for (int i = 0; i < 100 && (count_procs(mark) || count_procs(mark2)); i++)
-		usleep(20 * 1000);
-	cr_expect_eq(count_procs(mark) + count_procs(mark2), 0, "[%s %s] the run outlived sbx",
-		     p->runner, e2e_user_name(p->who));
-	kill_procs(mark);
-	kill_procs(mark2);
-	free(cmd);
-	free(mark);
-	free(mark2);
-	free(root);
+	NEED_SIGNAL_SCOPE();
+	signal_sbx_and_check(p, SIGKILL, 38);
 }
 
 /* The dead-man helper holds no capability (a root launcher's would otherwise
@@ -314,12 +307,13 @@ ParameterizedTest(struct rp *p, escape, sigkill_to_sbx_ends_the_tree, .timeout =
 PARAMS(deadman_holds_nothing)
 ParameterizedTest(struct rp *p, escape, deadman_holds_nothing, .timeout = 60)
 {
-	if (landlock_abi() < 6)
-		cr_skip_test("this kernel's Landlock (ABI %d) cannot scope signals", landlock_abi());
+	NEED_SIGNAL_SCOPE();
 	char *root = e2e_tmpdir(p->who);
 	struct e2e_out o;
 	int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--root", root, "--",
-			     "p=$(pgrep -x -P $$ sbx-deadman) && grep -E '^Cap(Eff|Prm|Amb)' /proc/$p/status",
+			     /* it takes its name a moment after it starts */
+			     "for i in $(seq 100); do p=$(pgrep -x -P $$ sbx-deadman) && break; "
+			     "sleep 0.02; done; grep -E '^Cap(Eff|Prm|Amb)' /proc/$p/status",
 			     NULL);
 
 	cr_expect_eq(rc, 0, "[%s %s] no helper found? exit %d: %s %s", p->runner,
