@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sbx build. Features are switched in config.mk (CONFIG_X=y|n); each one adds
 # its objects and libraries in the obj-$(CONFIG_X) / libs-$(CONFIG_X) style.
 include config.mk
@@ -9,7 +10,10 @@ DESTDIR ?=
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE -fstack-clash-protection
 OPT ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Iinclude -Ilauncher -Iclassify -Ipolicy
+# launcher/ is layered, data flowing down: front (CLI, serve) -> engine (one
+# run) -> runners (namespace, landlock) -> kernel (mechanisms).
+LAUNCHER_DIRS := launcher/front launcher/engine launcher/runners launcher/kernel
+CPPFLAGS += -D_GNU_SOURCE -Iinclude $(addprefix -I,$(LAUNCHER_DIRS)) -Iclassify -Ipolicy
 CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(CFLAGS_EXTRA)
 LDFLAGS := -pie -Wl,-z,relro,-z,now $(LDFLAGS_EXTRA)
 
@@ -26,17 +30,17 @@ $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.
 # pure parts: every file in policy/ and classify/
 obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 # the launcher core
-obj-y += launcher/error.o launcher/env.o launcher/pipes.o launcher/child.o \
-	 launcher/spawn.o launcher/tree.o launcher/stream.o launcher/loop.o \
-	 launcher/loop_poll.o launcher/run.o launcher/run_builder.o launcher/run_pick.o \
-	 launcher/run_finish.o launcher/runners.o launcher/result.o launcher/privilege.o \
-	 launcher/landlock.o launcher/deadman.o launcher/caps.o launcher/userns.o launcher/utf8.o launcher/writable.o launcher/probe.o \
-	 launcher/serve.o launcher/serve_answers.o launcher/serve_out.o launcher/serve_tasks.o launcher/serve_request.o
-obj-$(CONFIG_IO_URING) += launcher/loop_uring.o
-obj-$(CONFIG_RUNNER_NAMESPACE) += launcher/runner_namespace.o launcher/ns_view.o launcher/ns_readonly.o
-obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runner_landlock.o
-obj-$(CONFIG_SECCOMP) += launcher/seccomp.o
-obj-$(CONFIG_NETNS) += launcher/netns.o
+obj-y += $(addprefix launcher/engine/,error.o env.o pipes.o spawn.o tree.o stream.o loop.o \
+	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
+	 utf8.o writable.o probe.o)
+obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
+obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o caps.o userns.o)
+obj-y += $(addprefix launcher/front/,serve.o serve_answers.o serve_out.o serve_tasks.o serve_request.o)
+obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
+obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o ns_view.o ns_readonly.o)
+obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o
+obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o
+obj-$(CONFIG_NETNS) += launcher/kernel/netns.o
 
 # Libraries Debian ships as static archives are linked into the sbx binary
 # itself: every launch then skips their dynamic loading (measured here: about
@@ -49,8 +53,8 @@ shared-libs-$(CONFIG_NETNS) += -lmnl
 libs-y := $(static-libs-y) $(shared-libs-y)
 sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(shared-libs-y)
 
-CLI_OBJ := launcher/cli_main.o launcher/cli_run.o launcher/cli_options.o launcher/cli_probe.o launcher/cli_serve.o \
-	   launcher/cli_signals.o
+CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_options.o cli_probe.o \
+	   cli_serve.o cli_signals.o)
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
@@ -74,7 +78,7 @@ libsbx.a: $(obj-y)
 sbx: $(CLI_OBJ) libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) libsbx.a $(sbx-libs)
 
-%.o: %.c $(wildcard include/*.h launcher/*.h classify/*.h policy/*.h) config.mk .config.stamp
+%.o: %.c $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h) config.mk .config.stamp
 	@echo "  CC      $@"
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -128,4 +132,4 @@ fuzz:
 
 clean:
 	rm -f sbx libsbx.a $(obj-y) $(CLI_OBJ) $(UNIT_BIN) $(E2E_BIN) $(E2E_COMMON) $(HELPERS) examples/embed \
-		launcher/*.o policy/*.o classify/*.o tests/*/*.o
+		launcher/*/*.o policy/*.o classify/*.o tests/*/*.o

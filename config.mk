@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sbx build configuration: one CONFIG_X=y|n line per feature.
 # Override on the command line, e.g. `make CONFIG_IO_URING=n`.
 CONFIG_IO_URING ?= y

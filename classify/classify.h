@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* classify/: what happened. Pure: bytes and facts in, facts out. No system
  * calls here; the one fact that needs the file system (could the caller have
  * written this path without the sandbox?) is asked through a callback. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The denial fact (CONTRACT section 5): conservative by design. A false
  * "denied" tells the model to ask the user for more power it does not need,
  * so every rule here removes a way a harmless failure could look like one. */

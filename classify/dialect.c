@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which stderr lines are denial evidence. Only the SHAPES real tools print
  * count, never the phrase anywhere in a line:
  *   A. the phrase is the last ": "-separated field (strerror style, as

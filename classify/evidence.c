@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The evidence ring: stderr is fed chunk by chunk as it flows, split into
  * lines, and only lines that speak a watched dialect are kept (the newest
  * EVIDENCE_LINES of them). Memory is the struct, whatever the stream does. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading the path out of the text before an error line's ": <phrase>"
  * field, in the forms real tools print it. Rules, in order:
  *   1. tar names the member, then the operation: "tar: x: Cannot open";

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The markers a model is shown after the bounded output (CONTRACT section 5). */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lexical path arithmetic for the classifier. No file system access: the
  * classifier compares the path an error line names with the policy's writable
  * directories, both as plain strings. Symlinks are not resolved (that would

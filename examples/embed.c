@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* embed.c: run one command under libsbx and report what the sandbox did.
  *
  * Runs `echo hello > outside-file` in read-only mode with a fresh temporary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libsbx: run one shell command under a file-write policy and report what happened.
  *
  * Every function returns 0 or a negative errno; on failure it fills the

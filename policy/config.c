@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The deployment config (CONTRACT section 6): `key = value` lines.
  *
  * Syntax, strictly:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading the config file: the only system calls policy/ makes. */
 #include <errno.h>
 #include <fcntl.h>

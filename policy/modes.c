@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Names of modes and runners, both ways. The parsers accept exactly the names
  * a user may write (CONTRACT sections 1, 2, 6); "none" is a runner name the
  * library reports for danger-full-access but never accepts as a request. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shell-style name patterns with '*' only. */
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy/: what may be written. Pure: no system calls but reading the config
  * file. Turns a deployment config, a session and an approved escalation into
  * one resolved policy value that a run carries everywhere (no globals). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-call resolution: deployment config + session + approved escalation ->
  * one policy value. Escalation replaces the mode and nothing else: a session
  * can never widen its root by asking for more permission. */

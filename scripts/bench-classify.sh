@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Classifier benchmark (issue 5, "Performance"). Prints figures, asserts nothing.
 #
 # 1. The classifier alone: tests/helpers/classify_bench.c, compiled here with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Launch benchmark (issues 3 and 4): the cost of starting one command.
 #   plain        bash -c true
 #   sbx run -- true in read-only, workspace-write with the namespace runner,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Output-collection benchmark (issue 2): 512 MiB of stdout through
 # `sbx run --mode danger-full-access` (human mode, stdout to /dev/null) against
 # the same bytes through a plain `| cat`, for both collectors (io_uring, and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Serve benchmark (issue 6): N `true` commands (default 1000)
 #   - through ONE `sbx serve`, INFLIGHT (default 8) requests in flight,
 #   - as N sequential `sbx run -- true` processes,

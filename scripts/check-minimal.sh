@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Build and test the minimal configuration (no io_uring, no seccomp filter, no
 # network namespaces) in a private copy of the tree, so the full build's
 # objects are left alone. Tests ask the binary what it was built with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A newcomer's first look: the three modes on one small workspace.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install the Debian packages sbx builds and tests with, if any is missing.
 # Idempotent: with everything present it installs nothing and says so.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Build every libFuzzer target (tests/fuzz/fuzz_*.c) and run each for a
 # bounded time from a scratch copy of its seed corpus (tests/fuzz/corpus_*/),
 # so the checked-in corpus is never changed. Exits non-zero if a target fails
@@ -21,7 +22,7 @@ command -v "$CLANG" >/dev/null 2>&1 || CLANG=clang-14
 command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz: clang not found" >&2; exit 2; }
 
 CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
--D_GNU_SOURCE -Iinclude -Ilauncher -Ipolicy -Iclassify"
+-D_GNU_SOURCE -Iinclude -Ilauncher/front -Ilauncher/engine -Ilauncher/runners -Ilauncher/kernel -Ipolicy -Iclassify"
 JANSSON=$(pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 JANSSON=$(echo $JANSSON) # no stray spaces
 
@@ -91,8 +92,8 @@ cat >"$WORK/request.dict" <<'DICT'
 "604800000"
 DICT
 
-build config policy/*.c launcher/error.c $JANSSON || failed=1
-build request launcher/serve_request.c launcher/error.c policy/modes.c $JANSSON || failed=1
+build config policy/*.c launcher/engine/error.c $JANSSON || failed=1
+build request launcher/front/serve_request.c launcher/engine/error.c policy/modes.c $JANSSON || failed=1
 if [ "$failed" -ne 0 ]; then
 	echo "fuzz: build failed; scratch: $WORK" >&2
 	exit 1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install sbx: scripts/install.sh DESTDIR PREFIX
 #
 #   DESTDIR  staging root ("" for a real install); files land in DESTDIR/PREFIX

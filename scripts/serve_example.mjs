@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: MIT
 // Drive `sbx serve` from Node: a small example for harness authors.
 //
 // Usage: scripts/serve_example.mjs [PATH_TO_SBX]      (default: ./sbx)

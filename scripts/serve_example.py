@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Drive `sbx serve` from Python: a small example for harness authors.
 
 Usage: scripts/serve_example.py [PATH_TO_SBX]      (default: ./sbx)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared fixtures for the end-to-end tests (see common.h).
  *
  * Criterion runs every test in its own process, so all per-process state here

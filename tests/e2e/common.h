@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared fixtures for the end-to-end tests: run the real sbx binary (and test
  * helpers) as the caller or as an unprivileged user, capture what they print,
  * and build private directories owned by that user. Effects are checked from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The containment matrix: every write route out of the workspace, for both
  * runners and both users, with the effect checked from outside the sandbox.
  *

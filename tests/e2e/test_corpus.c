@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The labelled corpus (issue 5): realistic commands an agent runs, each run
  * as `nobody` once confined and once with danger-full-access, each time in a
  * FRESH copy of the same fixture, for both runners.

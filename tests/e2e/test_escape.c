@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A run keeps its processes, and leaves nothing behind, even when the command
  * works against it: it cannot signal sbx (Landlock scoping, ABI 6+), a signal
  * to sbx from outside ends the whole tree, a tree that keeps forking is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end check of what a newcomer installs and copies: scripts/install.sh
 # into a temporary DESTDIR, pkg-config on the staged sbx.pc, examples/embed.c
 # compiled and run against the installed files, man -l on the installed pages,

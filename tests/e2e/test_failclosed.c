@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fail closed: with a kernel feature taken away (a seccomp filter from the
  * nofeature helper, or a user namespace whose user.max_user_namespaces is 0),
  * a confined mode either runs under a runner that still works or does not run

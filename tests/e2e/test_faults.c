@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fault injection beyond test_failclosed.c: sbx under the nofeature seccomp
  * filter, with kernel features taken away alone and combined the way
  * container runtimes take them away. Both users; effects checked from outside

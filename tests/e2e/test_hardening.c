@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hardening, checked from outside, as the caller and as nobody:
  *  - the terminal-injection ioctls (TIOCSTI, plain and with high bits set in
  *    the request: CVE-2017-5226, CVE-2019-10063; TIOCLINUX) get EPERM from

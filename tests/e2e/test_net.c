@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `--net none`: a new network namespace with only loopback, up. Checked as
  * the caller and as nobody, with the namespace runner and the default runner:
  *  - a connect to a non-loopback address fails at once with "Network is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output collection end to end, through BOTH collectors: io_uring (the
  * default) and poll() (forced by running sbx under `nofeature io_uring`, which
  * makes io_uring_setup fail with EPERM). Exact byte counts around the limit

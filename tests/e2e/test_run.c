@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `sbx run` end to end (CONTRACT sections 2, 4, 9; issue 2): exit statuses and
  * signals, stream separation, process-tree ownership (background children,
  * setsid, double fork, --timeout) checked from outside through /proc, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* End-to-end tests of `sbx serve` (CONTRACT section 7): a real serve child
  * driven over pipes, as the caller and as nobody. Effects are checked from
  * outside: files on disk, processes in /proc, the answers on stdout. */

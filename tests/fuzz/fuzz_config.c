@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 // libFuzzer target for the deployment config parser (policy/config.c).
 //
 // Build (one command) and run:
 //   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-//     -D_GNU_SOURCE -Iinclude -Ipolicy tests/fuzz/fuzz_config.c policy/*.c launcher/error.c
+//     -D_GNU_SOURCE -Iinclude -Ipolicy tests/fuzz/fuzz_config.c policy/*.c launcher/engine/error.c
 //     -o /tmp/fuzz_config
 //   /tmp/fuzz_config -max_total_time=60 CORPUS_DIR tests/fuzz/corpus_config
 //

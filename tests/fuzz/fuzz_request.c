@@ -1,9 +1,10 @@
-// libFuzzer target for the `sbx serve` request parser (launcher/serve_request.c).
+/* SPDX-License-Identifier: MIT */
+// libFuzzer target for the `sbx serve` request parser (launcher/front/serve_request.c).
 //
 // Build (one command) and run (scripts/fuzz.sh does both for every target):
 //   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 //     -D_GNU_SOURCE -Iinclude -Ilauncher -Ipolicy -Iclassify tests/fuzz/fuzz_request.c
-//     launcher/serve_request.c launcher/error.c policy/modes.c -ljansson -o /tmp/fuzz_request
+//     launcher/front/serve_request.c launcher/engine/error.c policy/modes.c -ljansson -o /tmp/fuzz_request
 //   /tmp/fuzz_request -max_total_time=60 CORPUS_DIR tests/fuzz/corpus_request
 //
 /* Besides "no crash, no leak", it checks the parser's promises: success leaves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The classifier's cost per MiB of stderr (issue 5, "Performance").
  *
  *   classify_bench [MIB] [ROUNDS]     (default 64 MiB, 5 rounds; median shown)

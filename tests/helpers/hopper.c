@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A process that will not stay put: for SECONDS it forks and lets the parent
  * exit, again and again (with "setsid": each child also starts a new session,
  * leaving every process group), so its pid keeps changing faster than anyone

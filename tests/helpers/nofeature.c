@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nofeature: run a program as if the kernel (or the container around it)
  * lacked some features, the way container runtimes' default seccomp profiles
  * make them fail. For the e2e tests' fault injection.

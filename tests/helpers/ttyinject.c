@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ttyinject: try to push bytes into a terminal's input queue, the way
  * CVE-2017-5226 (TIOCSTI) and CVE-2019-10063 (TIOCSTI with high bits set in
  * the request: the kernel drops them, a 64-bit seccomp compare does not)

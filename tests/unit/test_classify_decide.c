@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* classify_denied: the false alarms it must not raise, the denials it must. */
 #include <criterion/criterion.h>
 #include <stdio.h>

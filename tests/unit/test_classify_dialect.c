@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Real error lines, as the tools print them, through dialect_match_line. */
 #include <criterion/criterion.h>
 #include <string.h>

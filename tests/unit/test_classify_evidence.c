@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The evidence ring: any split, long streams, NULs, bad UTF-8, long lines. */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* path_normalize, path_is_within and the markers, byte for byte. */
 #include <criterion/criterion.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy/config.c: the deployment config parser (CONTRACT section 6). */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Landlock ruleset, the capability drop and the landlock runner, applied
  * for real in a forked child; every effect is checked from the parent, on
  * disk. Each case runs as root and again as nobody (Landlock must work
@@ -24,6 +25,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "landlock.h"
 #include "runner.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The namespace runner, driven directly: each case clones a child the way
  * spawn does (CLONE_VM|CLONE_VFORK plus the runner's flags), which enters the
  * runner and execs /bin/sh with a probe script. Effects are checked from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy/resolve.c, policy/pattern.c, policy/modes.c. */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,4 +1,5 @@
-/* launcher/serve_request.c: one `sbx serve` line -> a request (CONTRACT section 7). */
+/* SPDX-License-Identifier: MIT */
+/* launcher/front/serve_request.c: one `sbx serve` line -> a request (CONTRACT section 7). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal interfaces of launcher/: the pieces one run is made of. */
+#ifndef SBX_LAUNCHER_H
+#define SBX_LAUNCHER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "child.h"
+#include "classify.h"
+#include "sbx.h"
+
+#define SBX_MAX_PATTERNS 80
+
+/* ---- the builder (sbx_run_*) ---- */
+struct sbx_run {
+	char *command;
+	enum sbx_mode mode;
+	char *root;
+	char *cwd;
+	enum sbx_runner runner;
+	uint64_t timeout_ms;
+	size_t output_limit;
+	char *spill_dir;
+	enum sbx_net net;
+	bool escalation;
+	int landlock_abi;
+	int pass_out;
+	int pass_err;
+	int cancel_fd;
+	size_t n_patterns;
+	char *patterns[SBX_MAX_PATTERNS];
+};
+
+struct sbx_policy;
+/* run_builder.c: a resolved policy onto a builder. */
+int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct sbx_error *err);
+
+/* ---- env.c: the command's environment, credentials scrubbed ---- */
+extern const char *const env_builtin_scrub[];
+/* malloc'd NULL-terminated array of malloc'd "K=V" strings. */
+char **env_build(char *const *environ_in, const char *const *extra_patterns, size_t n_extra,
+		 bool confined);
+bool env_name_scrubbed(const char *name, size_t name_len, const char *const *extra,
+		       size_t n_extra);
+void env_free(char **env);
+
+/* ---- pipes.c ---- */
+/* pipe2(O_CLOEXEC), enlarged to COLLECT_PIPE_SIZE where the per-user budget
+ * allows. */
+#define COLLECT_PIPE_SIZE (1 << 20)
+int pipe_open_collect(int fds[2]);
+/* write(2) until all of buf is written; 0 or -errno. */
+int io_write_all(int fd, const char *buf, size_t len);
+
+/* ---- stream.c: bounded head + tail, spill past the limit ---- */
+struct stream {
+	const char *name;       /* "stdout" / "stderr" */
+	size_t limit;           /* head + tail kept */
+	char *first;            /* the first `limit` bytes */
+	size_t first_len;
+	char *tail;             /* ring of the last limit/2 bytes once over */
+	size_t tail_size;
+	size_t tail_pos;
+	bool tail_full;
+	uint64_t total;
+	int pass_fd;            /* live copy (human mode), -1: none */
+	bool spill_enabled;     /* spill past the limit (off with passthrough) */
+	const char *spill_dir;  /* the base directory for spill files */
+	bool spill_private;     /* make a fresh 0700 directory there first */
+	char *spill_base;       /* the base directory, as given or found */
+	int spill_base_fd;      /* opened when the run starts (see stream.c) */
+	char *spill_path;
+	int spill_fd;
+	int error;              /* first spill/pass error (errno), 0 if none */
+};
+/* spill_base: the directory spill files go under (opened now, before the
+ * command runs); spill_private: in a fresh 0700 directory there, else directly. */
+int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd, bool spill,
+		const char *spill_base, bool spill_private);
+void stream_feed(struct stream *s, const char *buf, size_t len);
+/* head, "\n[... N bytes omitted ...]\n", tail (or all when it fit). malloc'd. */
+char *stream_render(const struct stream *s, size_t *len);
+bool stream_truncated(const struct stream *s);
+void stream_close(struct stream *s); /* frees buffers, closes the spill fd, keeps spill_path */
+
+/* ---- utf8.c ---- */
+/* A valid UTF-8 copy (invalid sequences become U+FFFD; NULs kept). malloc'd. */
+char *utf8_sanitize(const char *buf, size_t len, size_t *out_len);
+
+/* ---- loop.c: one event loop, io_uring or poll behind it ---- */
+struct loop;
+struct loop_watch;
+/* n > 0: bytes in buf (or, for a readiness watch, the fd is readable);
+ * n == 0: end of file; n < 0: -errno. The watch is re-armed after the call
+ * unless it was removed or hit EOF/error. */
+typedef void (*loop_cb)(struct loop_watch *w, const char *buf, ssize_t n);
+struct loop_watch {
+	int fd;
+	bool readiness;         /* only report readability (pidfd), do not read */
+	char *buf;
+	size_t buf_size;
+	loop_cb cb;
+	void *ctx;
+	/* owned by the loop */
+	bool active;
+	bool in_flight;
+	size_t slot;
+};
+enum loop_backend { LOOP_URING, LOOP_POLL };
+/* io_uring when built and allowed (EPERM/ENOSYS -> poll); prefer_poll forces poll. */
+struct loop *loop_new(bool prefer_poll);
+enum loop_backend loop_backend_of(const struct loop *l);
+const char *loop_backend_name(const struct loop *l);
+int loop_add(struct loop *l, struct loop_watch *w);
+void loop_remove(struct loop *l, struct loop_watch *w);
+/* Wait at most timeout_ms (-1: forever) and dispatch. Returns events handled or -errno. */
+int loop_wait(struct loop *l, int timeout_ms);
+void loop_free(struct loop *l);
+
+struct loop_ops {
+	int (*add)(struct loop *l, struct loop_watch *w);
+	void (*remove)(struct loop *l, struct loop_watch *w);
+	int (*wait)(struct loop *l, int timeout_ms);
+	void (*free)(struct loop *l);
+	const char *name;
+	enum loop_backend backend;
+};
+struct loop {
+	const struct loop_ops *ops;
+};
+struct loop *loop_poll_new(void);
+#ifdef CONFIG_IO_URING
+/* NULL with *err set when io_uring is refused (EPERM, ENOSYS, ...). */
+struct loop *loop_uring_new(int *err);
+#endif
+/* Why io_uring is not used, or "" (filled by loop_new). */
+const char *loop_uring_unavailable_reason(void);
+
+/* ---- tree.c: the run's process tree ---- */
+int tree_become_subreaper(void);
+/* Signal pid and every descendant (read through /proc/PID/task/T/children). */
+void tree_signal(pid_t root, int sig);
+/* Kill every child of ours that is not in keep[] (and all their descendants),
+ * and reap those that are our children. Bounded in time. */
+void tree_kill_orphans(const pid_t *keep, size_t n_keep);
+/* Whether any child of ours is not in keep[]. */
+bool tree_has_orphans(const pid_t *keep, size_t n_keep);
+
+/* ---- spawn.c ---- */
+struct spawn_outcome {
+	pid_t pid;
+	int pidfd;
+	/* set when the child did not reach exec */
+	bool failed;
+	struct child_status status;
+	bool clone_failed;
+	int clone_errno;
+};
+int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_outcome *out);
+const char *bash_path(void);
+uint64_t signals_not_default(void);
+
+/* ---- runners.c ---- */
+struct runner_ops;
+const struct runner_ops *runner_by_id(enum sbx_runner id);
+/* Runners compiled in, in `auto` order, NULL-terminated. */
+extern const struct runner_ops *const runner_table[];
+
+/* ---- writable.c ---- */
+bool caller_could_write(const char *abs_path, void *ctx);
+
+/* ---- privilege.c ---- */
+int privilege_check_self(struct sbx_error *err);
+
+/* ---- result.c ---- */
+struct sbx_result {
+	bool exited;
+	int exit_code;
+	int signal;
+	bool timed_out;
+	uint64_t duration_ms;
+	char *out_text;
+	size_t out_len;
+	char *err_text;
+	size_t err_len;
+	uint64_t out_bytes;
+	uint64_t err_bytes;
+	bool truncated;
+	char *spill_out;
+	char *spill_err;
+	enum sbx_mode mode;
+	const char *runner;        /* NULL for danger-full-access */
+	enum sbx_enforcement enforcement;
+	bool denied;
+	bool runner_failed;
+	bool cancelled;
+	char *markers;
+	char *text;
+	size_t text_len;
+};
+int result_finish_text(struct sbx_result *r);
+#include <jansson.h>
+json_t *result_to_json_object(const struct sbx_result *r);
+json_t *error_to_json_object(const struct sbx_error *err);
+
+#endif

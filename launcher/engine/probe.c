@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/* sbx probe: each fact is read from the kernel by trying the feature, never
+ * inferred from a version number. */
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "landlock.h"
+#include "mount_api.h"
+#include "launcher.h"
+#include "probe.h"
+
+
+#define LANDLOCK_GAP                                                                           \
+	"Landlock confines paths, not metadata: chmod, chown, utimes and extended attributes "   \
+	"of files outside the root are not covered (the namespace runner covers them)"
+
+static const char *userns_fix(const char *reason)
+{
+	if (strstr(reason, "max_user_namespaces") || strstr(reason, "No space"))
+		return "raise the limit: sysctl -w user.max_user_namespaces=15000";
+	if (strstr(reason, "AppArmor"))
+		return "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or give sbx an "
+		       "AppArmor profile that allows userns";
+	if (strstr(reason, "unprivileged_userns_clone"))
+		return "sysctl -w kernel.unprivileged_userns_clone=1";
+	return "in a container, use a seccomp profile that allows clone/unshare with "
+	       "CLONE_NEWUSER; otherwise sbx uses the landlock runner";
+}
+
+/* One trial run of `true`: which runner, which enforcement, or why not. */
+static json_t *trial(enum sbx_mode mode, enum sbx_runner runner, const char *root)
+{
+	struct sbx_run *run = sbx_run_new();
+	struct sbx_result *res = NULL;
+	struct sbx_error err = { 0 };
+	json_t *o;
+
+	if (!run)
+		return json_pack("{s:n, s:s}", "runner", "reason", "out of memory");
+	sbx_run_set_command(run, "true");
+	sbx_run_set_mode(run, mode);
+	sbx_run_set_runner(run, runner);
+	sbx_run_set_root(run, root);
+	if (sbx_run_execute(run, &res, &err) < 0) {
+		o = json_pack("{s:n, s:s}", "runner", "reason", err.message);
+	} else if (sbx_result_exit_status(res) != 0) {
+		o = json_pack("{s:n, s:s}", "runner", "reason", "a trial command failed");
+	} else {
+		o = json_pack("{s:s, s:s}", "runner", res->runner, "enforcement",
+			      res->enforcement == SBX_ENFORCEMENT_FULL ? "full" : "partial");
+	}
+	sbx_result_free(res);
+	sbx_run_free(run);
+	return o;
+}
+
+static json_t *io_uring_fact(void)
+{
+	struct loop *l = loop_new(false);
+	json_t *o;
+
+	if (l && loop_backend_of(l) == LOOP_URING)
+		o = json_pack("{s:b, s:n}", "available", 1, "reason");
+	else
+		o = json_pack("{s:b, s:s}", "available", 0, "reason", loop_uring_unavailable_reason());
+	loop_free(l);
+	return o;
+}
+
+static json_t *seccomp_fact(void)
+{
+	/* Asking for an action the kernel must know tells whether it has
+	 * seccomp filters at all, without installing anything. */
+	unsigned int action = SECCOMP_RET_ERRNO;
+	long rc = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action);
+
+	if (rc == 0)
+		return json_pack("{s:b, s:n}", "available", 1, "reason");
+	return json_pack("{s:b, s:s}", "available", 0, "reason", strerror(errno));
+}
+
+static json_t *mount_api_fact(void)
+{
+	/* An invalid fd: EBADF means the call exists, ENOSYS that it does not. */
+	long rc = syscall(SYS_mount_setattr, -1, "", 0, NULL, 0);
+	bool have = !(rc < 0 && errno == ENOSYS);
+
+	return json_pack("{s:b, s:s}", "mount_setattr", have, "read_only_view",
+			 have ? "one recursive mount_setattr" : "per-mount remount walk");
+}
+
+static json_t *landlock_fact(void)
+{
+	char reason[160];
+	int abi = landlock_abi_probe(reason, sizeof(reason));
+
+	if (abi < 1)
+		return json_pack("{s:n, s:s, s:s}", "abi", "reason", reason, "gap", LANDLOCK_GAP);
+	return json_pack("{s:i, s:n, s:s, s:s, s:s}", "abi", abi, "reason", "enforcement",
+			 abi >= 3 ? "full" : "partial", "covers",
+			 abi >= 3 ? "create, write, truncate, remove, rename and link of files"
+				  : "create, write, remove, rename and link of files; not truncate(2) (needs ABI 3)",
+			 "gap", LANDLOCK_GAP);
+}
+
+static json_t *build_fact(void)
+{
+	return json_pack("{s:b, s:b, s:b, s:b, s:b}",
+#ifdef CONFIG_IO_URING
+			 "io_uring", 1,
+#else
+			 "io_uring", 0,
+#endif
+#ifdef CONFIG_RUNNER_NAMESPACE
+			 "runner_namespace", 1,
+#else
+			 "runner_namespace", 0,
+#endif
+#ifdef CONFIG_RUNNER_LANDLOCK
+			 "runner_landlock", 1,
+#else
+			 "runner_landlock", 0,
+#endif
+#ifdef CONFIG_SECCOMP
+			 "seccomp", 1,
+#else
+			 "seccomp", 0,
+#endif
+#ifdef CONFIG_NETNS
+			 "netns", 1
+#else
+			 "netns", 0
+#endif
+	);
+}
+
+json_t *probe_facts(void)
+{
+	char root[] = "/tmp/sbx-probe-XXXXXX";
+	json_t *facts = json_object(), *runners = json_object(), *modes = json_object();
+	json_t *ns;
+
+	if (!mkdtemp(root))
+		snprintf(root, sizeof(root), "/");
+	ns = trial(SBX_MODE_READ_ONLY, SBX_RUNNER_NAMESPACE, root);
+	json_object_set_new(runners, "namespace", ns);
+	json_object_set_new(runners, "landlock", trial(SBX_MODE_READ_ONLY, SBX_RUNNER_LANDLOCK, root));
+	json_object_set_new(modes, "read-only", trial(SBX_MODE_READ_ONLY, SBX_RUNNER_AUTO, root));
+	if (strcmp(root, "/") != 0)
+		json_object_set_new(modes, "workspace-write",
+				    trial(SBX_MODE_WORKSPACE_WRITE, SBX_RUNNER_AUTO, root));
+	json_object_set_new(modes, "danger-full-access", json_pack("{s:n}", "runner"));
+
+	const char *ns_reason = json_string_value(json_object_get(ns, "reason"));
+	json_t *userns = ns_reason ? json_pack("{s:b, s:s, s:s}", "available", 0, "reason", ns_reason,
+					       "fix", userns_fix(ns_reason))
+				   : json_pack("{s:b, s:n}", "available", 1, "reason");
+
+	json_object_set_new(facts, "user_namespaces", userns);
+	json_object_set_new(facts, "landlock", landlock_fact());
+	json_object_set_new(facts, "io_uring", io_uring_fact());
+	json_object_set_new(facts, "seccomp", seccomp_fact());
+	json_object_set_new(facts, "mount_api", mount_api_fact());
+	json_object_set_new(facts, "runners", runners);
+	json_object_set_new(facts, "modes", modes);
+	json_object_set_new(facts, "build", build_fact());
+	if (strcmp(root, "/") != 0)
+		rmdir(root);
+	return facts;
+}
+
+json_t *probe_usable_runners(const json_t *facts)
+{
+	json_t *out = json_array();
+	const char *name;
+	json_t *r;
+
+	json_object_foreach(json_object_get(facts, "runners"), name, r)
+		if (json_string_value(json_object_get(r, "runner")))
+			json_array_append_new(out, json_string(name));
+	return out;
+}

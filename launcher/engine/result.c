@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* The result object of CONTRACT section 4, and the model's `text`. */
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launcher.h"
+
+void sbx_result_free(struct sbx_result *r)
+{
+	if (!r)
+		return;
+	free(r->out_text);
+	free(r->err_text);
+	free(r->spill_out);
+	free(r->spill_err);
+	free(r->markers);
+	free(r->text);
+	free(r);
+}
+
+int sbx_result_exit_status(const struct sbx_result *r)
+{
+	if (r->timed_out)
+		return 124;
+	if (r->exited)
+		return r->exit_code;
+	return 128 + r->signal;
+}
+
+bool sbx_result_cancelled(const struct sbx_result *r)
+{
+	return r->cancelled;
+}
+
+bool sbx_result_denied(const struct sbx_result *r)
+{
+	return r->denied;
+}
+
+const char *sbx_result_markers(const struct sbx_result *r)
+{
+	return r->markers ? r->markers : "";
+}
+
+/* text = stdout, then stderr, then the markers, each part starting on a line
+ * of its own. */
+int result_finish_text(struct sbx_result *r)
+{
+	size_t ml = strlen(r->markers);
+	size_t cap = r->out_len + r->err_len + ml + 3;
+	char *t = malloc(cap), *p;
+
+	if (!t)
+		return -ENOMEM;
+	p = t;
+	memcpy(p, r->out_text, r->out_len);
+	p += r->out_len;
+	if (r->err_len) {
+		if (p > t && p[-1] != '\n')
+			*p++ = '\n';
+		memcpy(p, r->err_text, r->err_len);
+		p += r->err_len;
+	}
+	if (ml) {
+		if (p > t && p[-1] != '\n')
+			*p++ = '\n';
+		memcpy(p, r->markers, ml);
+		p += ml;
+	}
+	*p = '\0';
+	r->text = t;
+	r->text_len = (size_t)(p - t);
+	return 0;
+}
+
+static json_t *json_bytes(const char *buf, size_t len)
+{
+	size_t clean_len;
+	char *clean = utf8_sanitize(buf, len, &clean_len);
+	json_t *j;
+
+	if (!clean)
+		return NULL;
+	j = json_stringn(clean, clean_len);
+	free(clean);
+	return j;
+}
+
+static const char *signal_name(int sig)
+{
+	static char buf[32];
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (!abbrev) {
+		snprintf(buf, sizeof(buf), "SIG%d", sig);
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+	return buf;
+}
+
+static json_t *markers_array(const char *markers)
+{
+	json_t *a = json_array();
+
+	for (const char *p = markers; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		json_array_append_new(a, json_stringn(p, len));
+		p += len + (nl ? 1 : 0);
+	}
+	return a;
+}
+
+static json_t *sandbox_object(const struct sbx_result *r)
+{
+	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS)
+		return json_pack("{s:s, s:b}", "mode", sbx_mode_name(r->mode), "denied", 0);
+	return json_pack("{s:s, s:s, s:s, s:b}", "mode", sbx_mode_name(r->mode), "runner",
+			 r->runner ? r->runner : "none", "enforcement",
+			 r->enforcement == SBX_ENFORCEMENT_FULL ? "full" : "partial", "denied",
+			 r->denied);
+}
+
+json_t *result_to_json_object(const struct sbx_result *r)
+{
+	json_t *o = json_object();
+	json_t *spill = json_null();
+
+	if (r->spill_out || r->spill_err) {
+		spill = json_object();
+		json_object_set_new(spill, "stdout", r->spill_out ? json_string(r->spill_out) : json_null());
+		json_object_set_new(spill, "stderr", r->spill_err ? json_string(r->spill_err) : json_null());
+	}
+	json_object_set_new(o, "exit_code", r->exited ? json_integer(r->exit_code) : json_null());
+	json_object_set_new(o, "signal", r->exited ? json_null() : json_string(signal_name(r->signal)));
+	json_object_set_new(o, "timed_out", json_boolean(r->timed_out));
+	json_object_set_new(o, "duration_ms", json_integer((json_int_t)r->duration_ms));
+	json_object_set_new(o, "stdout", json_bytes(r->out_text, r->out_len));
+	json_object_set_new(o, "stderr", json_bytes(r->err_text, r->err_len));
+	json_object_set_new(o, "stdout_bytes", json_integer((json_int_t)r->out_bytes));
+	json_object_set_new(o, "stderr_bytes", json_integer((json_int_t)r->err_bytes));
+	json_object_set_new(o, "truncated", json_boolean(r->truncated));
+	json_object_set_new(o, "spill", spill);
+	json_object_set_new(o, "sandbox", sandbox_object(r));
+	json_object_set_new(o, "markers", markers_array(r->markers));
+	json_object_set_new(o, "text", json_bytes(r->text, r->text_len));
+	return o;
+}
+
+static char *dump(json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	json_decref(o);
+	return s;
+}
+
+char *sbx_result_to_json(const struct sbx_result *r)
+{
+	return dump(result_to_json_object(r));
+}
+
+json_t *error_to_json_object(const struct sbx_error *err)
+{
+	return json_pack("{s:{s:s, s:s, s:s}}", "error", "code", err->code, "message", err->message,
+			 "detail", err->detail);
+}
+
+char *sbx_error_to_json(const struct sbx_error *err)
+{
+	return dump(error_to_json_object(err));
+}

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/* One live run from spawn to result: collect both streams and the exit on a
+ * loop, keep the timers (timeout, grace, drain), end the whole tree. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "run.h"
+#include "syscall_filter.h"
+
+extern char **environ;
+
+/* Bash pids of the runs alive in this process: their trees are theirs, and
+ * never taken for a finished run's leftovers. */
+#define LIVE_MAX 1024
+static pid_t live_pids[LIVE_MAX];
+static size_t n_live;
+
+static void live_add(pid_t pid)
+{
+	if (n_live < LIVE_MAX)
+		live_pids[n_live++] = pid;
+}
+
+static void live_remove(pid_t pid)
+{
+	for (size_t i = 0; i < n_live; i++)
+		if (live_pids[i] == pid) {
+			live_pids[i] = live_pids[--n_live];
+			return;
+		}
+}
+
+size_t run_live_pids(pid_t *out, size_t max)
+{
+	size_t n = n_live < max ? n_live : max;
+
+	memcpy(out, live_pids, n * sizeof(*out));
+	return n;
+}
+
+uint64_t run_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The root is resolved once, here: symlinks in it cannot be swapped later to
+ * point the writable bind somewhere else. */
+static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err)
+{
+	char want[PATH_MAX];
+	struct stat st;
+
+	if (!cfg->root) {
+		if (!getcwd(want, sizeof(want)))
+			return sbx_error_set(err, errno, SBX_E_USAGE, NULL,
+					     "unable to read the current directory: %s", strerror(errno));
+	} else {
+		snprintf(want, sizeof(want), "%s", cfg->root);
+	}
+	if (!realpath(want, r->root))
+		return sbx_error_set(err, errno, SBX_E_USAGE, want, "root %s: %s", want,
+				     strerror(errno));
+	if (stat(r->root, &st) < 0 || !S_ISDIR(st.st_mode))
+		return sbx_error_set(err, ENOTDIR, SBX_E_USAGE, r->root,
+				     "root %s: not a directory", r->root);
+	if (r->mode == SBX_MODE_WORKSPACE_WRITE && strcmp(r->root, "/") == 0)
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL,
+				     "refusing --root / with workspace-write: that is every file; "
+				     "use --mode danger-full-access if that is what you mean");
+
+	if (!cfg->cwd) {
+		snprintf(r->cwd, sizeof(r->cwd), "%s", r->root);
+		return 0;
+	}
+	/* A relative --cwd is taken from the root. */
+	if (cfg->cwd[0] == '/')
+		snprintf(want, sizeof(want), "%s", cfg->cwd);
+	else if (snprintf(want, sizeof(want), "%s/%s", r->root, cfg->cwd) >= (int)sizeof(want))
+		return sbx_error_set(err, ENAMETOOLONG, SBX_E_USAGE, NULL, "cwd too long");
+	if (!realpath(want, r->cwd))
+		return sbx_error_set(err, errno, SBX_E_USAGE, want, "cwd %s: %s", want,
+				     strerror(errno));
+	if (stat(r->cwd, &st) < 0 || !S_ISDIR(st.st_mode))
+		return sbx_error_set(err, ENOTDIR, SBX_E_USAGE, r->cwd, "cwd %s: not a directory",
+				     r->cwd);
+	return 0;
+}
+
+/* Spill files are written by sbx, unconfined. Their base directory must not
+ * lie below anything the command may write: there it could swap a path
+ * component for a symlink (now, or for a later run) and steer those writes
+ * anywhere the caller can write. A directory the command may write itself
+ * (the root, /tmp) is fine: it cannot be replaced, only filled, and spill
+ * names are random and O_EXCL. */
+static bool under_writable(const struct run_state *r, const char *path)
+{
+	const char *writable[] = { r->root, "/tmp" };
+
+	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
+		return false;
+	for (size_t i = 0; i < 2; i++)
+		if (path_is_within(path, writable[i]) && strcmp(path, writable[i]) != 0)
+			return true;
+	return false;
+}
+
+static int choose_spill_base(struct run_state *r, const struct sbx_run *cfg,
+			     struct sbx_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (cfg->spill_dir) {
+		if (!realpath(cfg->spill_dir, r->spill_base))
+			return sbx_error_set(err, errno, SBX_E_USAGE, cfg->spill_dir,
+					     "spill dir %s: %s", cfg->spill_dir, strerror(errno));
+		if (under_writable(r, r->spill_base))
+			return sbx_error_set(err, EINVAL, SBX_E_USAGE, r->spill_base,
+					     "spill dir %s lies inside what the command may write; "
+					     "choose one outside the root and /tmp",
+					     r->spill_base);
+		r->spill_private = false;
+		return 0;
+	}
+	/* The default: a private directory under $TMPDIR, or under /tmp when
+	 * $TMPDIR is unusable or lies inside what the command may write. */
+	r->spill_private = true;
+	if (tmp && tmp[0] == '/' && realpath(tmp, r->spill_base) && !under_writable(r, r->spill_base))
+		return 0;
+	snprintf(r->spill_base, sizeof(r->spill_base), "/tmp");
+	return 0;
+}
+
+static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
+{
+	struct run_state *r = w->ctx;
+	bool is_err = (w == &r->w_err);
+	struct stream *s = is_err ? &r->err : &r->out;
+
+	if (n > 0) {
+		/* After the tree is gone, what is left in the pipes is at most
+		 * their size: keep reading while it flows, however long the loop
+		 * was busy elsewhere (a slow reader of ours), so nothing is lost.
+		 * More than that can only come from a writer outside the tree,
+		 * which must not keep the run open: stop. */
+		if (r->orphans_killed) {
+			r->drain_budget = r->drain_budget > (uint64_t)n ? r->drain_budget - (uint64_t)n : 0;
+			r->drain_until = run_now_ms() + (r->drain_budget ? RUN_DRAIN_MS : 0);
+		}
+		stream_feed(s, buf, (size_t)n);
+		/* Evidence is gathered while the stream flows, so a denial
+		 * followed by much other output still counts. */
+		if (is_err)
+			evidence_feed(&r->ev, buf, (size_t)n);
+		return;
+	}
+	if (is_err)
+		r->err_eof = true;
+	else
+		r->out_eof = true;
+}
+
+static void on_cancel(struct loop_watch *w, const char *buf, ssize_t n)
+{
+	struct run_state *r = w->ctx;
+
+	(void)buf;
+	(void)n;
+	loop_remove(r->loop, w);
+	if (!r->bash_exited && !r->cancelled) {
+		r->cancelled = true;
+		run_stop_gently(r, run_now_ms());
+	}
+}
+
+static void on_exit_ready(struct loop_watch *w, const char *buf, ssize_t n)
+{
+	struct run_state *r = w->ctx;
+	pid_t got;
+
+	(void)buf;
+	(void)n;
+	got = waitpid(r->pid, &r->wstatus, WNOHANG | __WALL);
+	if (got == 0)
+		return; /* not yet: the loop re-arms */
+	loop_remove(r->loop, w);
+	r->bash_exited = true;
+	r->exit_ms = run_now_ms();
+	r->drain_until = r->exit_ms + RUN_DRAIN_MS;
+	live_remove(r->pid);
+}
+
+static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_fd, int out_w,
+			int err_w, struct sbx_error *err)
+{
+	bool confined = r->mode != SBX_MODE_DANGER_FULL_ACCESS;
+
+	r->argv[0] = "bash";
+	r->argv[1] = "-c";
+	r->argv[2] = r->command;
+	r->argv[3] = NULL;
+	r->envp = env_build(environ, (const char *const *)cfg->patterns, cfg->n_patterns, confined);
+	if (!r->envp)
+		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	r->spec.mode = r->mode;
+	r->spec.root = r->root;
+	r->spec.cwd = r->cwd;
+	r->spec.tmp_dir = "/tmp";
+	r->spec.net = cfg->net;
+	r->spec.uid = getuid();
+	r->spec.gid = getgid();
+	r->spec.bash = bash_path();
+	r->spec.argv = r->argv;
+	r->spec.envp = r->envp;
+	r->spec.stdin_fd = in_fd;
+	r->spec.stdout_fd = out_w;
+	r->spec.stderr_fd = err_w;
+	r->spec.status_fd = -1;
+	r->spec.deadman_fd = -1;
+	r->spec.signals_to_reset = signals_not_default();
+	if (confined) {
+		/* For the namespace runner's remount walk (kernels without
+		 * mount_setattr): room for /proc/self/mountinfo. Untouched pages
+		 * cost nothing. */
+		r->spec.scratch_size = RUN_SCRATCH_SIZE;
+		r->spec.scratch = malloc(RUN_SCRATCH_SIZE);
+		if (!r->spec.scratch)
+			return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	}
+#ifdef CONFIG_SECCOMP
+	if (confined) {
+		int e = 0;
+
+		r->spec.seccomp = seccomp_filter_get(&e);
+		if (!r->spec.seccomp)
+			return sbx_error_set(err, e, SBX_E_SANDBOX_UNAVAILABLE, NULL,
+					     "unable to build the seccomp filter: %s", strerror(e));
+	}
+#endif
+	return 0;
+}
+
+static struct run_state *run_alloc(void)
+{
+	struct run_state *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->pid = -1;
+	r->pidfd = r->fd_out = r->fd_err = -1;
+	r->deadman_w = -1;
+	r->out.spill_fd = r->err.spill_fd = -1;
+	r->out.spill_base_fd = r->err.spill_base_fd = -1;
+	return r;
+}
+
+int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **out,
+	      struct sbx_error *err)
+{
+	struct run_state *r;
+	int p_out[2] = { -1, -1 }, p_err[2] = { -1, -1 }, in_fd = -1;
+	int rc;
+	bool spill = cfg->pass_out < 0;
+
+	if (!cfg->command)
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "no command given");
+	r = run_alloc();
+	if (!r)
+		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	r->loop = loop;
+	r->mode = cfg->mode;
+	r->timeout_ms = cfg->timeout_ms;
+	r->escalation = cfg->escalation;
+	r->command = strdup(cfg->command);
+	if (!r->command) {
+		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+		goto fail;
+	}
+	rc = resolve_paths(r, cfg, err);
+	if (rc < 0)
+		goto fail;
+	if (spill) {
+		rc = choose_spill_base(r, cfg, err);
+		if (rc < 0)
+			goto fail;
+	}
+	if (stream_init(&r->out, "stdout", cfg->output_limit, cfg->pass_out, spill, r->spill_base,
+			r->spill_private) < 0 ||
+	    stream_init(&r->err, "stderr", cfg->output_limit, cfg->pass_err, spill, r->spill_base,
+			r->spill_private) < 0) {
+		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+		goto fail;
+	}
+	in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (in_fd < 0 || pipe_open_collect(p_out) < 0 || pipe_open_collect(p_err) < 0) {
+		rc = sbx_error_set(err, errno, SBX_E_INTERNAL, NULL, "unable to create pipes: %s",
+				   strerror(errno));
+		goto fail_fds;
+	}
+	rc = prepare_spec(r, cfg, in_fd, p_out[1], p_err[1], err);
+	if (rc < 0)
+		goto fail_fds;
+	tree_become_subreaper();
+	r->start_ms = run_now_ms();
+	int deadman[2] = { -1, -1 };
+
+	/* Confined runs get a dead-man switch (deadman.c) where the kernel can
+	 * scope signals; without a pipe the child starts none. */
+	if (r->mode != SBX_MODE_DANGER_FULL_ACCESS && pipe2(deadman, O_CLOEXEC) == 0) {
+		r->spec.deadman_fd = deadman[0];
+		r->deadman_w = deadman[1];
+	}
+	r->spec.deadman_pid = &r->deadman_pid;
+	rc = run_pick_and_spawn(r, cfg, err);
+	if (deadman[0] >= 0)
+		close(deadman[0]);
+	r->spec.deadman_fd = -1;
+	close(in_fd);
+	close(p_out[1]);
+	close(p_err[1]);
+	in_fd = p_out[1] = p_err[1] = -1;
+	if (rc < 0)
+		goto fail_fds;
+	live_add(r->pid);
+	evidence_init(&r->ev, r->runner ? r->runner->dialects : 0);
+	r->fd_out = p_out[0];
+	r->fd_err = p_err[0];
+	if (r->timeout_ms)
+		r->timeout_at = r->start_ms + r->timeout_ms;
+
+	r->w_out = (struct loop_watch){ .fd = r->fd_out, .cb = on_stream, .ctx = r };
+	r->w_err = (struct loop_watch){ .fd = r->fd_err, .cb = on_stream, .ctx = r };
+	r->w_pid = (struct loop_watch){ .fd = r->pidfd, .readiness = true, .cb = on_exit_ready, .ctx = r };
+	r->w_cancel = (struct loop_watch){ .fd = cfg->cancel_fd, .readiness = true, .cb = on_cancel, .ctx = r };
+	r->w_out.buf = malloc(RUN_READ_BUF);
+	r->w_err.buf = malloc(RUN_READ_BUF);
+	if (!r->w_out.buf || !r->w_err.buf) {
+		run_terminate(r);
+		run_discard(r);
+		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	}
+	r->w_out.buf_size = r->w_err.buf_size = RUN_READ_BUF;
+	if (loop_add(loop, &r->w_out) < 0 || loop_add(loop, &r->w_err) < 0 ||
+	    loop_add(loop, &r->w_pid) < 0 ||
+	    (cfg->cancel_fd >= 0 && loop_add(loop, &r->w_cancel) < 0)) {
+		run_terminate(r);
+		run_discard(r);
+		return sbx_error_set(err, EBUSY, SBX_E_INTERNAL, NULL, "event loop refused the run");
+	}
+	*out = r;
+	return 0;
+
+fail_fds:
+	if (in_fd >= 0)
+		close(in_fd);
+	for (int i = 0; i < 2; i++) {
+		if (p_out[i] >= 0)
+			close(p_out[i]);
+		if (p_err[i] >= 0)
+			close(p_err[i]);
+	}
+fail:
+	run_discard(r);
+	return rc;
+}
+
+int run_next_timeout(const struct run_state *r, uint64_t now)
+{
+	uint64_t next = 0;
+
+	if (!r->bash_exited) {
+		if (r->kill_at)
+			next = r->kill_at;
+		else if (r->timeout_at)
+			next = r->timeout_at;
+	} else {
+		next = r->drain_until;
+	}
+	if (!next)
+		return -1;
+	return next <= now ? 0 : (int)(next - now);
+}
+
+static void stop_watch(struct run_state *r, struct loop_watch *w, int *fd)
+{
+	loop_remove(r->loop, w);
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Fire the dead-man switch: its helper kills every process of the run at
+ * once (signals scoped to the run). Wait briefly for it to have done so, so a
+ * walk of the tree that follows cannot kill it first. */
+static void fire_deadman(struct run_state *r)
+{
+	if (r->deadman_w < 0)
+		return;
+	close(r->deadman_w);
+	r->deadman_w = -1;
+	if (r->deadman_pid > 0) {
+		int fd = (int)syscall(SYS_pidfd_open, r->deadman_pid, 0);
+
+		if (fd >= 0) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			poll(&p, 1, RUN_DEADMAN_WAIT_MS);
+			close(fd);
+		}
+	}
+}
+
+void run_tick(struct run_state *r, uint64_t now)
+{
+	if (r->done)
+		return;
+	if (!r->bash_exited) {
+		if (r->kill_at && now >= r->kill_at) {
+			fire_deadman(r);
+			tree_signal(r->pid, SIGKILL);
+			r->kill_at = 0;
+		} else if (r->timeout_at && now >= r->timeout_at) {
+			r->timed_out = true;
+			run_stop_gently(r, now);
+		}
+		return;
+	}
+	if (!r->orphans_killed && ((r->out_eof && r->err_eof) || now >= r->drain_until)) {
+		pid_t keep[LIVE_MAX];
+		size_t n = run_live_pids(keep, LIVE_MAX);
+
+		/* Nothing outlives a run: what bash left behind (still holding
+		 * the pipes or not) ends now. The dead-man switch is fired and
+		 * waited for only when something besides its helper is left
+		 * (the usual run leaves nothing: then the walk just ends the
+		 * helper). */
+		if (r->deadman_pid > 0 && n < LIVE_MAX) {
+			keep[n] = r->deadman_pid;
+			if (tree_has_orphans(keep, n + 1))
+				fire_deadman(r);
+		}
+		tree_kill_orphans(keep, n);
+		r->orphans_killed = true;
+		r->drain_budget = 2 * (uint64_t)COLLECT_PIPE_SIZE + 2 * RUN_READ_BUF;
+		if (!(r->out_eof && r->err_eof))
+			r->drain_until = now + RUN_DRAIN_MS;
+	}
+	if (r->orphans_killed && ((r->out_eof && r->err_eof) || now >= r->drain_until)) {
+		/* A holder outside our tree (it was passed the fd) cannot keep
+		 * the run open forever: stop reading. */
+		stop_watch(r, &r->w_out, &r->fd_out);
+		stop_watch(r, &r->w_err, &r->fd_err);
+		r->done = true;
+	}
+}
+
+/* The whole tree gets SIGTERM, then SIGKILL after a grace. */
+void run_stop_gently(struct run_state *r, uint64_t now)
+{
+	r->timeout_at = 0;
+	tree_signal(r->pid, SIGTERM);
+	r->kill_at = now + RUN_TERM_GRACE_MS;
+}
+
+void run_terminate(struct run_state *r)
+{
+	if (r->pid > 0 && !r->bash_exited) {
+		fire_deadman(r);
+		tree_signal(r->pid, SIGKILL);
+		r->kill_at = 0;
+		r->timeout_at = 0;
+	}
+}
+
+void run_discard(struct run_state *r)
+{
+	if (!r)
+		return;
+	if (r->loop) {
+		loop_remove(r->loop, &r->w_out);
+		loop_remove(r->loop, &r->w_err);
+		loop_remove(r->loop, &r->w_pid);
+		loop_remove(r->loop, &r->w_cancel);
+	}
+	if (r->pid > 0 && !r->bash_exited) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, NULL, __WALL);
+		live_remove(r->pid);
+	}
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	if (r->deadman_w >= 0)
+		close(r->deadman_w);
+	if (r->fd_out >= 0)
+		close(r->fd_out);
+	if (r->fd_err >= 0)
+		close(r->fd_err);
+	free(r->w_out.buf);
+	free(r->w_err.buf);
+	stream_close(&r->out);
+	stream_close(&r->err);
+	free(r->out.spill_path);
+	free(r->err.spill_path);
+	env_free(r->envp);
+	free(r->spec.scratch);
+	free(r->command);
+	free(r);
+}

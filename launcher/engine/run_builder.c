@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/* The builder: setters record intent, sbx_run_execute acts on it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launcher.h"
+#include "policy.h"
+
+struct sbx_run *sbx_run_new(void)
+{
+	struct sbx_run *run = calloc(1, sizeof(*run));
+
+	if (!run)
+		return NULL;
+	run->mode = SBX_MODE_READ_ONLY;
+	run->runner = SBX_RUNNER_AUTO;
+	run->output_limit = POLICY_DEFAULT_OUTPUT_LIMIT;
+	run->net = SBX_NET_ALLOW;
+	run->pass_out = -1;
+	run->pass_err = -1;
+	run->cancel_fd = -1;
+	return run;
+}
+
+void sbx_run_free(struct sbx_run *run)
+{
+	if (!run)
+		return;
+	free(run->command);
+	free(run->root);
+	free(run->cwd);
+	free(run->spill_dir);
+	for (size_t i = 0; i < run->n_patterns; i++)
+		free(run->patterns[i]);
+	free(run);
+}
+
+static int set_string(char **dst, const char *value)
+{
+	char *copy;
+
+	if (!value)
+		return -EINVAL;
+	copy = strdup(value);
+	if (!copy)
+		return -ENOMEM;
+	free(*dst);
+	*dst = copy;
+	return 0;
+}
+
+int sbx_run_set_command(struct sbx_run *run, const char *command)
+{
+	return set_string(&run->command, command);
+}
+
+int sbx_run_set_root(struct sbx_run *run, const char *root)
+{
+	return set_string(&run->root, root);
+}
+
+int sbx_run_set_cwd(struct sbx_run *run, const char *cwd)
+{
+	return set_string(&run->cwd, cwd);
+}
+
+int sbx_run_set_spill_dir(struct sbx_run *run, const char *dir)
+{
+	return set_string(&run->spill_dir, dir);
+}
+
+int sbx_run_set_mode(struct sbx_run *run, enum sbx_mode mode)
+{
+	if (mode > SBX_MODE_DANGER_FULL_ACCESS)
+		return -EINVAL;
+	run->mode = mode;
+	return 0;
+}
+
+int sbx_run_set_runner(struct sbx_run *run, enum sbx_runner runner)
+{
+	if (runner > SBX_RUNNER_LANDLOCK)
+		return -EINVAL;
+	run->runner = runner;
+	return 0;
+}
+
+int sbx_run_set_timeout_ms(struct sbx_run *run, uint64_t timeout_ms)
+{
+	run->timeout_ms = timeout_ms;
+	return 0;
+}
+
+int sbx_run_set_output_limit(struct sbx_run *run, size_t bytes)
+{
+	/* Two bytes at least: one of head and one of tail. */
+	if (bytes < 2)
+		return -EINVAL;
+	run->output_limit = bytes;
+	return 0;
+}
+
+int sbx_run_set_net(struct sbx_run *run, enum sbx_net net)
+{
+	if (net > SBX_NET_NONE)
+		return -EINVAL;
+	run->net = net;
+	return 0;
+}
+
+int sbx_run_set_escalation(struct sbx_run *run, bool available)
+{
+	run->escalation = available;
+	return 0;
+}
+
+int sbx_run_set_landlock_abi(struct sbx_run *run, int max_abi)
+{
+	if (max_abi < 0)
+		return -EINVAL;
+	run->landlock_abi = max_abi;
+	return 0;
+}
+
+int sbx_run_add_scrub_pattern(struct sbx_run *run, const char *pattern)
+{
+	if (!pattern || !*pattern)
+		return -EINVAL;
+	if (run->n_patterns >= SBX_MAX_PATTERNS)
+		return -E2BIG;
+	run->patterns[run->n_patterns] = strdup(pattern);
+	if (!run->patterns[run->n_patterns])
+		return -ENOMEM;
+	run->n_patterns++;
+	return 0;
+}
+
+int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd)
+{
+	run->pass_out = out_fd;
+	run->pass_err = err_fd;
+	return 0;
+}
+
+/* One resolved policy onto a builder: the single path from policy/ to a run,
+ * used by `sbx run` and by every `serve` request alike. */
+int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct sbx_error *err)
+{
+	if (sbx_run_set_mode(run, pol->mode) < 0 || sbx_run_set_root(run, pol->root) < 0 ||
+	    sbx_run_set_runner(run, pol->runner) < 0 ||
+	    sbx_run_set_timeout_ms(run, pol->timeout_ms) < 0 ||
+	    sbx_run_set_output_limit(run, pol->output_limit) < 0 ||
+	    sbx_run_set_net(run, pol->net) < 0 || sbx_run_set_escalation(run, pol->escalation) < 0)
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run settings");
+	for (size_t i = 0; i < pol->n_scrub; i++)
+		if (sbx_run_add_scrub_pattern(run, pol->scrub_env[i]) < 0)
+			return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,
+					     "bad scrub_env pattern '%s'", pol->scrub_env[i]);
+	return 0;
+}
+
+int sbx_run_set_cancel_fd(struct sbx_run *run, int fd)
+{
+	run->cancel_fd = fd;
+	return 0;
+}

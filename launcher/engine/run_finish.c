@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/* A run that is over becomes a result: bounded output, the exit facts, the
+ * denial fact and its markers. Also sbx_run_execute: one run on its own loop. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "run.h"
+
+static bool classify_run(struct run_state *r, const struct sbx_result *res)
+{
+	const char *writable_ws[] = { r->root, "/tmp", "/dev/null", NULL };
+	const char *writable_ro[] = { "/dev/null", NULL };
+	struct classify_input in = {
+		.evidence = &r->ev,
+		.exited = res->exited,
+		.exit_code = res->exit_code,
+		.confined = r->runner != NULL,
+		.cwd = r->cwd,
+		.writable = r->mode == SBX_MODE_WORKSPACE_WRITE ? writable_ws : writable_ro,
+		.could_write = caller_could_write,
+		.could_write_ctx = NULL,
+	};
+
+	evidence_finish(&r->ev);
+	return classify_denied(&in);
+}
+
+int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error *err)
+{
+	struct sbx_result *res = calloc(1, sizeof(*res));
+	char markers[2048];
+
+	if (!res) {
+		run_discard(r);
+		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	}
+	if (WIFEXITED(r->wstatus)) {
+		res->exited = true;
+		res->exit_code = WEXITSTATUS(r->wstatus);
+	} else if (WIFSIGNALED(r->wstatus)) {
+		res->signal = WTERMSIG(r->wstatus);
+	}
+	res->timed_out = r->timed_out;
+	res->cancelled = r->cancelled;
+	res->duration_ms = (r->exit_ms ? r->exit_ms : run_now_ms()) - r->start_ms;
+	res->out_text = stream_render(&r->out, &res->out_len);
+	res->err_text = stream_render(&r->err, &res->err_len);
+	res->out_bytes = r->out.total;
+	res->err_bytes = r->err.total;
+	res->truncated = stream_truncated(&r->out) || stream_truncated(&r->err);
+	if (r->out.spill_path && r->out.error == 0)
+		res->spill_out = strdup(r->out.spill_path);
+	if (r->err.spill_path && r->err.error == 0)
+		res->spill_err = strdup(r->err.spill_path);
+	res->mode = r->mode;
+	res->runner = r->runner ? r->runner->name : NULL;
+	res->enforcement = r->runner ? r->runner->enforcement(&r->spec) : SBX_ENFORCEMENT_FULL;
+	res->denied = classify_run(r, res);
+	markers_build(markers, sizeof(markers), sbx_mode_name(r->mode), res->denied,
+		      r->escalation, false);
+	res->markers = strdup(markers);
+	run_discard(r);
+	if (!res->out_text || !res->err_text || !res->markers || result_finish_text(res) < 0) {
+		sbx_result_free(res);
+		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	}
+	*result = res;
+	return 0;
+}
+
+int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_error *err)
+{
+	struct loop *loop = loop_new(false);
+	struct run_state *r;
+	int rc;
+
+	if (!loop)
+		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	rc = run_start(run, loop, &r, err);
+	if (rc < 0) {
+		loop_free(loop);
+		return rc;
+	}
+	while (!r->done) {
+		rc = loop_wait(loop, run_next_timeout(r, run_now_ms()));
+		if (rc < 0 && rc != -EINTR) {
+			run_terminate(r);
+			run_discard(r);
+			loop_free(loop);
+			return sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "event loop: %s",
+					     strerror(-rc));
+		}
+		run_tick(r, run_now_ms());
+	}
+	rc = run_finish(r, result, err);
+	loop_free(loop);
+	return rc;
+}
+
+/* A running background task's output so far (serve's task_output). */
+json_t *run_snapshot_json(const struct run_state *r)
+{
+	size_t out_len = 0, err_len = 0, clean_len;
+	char *out = stream_render(&r->out, &out_len);
+	char *errs = stream_render(&r->err, &err_len);
+	json_t *o = json_object();
+
+	if (out) {
+		char *clean = utf8_sanitize(out, out_len, &clean_len);
+
+		json_object_set_new(o, "stdout", clean ? json_stringn(clean, clean_len) : json_null());
+		free(clean);
+	}
+	if (errs) {
+		char *clean = utf8_sanitize(errs, err_len, &clean_len);
+
+		json_object_set_new(o, "stderr", clean ? json_stringn(clean, clean_len) : json_null());
+		free(clean);
+	}
+	json_object_set_new(o, "stdout_bytes", json_integer((json_int_t)r->out.total));
+	json_object_set_new(o, "stderr_bytes", json_integer((json_int_t)r->err.total));
+	json_object_set_new(o, "truncated",
+			    json_boolean(stream_truncated(&r->out) || stream_truncated(&r->err)));
+	json_object_set_new(o, "duration_ms", json_integer((json_int_t)(run_now_ms() - r->start_ms)));
+	free(out);
+	free(errs);
+	return o;
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/* Choose the runner for a confined mode and start the child under it. Fail
+ * closed: if no allowed runner can enforce the mode, the command never starts
+ * and the error names every runner tried and why it is unusable. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "landlock.h"
+#include "run.h"
+
+/* Per process, a runner found unusable stays unusable (serve does not
+ * retry user namespaces on every call once the kernel said no). */
+static char unusable_reason[SBX_RUNNER_NONE + 1][320];
+static bool probed_ok[SBX_RUNNER_NONE + 1];
+
+static int landlock_abi_for(const struct sbx_run *cfg)
+{
+	static int kernel_abi = -1;
+	char reason[128];
+	int abi;
+
+	if (kernel_abi < 0) {
+		int rc = landlock_abi_probe(reason, sizeof(reason));
+
+		kernel_abi = rc > 0 ? rc : 0;
+	}
+	abi = kernel_abi;
+	if (abi > SBX_LANDLOCK_ABI_KNOWN)
+		abi = SBX_LANDLOCK_ABI_KNOWN;
+	if (cfg->landlock_abi > 0 && cfg->landlock_abi < abi)
+		abi = cfg->landlock_abi;
+	return abi;
+}
+
+static void append_reason(char *buf, size_t size, const char *name, const char *reason)
+{
+	size_t len = strlen(buf);
+
+	snprintf(buf + len, size - len, "%s%s: %s", len ? "; " : "", name, reason);
+}
+
+/* Entering the namespaces at all failed: the runner is unusable here (user
+ * namespaces disabled, limited to 0, refused by seccomp or AppArmor), which is
+ * a fact about the machine, so `auto` may move on. */
+static bool failure_means_unusable(const struct spawn_outcome *o)
+{
+	if (o->clone_failed)
+		return true;
+	return o->status.stage == STAGE_USERNS || o->status.stage == STAGE_MOUNT_PRIVATE;
+}
+
+static void describe_failure(const struct runner_ops *r, const struct spawn_outcome *o,
+			     enum sbx_net net, char *buf, size_t size)
+{
+	if (o->clone_failed && r->id == SBX_RUNNER_LANDLOCK && net == SBX_NET_NONE) {
+		snprintf(buf, size, "--net none needs a network namespace, which needs a user "
+			 "namespace here: clone: %s", strerror(o->clone_errno));
+		return;
+	}
+	if (o->clone_failed) {
+		const char *why = o->clone_errno == ENOSPC ? " (user.max_user_namespaces is 0 or used up)"
+				  : o->clone_errno == EPERM ? " (refused: sysctl, AppArmor or a seccomp profile)"
+							    : "";
+		snprintf(buf, size, "cannot create namespaces: clone: %s%s",
+			 strerror(o->clone_errno), why);
+		return;
+	}
+	snprintf(buf, size, "%s: %s: %s", child_stage_name(o->status.stage), o->status.what,
+		 strerror(o->status.err));
+}
+
+/* The namespace runner shows the command a view of its own: a private /tmp
+ * (workspace-write) and /dev cover what the host has there. A cwd hidden by
+ * them is the caller's mistake, said before anything starts. */
+static int check_cwd_visible(const struct run_state *r, struct sbx_error *err)
+{
+	if (path_is_within(r->cwd, "/dev") ||
+	    (r->mode == SBX_MODE_WORKSPACE_WRITE && path_is_within(r->cwd, "/tmp") &&
+	     !path_is_within(r->cwd, r->root)))
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE, r->cwd,
+				     "cwd %s is not visible in the namespace sandbox (its private "
+				     "/tmp and /dev cover it); use a directory inside the root",
+				     r->cwd);
+	return 0;
+}
+
+static int spawn_with(struct run_state *r, const struct runner_ops *runner,
+		      struct spawn_outcome *o)
+{
+	int flags = 0;
+
+	r->spec.runner = runner;
+	if (runner)
+		flags = runner->clone_flags(&r->spec);
+	return spawn_child(&r->spec, flags, o);
+}
+
+static int exec_failure(const struct spawn_outcome *o, struct sbx_error *err)
+{
+	char detail[320];
+
+	snprintf(detail, sizeof(detail), "%s: %s", o->status.what, strerror(o->status.err));
+	return sbx_error_set(err, o->status.err, SBX_E_SPAWN, detail, "unable to start bash: %s",
+			     detail);
+}
+
+/* danger-full-access asks no runner. An escalation replaces the mode and
+ * nothing else, so a --net none policy still holds: a network namespace of
+ * its own (owned by a user namespace unless we are root), or no run. */
+static int spawn_unconfined(struct run_state *r, struct sbx_error *err)
+{
+	struct spawn_outcome o;
+	int flags = 0;
+	int rc;
+
+	if (r->spec.net == SBX_NET_NONE) {
+#ifndef CONFIG_NETNS
+		return sbx_error_set(err, ENOSYS, SBX_E_SANDBOX_UNAVAILABLE, NULL,
+				     "--net none: this build has no network isolation (CONFIG_NETNS=n)");
+#endif
+		flags = CLONE_NEWNET | (r->spec.uid != 0 ? CLONE_NEWUSER : 0);
+	}
+	rc = spawn_child(&r->spec, flags, &o);
+	if (rc < 0)
+		return sbx_error_set(err, -rc, SBX_E_SPAWN, NULL, "unable to spawn: %s", strerror(-rc));
+	if (o.clone_failed && flags)
+		return sbx_error_set(err, o.clone_errno, SBX_E_SANDBOX_UNAVAILABLE, NULL,
+				     "--net none needs a network namespace: clone: %s",
+				     strerror(o.clone_errno));
+	if (o.clone_failed)
+		return sbx_error_set(err, o.clone_errno, SBX_E_SPAWN, NULL,
+				     "unable to spawn: clone: %s", strerror(o.clone_errno));
+	if (o.failed && o.status.stage == STAGE_EXEC)
+		return exec_failure(&o, err);
+	if (o.failed) {
+		char detail[320];
+
+		snprintf(detail, sizeof(detail), "%s: %s: %s", child_stage_name(o.status.stage),
+			 o.status.what, strerror(o.status.err));
+		return sbx_error_set(err, o.status.err, SBX_E_SANDBOX_UNAVAILABLE, detail,
+				     "--net none setup failed: %s", detail);
+	}
+	r->pid = o.pid;
+	r->pidfd = o.pidfd;
+	return 0;
+}
+
+int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err)
+{
+	const struct runner_ops *pinned[2] = { NULL, NULL };
+	const struct runner_ops *const *candidates = runner_table;
+	char reasons[1024] = "";
+	struct spawn_outcome o;
+	int rc;
+
+	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS)
+		return spawn_unconfined(r, err);
+
+	if (cfg->runner != SBX_RUNNER_AUTO) {
+		pinned[0] = runner_by_id(cfg->runner);
+		if (!pinned[0])
+			return sbx_error_set(err, ENOSYS, SBX_E_SANDBOX_UNAVAILABLE, NULL,
+					     "no runner can enforce %s mode: %s: not in this build",
+					     sbx_mode_name(r->mode), sbx_runner_name(cfg->runner));
+		candidates = pinned;
+	}
+#ifndef CONFIG_NETNS
+	if (cfg->net == SBX_NET_NONE)
+		return sbx_error_set(err, ENOSYS, SBX_E_SANDBOX_UNAVAILABLE, NULL,
+				     "--net none: this build has no network isolation (CONFIG_NETNS=n)");
+#endif
+	r->spec.landlock_abi = landlock_abi_for(cfg);
+
+	for (size_t i = 0; candidates[i]; i++) {
+		const struct runner_ops *runner = candidates[i];
+		char reason[320];
+
+		if (unusable_reason[runner->id][0]) {
+			append_reason(reasons, sizeof(reasons), runner->name, unusable_reason[runner->id]);
+			continue;
+		}
+		/* A probe that passed once is not repeated (serve runs many
+		 * commands): if the machine changes under us, the clone or the
+		 * setup fails instead, and that is caught below just the same. */
+		if (!probed_ok[runner->id] && runner->probe(reason, sizeof(reason)) < 0) {
+			snprintf(unusable_reason[runner->id], sizeof(unusable_reason[0]), "%s", reason);
+			append_reason(reasons, sizeof(reasons), runner->name, reason);
+			continue;
+		}
+		probed_ok[runner->id] = true;
+		if (runner->id == SBX_RUNNER_NAMESPACE && check_cwd_visible(r, err) < 0)
+			return -EINVAL;
+		rc = spawn_with(r, runner, &o);
+		if (rc < 0)
+			return sbx_error_set(err, -rc, SBX_E_SPAWN, NULL, "unable to spawn: %s",
+					     strerror(-rc));
+		if (!o.clone_failed && !o.failed) {
+			r->runner = runner;
+			r->pid = o.pid;
+			r->pidfd = o.pidfd;
+			return 0;
+		}
+		if (o.failed && o.status.stage == STAGE_EXEC)
+			return exec_failure(&o, err);
+		describe_failure(runner, &o, r->spec.net, reason, sizeof(reason));
+		if (!failure_means_unusable(&o)) {
+			char detail[400];
+
+			/* Past the point of entry: a runner failure, never a
+			 * command failure, and no fallback to a weaker runner. */
+			snprintf(detail, sizeof(detail), "%s: %s", runner->name, reason);
+			return sbx_error_set(err, EPERM, SBX_E_SANDBOX_UNAVAILABLE, detail,
+					     "the %s runner failed while setting up %s mode: %s",
+					     runner->name, sbx_mode_name(r->mode), reason);
+		}
+		/* Remembered only when it is a fact about the runner itself, not
+		 * about this run's --net none. */
+		if (r->spec.net == SBX_NET_ALLOW)
+			snprintf(unusable_reason[runner->id], sizeof(unusable_reason[0]), "%s",
+				 reason);
+		append_reason(reasons, sizeof(reasons), runner->name, reason);
+	}
+	return sbx_error_set(err, EPERM, SBX_E_SANDBOX_UNAVAILABLE, reasons,
+			     "no runner can enforce %s mode here: %s", sbx_mode_name(r->mode),
+			     reasons[0] ? reasons : "no runner built in");
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* The run owns its whole process tree. sbx is a child subreaper, and so is
+ * the command's bash (set in the child, kept across execve): while bash lives,
+ * every orphan of the run (double-forked, setsid'd) is re-parented to bash;
+ * when bash exits they all become our children at once. So "our children that
+ * are not a live run's bash" is exactly what the finished runs left behind,
+ * and the tree below any pid is read from /proc/PID/task/TID/children. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+#define TREE_MAX 4096
+
+int tree_become_subreaper(void)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+struct pidset {
+	pid_t *pids;
+	size_t n, cap;
+};
+
+static bool pidset_has(const struct pidset *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static void pidset_add(struct pidset *s, pid_t pid)
+{
+	if (pidset_has(s, pid) || s->n >= TREE_MAX)
+		return;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 32;
+		pid_t *p = realloc(s->pids, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		s->pids = p;
+		s->cap = cap;
+	}
+	s->pids[s->n++] = pid;
+}
+
+/* Append the direct children of every thread of pid. */
+static void children_of(pid_t pid, struct pidset *out)
+{
+	char path[64], buf[4096];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char cpath[320];
+		int fd;
+		ssize_t n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/children", (int)pid, de->d_name);
+		fd = open(cpath, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		for (char *p = buf, *end; *p; p = end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (v > 0)
+				pidset_add(out, (pid_t)v);
+		}
+	}
+	closedir(d);
+}
+
+/* pid's descendants, breadth first, appended to out. */
+static void descendants_of(pid_t pid, struct pidset *out)
+{
+	size_t start = out->n;
+
+	children_of(pid, out);
+	for (size_t i = start; i < out->n; i++)
+		children_of(out->pids[i], out);
+}
+
+/* Signal pid and its process group. Every group a run's process can be in
+ * was made inside the run (bash starts its own session, and a process can
+ * join only groups of its own session), so the group is the run's too. A
+ * group signal reaches members forked while it is sent, which a walk of
+ * /proc cannot promise. */
+static void signal_with_group(pid_t pid, int sig)
+{
+	pid_t pgid = getpgid(pid);
+
+	if (pgid > 1 && pgid != getpgrp())
+		kill(-pgid, sig);
+	kill(pid, sig);
+}
+
+void tree_signal(pid_t root, int sig)
+{
+	struct pidset set = { 0 };
+
+	signal_with_group(root, sig);
+	descendants_of(root, &set);
+	for (size_t i = 0; i < set.n; i++)
+		signal_with_group(set.pids[i], sig);
+	free(set.pids);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static bool kept(pid_t pid, const pid_t *keep, size_t n_keep)
+{
+	for (size_t k = 0; k < n_keep; k++)
+		if (keep[k] == pid)
+			return true;
+	return false;
+}
+
+/* Wait for a child we just sent SIGKILL to, woken by its pidfd the moment
+ * it dies (a poll loop would add its period to every run's end). */
+static void reap_killed(pid_t pid, uint64_t deadline)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	while (waitpid(pid, NULL, __WALL | WNOHANG) == 0) {
+		uint64_t now = now_ms();
+
+		if (now >= deadline)
+			break;
+		if (fd >= 0) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			poll(&p, 1, (int)(deadline - now));
+		} else {
+			usleep(200);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+bool tree_has_orphans(const pid_t *keep, size_t n_keep)
+{
+	struct pidset mine = { 0 };
+	bool any = false;
+
+	children_of(getpid(), &mine);
+	for (size_t i = 0; i < mine.n && !any; i++)
+		any = !kept(mine.pids[i], keep, n_keep);
+	free(mine.pids);
+	return any;
+}
+
+/* Every process of a finished run is, at any instant, our child or below one
+ * (we are the subreaper): when no child of ours is left but the kept ones,
+ * none is left. A process that keeps forking and exiting moves faster than a
+ * walk of /proc, so each round kills what it sees at once (with its group),
+ * and rounds go on until nothing is seen, for up to TREE_KILL_MS. */
+#define TREE_KILL_MS 5000
+
+void tree_kill_orphans(const pid_t *keep, size_t n_keep)
+{
+	uint64_t deadline = now_ms() + TREE_KILL_MS;
+
+	while (now_ms() < deadline) {
+		struct pidset mine = { 0 }, below = { 0 };
+		size_t n = 0;
+
+		children_of(getpid(), &mine);
+		for (size_t i = 0; i < mine.n; i++) {
+			if (kept(mine.pids[i], keep, n_keep))
+				continue;
+			signal_with_group(mine.pids[i], SIGKILL);
+			mine.pids[n++] = mine.pids[i];
+		}
+		mine.n = n;
+		if (n == 0) {
+			free(mine.pids);
+			return;
+		}
+		for (size_t i = 0; i < n; i++)
+			descendants_of(mine.pids[i], &below);
+		for (size_t i = 0; i < below.n; i++)
+			signal_with_group(below.pids[i], SIGKILL);
+		/* Reap our direct children; their descendants come back to us as
+		 * children (we are their subreaper) in the next round. */
+		for (size_t i = 0; i < n; i++)
+			reap_killed(mine.pids[i], deadline);
+		free(mine.pids);
+		free(below.pids);
+	}
+}

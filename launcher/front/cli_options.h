@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_CLI_OPTIONS_H
+#define SBX_CLI_OPTIONS_H
+
+#include "policy.h"
+#include "sbx.h"
+
+struct cli_options {
+	bool has_mode;
+	enum sbx_mode mode;
+	const char *root;
+	const char *cwd;
+	bool has_runner;
+	enum sbx_runner runner;
+	bool has_timeout;
+	uint64_t timeout_ms;
+	bool json;
+	bool escalation;
+	bool has_output_limit;
+	size_t output_limit;
+	const char *spill_dir;
+	bool has_net;
+	enum sbx_net net;
+	const char *config;
+	int landlock_abi;
+	char **command_argv;
+	int command_argc;
+};
+
+int cli_parse_run(int argc, char **argv, struct cli_options *o, struct sbx_error *err);
+int cli_load_config(const char *flag_path, struct sbx_config *cfg, struct sbx_error *err);
+char *cli_join_command(char **words, int n);
+bool cli_wants_json(int argc, char **argv);
+
+#endif

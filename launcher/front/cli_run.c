@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* `sbx run`: one command, streamed live or answered as one JSON object. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_options.h"
+#include "launcher.h"
+
+/* Flags over config over defaults, through the same resolution serve uses. */
+static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
+		     struct sbx_run *run, struct sbx_error *err)
+{
+	struct sbx_policy pol;
+	struct sbx_session session = { .root = o->root, .has_mode = o->has_mode, .mode = o->mode };
+	char cwd[PATH_MAX];
+	int rc;
+
+	if (!session.root && !cfg->has_workspace_root) {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return sbx_error_set(err, errno, SBX_E_USAGE, NULL,
+					     "unable to read the current directory: %s", strerror(errno));
+		session.root = cwd;
+	}
+	/* A relative --root is taken from the current directory. */
+	if (session.root && session.root[0] != '/') {
+		char *abs = realpath(session.root, NULL);
+
+		if (!abs)
+			return sbx_error_set(err, errno, SBX_E_USAGE, NULL, "root %s: %s",
+					     session.root, strerror(errno));
+		snprintf(cwd, sizeof(cwd), "%s", abs);
+		free(abs);
+		session.root = cwd;
+	}
+	rc = policy_resolve(cfg, &session, NULL, &pol, err);
+	if (rc < 0)
+		return rc;
+	if (o->has_runner)
+		pol.runner = o->runner;
+	if (o->has_timeout)
+		pol.timeout_ms = o->timeout_ms;
+	if (o->has_output_limit)
+		pol.output_limit = o->output_limit;
+	if (o->has_net)
+		pol.net = o->net;
+	if (o->escalation)
+		pol.escalation = true;
+
+	rc = run_apply_policy(run, &pol, err);
+	if (rc < 0)
+		return rc;
+
+	char *command = cli_join_command(o->command_argv, o->command_argc);
+
+	if (!command)
+		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	rc = sbx_run_set_command(run, command);
+	free(command);
+	if (rc < 0 || sbx_run_set_landlock_abi(run, o->landlock_abi) < 0 ||
+	    (o->cwd && sbx_run_set_cwd(run, o->cwd) < 0) ||
+	    (o->spill_dir && sbx_run_set_spill_dir(run, o->spill_dir) < 0))
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run settings");
+	if (!o->json)
+		sbx_run_set_passthrough(run, STDOUT_FILENO, STDERR_FILENO);
+	return 0;
+}
+
+int cli_run(int argc, char **argv)
+{
+	struct cli_options o;
+	struct sbx_config cfg;
+	struct sbx_error err = { 0 };
+	struct sbx_result *result = NULL;
+	struct sbx_run *run;
+	int status;
+
+	/* A reader that goes away must not kill sbx before it reaps the tree. */
+	signal(SIGPIPE, SIG_IGN);
+	if (cli_parse_run(argc, argv, &o, &err) < 0)
+		return cli_fail(&err, cli_wants_json(argc, argv));
+	if (cli_load_config(o.config, &cfg, &err) < 0)
+		return cli_fail(&err, o.json);
+	run = sbx_run_new();
+	if (!run) {
+		sbx_error_set(&err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+		return cli_fail(&err, o.json);
+	}
+	int cancel_fd = cli_cancel_install();
+
+	if (cancel_fd >= 0)
+		sbx_run_set_cancel_fd(run, cancel_fd);
+	if (build_run(&o, &cfg, run, &err) < 0 || sbx_run_execute(run, &result, &err) < 0) {
+		sbx_run_free(run);
+		return cli_fail(&err, o.json);
+	}
+	sbx_run_free(run);
+	status = sbx_result_exit_status(result);
+	/* Cancelled from outside: sbx reports the signal it got, as a shell
+	 * would for a process that signal ended. */
+	if (sbx_result_cancelled(result) && cli_cancel_signal())
+		status = 128 + cli_cancel_signal();
+	if (o.json) {
+		char *s = sbx_result_to_json(result);
+
+		if (!s) {
+			sbx_result_free(result);
+			sbx_error_set(&err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+			return cli_fail(&err, false);
+		}
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		free(s);
+	} else {
+		fputs(sbx_result_markers(result), stderr);
+	}
+	sbx_result_free(result);
+	if (fflush(stdout) == EOF && o.json)
+		return SBX_EXIT_FAILURE;
+	return status;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/* The child's path from clone to execve. It shares the parent's memory
+ * (CLONE_VM|CLONE_VFORK) until exec: no allocation, no stdio, no locks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "netns.h"
+#include "runner.h"
+#include "userns.h"
+#include "syscall_filter.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+static void report_and_exit(const struct child_spec *spec, const struct child_status *st)
+{
+	/* A short write to a pipe of PIPE_BUF or less is atomic. */
+	ssize_t n = write(spec->status_fd, st, sizeof(*st));
+
+	(void)n;
+	_exit(SBX_CHILD_SETUP_EXIT);
+}
+
+/* The kernel's struct sigaction (not glibc's): glibc refuses to touch the two
+ * real-time signals it reserves, but a caller may have left them ignored and
+ * an ignored signal survives execve. */
+struct kernel_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask;
+};
+
+/* Signals: the parent blocked every signal before clone so that no handler of
+ * the parent's can run on this shared memory. Every signal the parent ignores
+ * or catches (spec->signals_to_reset, read once by the parent) goes back to
+ * its default: the command must not inherit an ignored SIGPIPE. Then unblock. */
+static int reset_signals(const struct child_spec *spec, struct child_status *st)
+{
+	struct kernel_sigaction dfl = { .handler = SIG_DFL };
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG && sig <= 64; sig++) {
+		if (!(spec->signals_to_reset & (1ULL << (sig - 1))))
+			continue;
+		if (syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask)) < 0)
+			return child_status_set(st, STAGE_SIGNALS, errno, "rt_sigaction", NULL);
+	}
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		return child_status_set(st, STAGE_SIGNALS, errno, "sigprocmask", NULL);
+	return 0;
+}
+
+static int setup_fds(const struct child_spec *spec, struct child_status *st)
+{
+	if (dup2(spec->stdin_fd, 0) < 0 || dup2(spec->stdout_fd, 1) < 0 ||
+	    dup2(spec->stderr_fd, 2) < 0)
+		return child_status_set(st, STAGE_FDS, errno, "dup2", NULL);
+	return 0;
+}
+
+int child_main(void *arg)
+{
+	const struct child_spec *spec = arg;
+	struct child_status st = { 0 };
+
+	if (reset_signals(spec, &st) < 0 || setup_fds(spec, &st) < 0)
+		report_and_exit(spec, &st);
+	/* bash becomes the subreaper of its own tree (kept across execve): an
+	 * orphan stays below it, so a finished run's leftovers are told apart
+	 * from another live run's processes (see tree.c). */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+		child_status_set(&st, STAGE_SESSION, errno, "PR_SET_CHILD_SUBREAPER", NULL);
+		report_and_exit(spec, &st);
+	}
+	if (spec->runner && spec->runner->enter(spec, &st) < 0)
+		report_and_exit(spec, &st);
+#ifdef CONFIG_NETNS
+	/* danger-full-access with --net none: only the network namespace. */
+	if (!spec->runner && spec->net == SBX_NET_NONE &&
+	    ((spec->uid != 0 && userns_write_identity_maps(spec->uid, spec->gid, &st) < 0) ||
+	     netns_loopback_up(&st) < 0))
+		report_and_exit(spec, &st);
+#endif
+#ifdef CONFIG_SECCOMP
+	/* Last, so the runner's own setup is not filtered. */
+	if (spec->seccomp && seccomp_filter_install(spec->seccomp, &st) < 0)
+		report_and_exit(spec, &st);
+#endif
+	/* Own session and process group: job control signals from the caller's
+	 * terminal do not reach the command, and a setsid'd escapee is still
+	 * found through the process tree, not through the group. */
+	if (setsid() < 0) {
+		child_status_set(&st, STAGE_SESSION, errno, "setsid", NULL);
+		report_and_exit(spec, &st);
+	}
+	if (chdir(spec->cwd) < 0) {
+		child_status_set(&st, STAGE_CHDIR, errno, "chdir", spec->cwd);
+		report_and_exit(spec, &st);
+	}
+	/* Every fd of ours is CLOEXEC from birth; this is the backstop for any
+	 * that a library opened without it: the command sees 0, 1, 2 only. The
+	 * status pipe stays open until exec succeeds, then closes by itself. */
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0 && errno != ENOSYS) {
+		child_status_set(&st, STAGE_FDS, errno, "close_range", NULL);
+		report_and_exit(spec, &st);
+	}
+	execve(spec->bash, spec->argv, spec->envp);
+	child_status_set(&st, STAGE_EXEC, errno, "execve", spec->bash);
+	report_and_exit(spec, &st);
+	return 127;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* What the child needs between clone and exec, prepared by the parent.
+ *
+ * The child is started with clone(CLONE_VM|CLONE_VFORK): it shares the
+ * parent's memory until exec, so it must not allocate, must not take locks and
+ * must only use the fields below (all set up by the parent beforehand). */
+#ifndef SBX_CHILD_H
+#define SBX_CHILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "child_status.h"
+#include "sbx.h"
+
+struct runner_ops;
+struct sock_fprog;
+
+struct child_spec {
+	enum sbx_mode mode;
+	const char *root;          /* resolved once (realpath) by the parent */
+	const char *cwd;           /* resolved, absolute, inside the visible tree */
+	const char *tmp_dir;       /* "/tmp" */
+	enum sbx_net net;
+	int landlock_abi;          /* ABI to enforce with (capped, probed); 0: none */
+	uid_t uid;                 /* caller's ids, for identity maps */
+	gid_t gid;
+	const struct runner_ops *runner; /* NULL: danger-full-access */
+
+	const char *bash;          /* absolute path of bash */
+	char *const *argv;         /* {"bash", "-c", COMMAND, NULL} */
+	char *const *envp;         /* scrubbed environment */
+	int stdin_fd;              /* /dev/null */
+	int stdout_fd;             /* write ends of the collection pipes */
+	int stderr_fd;
+	int status_fd;             /* CLOEXEC write end of the status pipe */
+	int deadman_fd;            /* read end of the dead-man trigger (-1: none) */
+	pid_t *deadman_pid;        /* where the child reports the helper's pid */
+
+	const struct sock_fprog *seccomp; /* installed last; NULL: none */
+	uint64_t signals_to_reset; /* bit N-1: signal N is ignored or caught here */
+
+	char *scratch;             /* parent-allocated memory the child may use */
+	size_t scratch_size;
+};
+
+/* The child's exit status when setup failed (the status pipe says why). */
+#define SBX_CHILD_SETUP_EXIT 127
+
+/* clone(2)'s entry point: arg is the struct child_spec. */
+int child_main(void *arg);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* A runner enforces a confined mode. Each is a small table of functions with
+ * one shape, so `auto` is a loop over the table. danger-full-access never
+ * reaches it. */
+#ifndef SBX_RUNNER_H
+#define SBX_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "child.h"
+#include "classify.h"
+#include "sbx.h"
+
+struct runner_ops {
+	const char *name;           /* "namespace", "landlock" */
+	enum sbx_runner id;
+	/* Parent, cheap: can this runner enforce here? 0, or -errno with a plain
+	 * reason ("user namespaces disabled (user.max_user_namespaces=0)"). */
+	int (*probe)(char *reason, size_t reason_size);
+	/* Parent: extra clone(2) flags this runner's child is started with. */
+	int (*clone_flags)(const struct child_spec *spec);
+	/* Child, after clone, before exec: enter the confinement. 0, or -1 with st
+	 * filled (st->stage says how far it got). */
+	int (*enter)(const struct child_spec *spec, struct child_status *st);
+	/* Denial dialects (DIALECT_* mask) its denials are spoken in. */
+	unsigned dialects;
+	/* full or partial, given the Landlock ABI the run uses. */
+	enum sbx_enforcement (*enforcement)(const struct child_spec *spec);
+};
+
+extern const struct runner_ops runner_namespace;
+extern const struct runner_ops runner_landlock;
+
+#endif
