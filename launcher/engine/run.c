@@ -74,7 +74,11 @@ static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct 
 	if (!realpath(want, r->root))
 		return sbx_error_set(err, errno, SBX_E_USAGE, want, "root %s: %s", want,
 				     strerror(errno));
-	if (stat(r->root, &st) < 0 || !S_ISDIR(st.st_mode))
+	/* Why a handle: the path may be swapped (a symlink planted by another
+	 * run) between now and the child's setup; what the child confines is
+	 * the directory this handle names, and nothing it finds later. */
+	r->root_fd = open(r->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->root_fd < 0 || fstat(r->root_fd, &st) < 0 || !S_ISDIR(st.st_mode))
 		return sbx_error_set(err, ENOTDIR, SBX_E_USAGE, r->root,
 				     "root %s: not a directory", r->root);
 	if (r->mode == SBX_MODE_WORKSPACE_WRITE && strcmp(r->root, "/") == 0)
@@ -217,6 +221,7 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 	r->spec.mode = r->mode;
 	r->spec.root = r->root;
+	r->spec.root_fd = r->root_fd;
 	r->spec.cwd = r->cwd;
 	r->spec.tmp_dir = "/tmp";
 	r->spec.net = cfg->net;
@@ -260,6 +265,7 @@ static struct run_state *run_alloc(void)
 	if (!r)
 		return NULL;
 	r->pid = -1;
+	r->root_fd = -1;
 	r->pidfd = r->fd_out = r->fd_err = -1;
 	r->deadman_w = -1;
 	r->out.spill_fd = r->err.spill_fd = -1;
@@ -502,6 +508,8 @@ void run_discard(struct run_state *r)
 	}
 	if (r->pidfd >= 0)
 		close(r->pidfd);
+	if (r->root_fd >= 0)
+		close(r->root_fd);
 	if (r->deadman_w >= 0)
 		close(r->deadman_w);
 	if (r->fd_out >= 0)

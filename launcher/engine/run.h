@@ -22,6 +22,7 @@ struct run_state {
 	char *command;
 	enum sbx_mode mode;
 	char root[PATH_MAX];
+	int root_fd;                /* O_PATH handle on root, opened once */
 	char cwd[PATH_MAX];
 	char spill_base[PATH_MAX];  /* resolved at start; see choose_spill_base */
 	bool spill_private;         /* a fresh 0700 directory under spill_base */

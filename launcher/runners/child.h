@@ -21,6 +21,9 @@ struct sock_fprog;
 struct child_spec {
 	enum sbx_mode mode;
 	const char *root;          /* resolved once (realpath) by the parent */
+	int root_fd;               /* O_PATH handle on that directory: the child
+				    * works from it, and checks that any path it
+				    * must still resolve names the same inode */
 	const char *cwd;           /* resolved, absolute, inside the visible tree */
 	const char *tmp_dir;       /* "/tmp" */
 	enum sbx_net net;
