@@ -4,6 +4,9 @@
 include config.mk
 
 CC ?= gcc
+# The version lives in one place: the file VERSION (sbx --version, the JSON
+# results, serve's initialize, sbx.pc).
+SBX_VERSION := $(shell cat VERSION)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
@@ -23,14 +26,14 @@ defs-$(CONFIG_RUNNER_NAMESPACE) += -DCONFIG_RUNNER_NAMESPACE
 defs-$(CONFIG_RUNNER_LANDLOCK) += -DCONFIG_RUNNER_LANDLOCK
 defs-$(CONFIG_SECCOMP) += -DCONFIG_SECCOMP
 defs-$(CONFIG_NETNS) += -DCONFIG_NETNS
-CPPFLAGS += $(defs-y)
+CPPFLAGS += $(defs-y) -DSBX_VERSION='"$(SBX_VERSION)"'
 # Rebuild everything when the feature set changes (e.g. `make CONFIG_IO_URING=n`).
 $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.stamp)
 
 # pure parts: every file in policy/ and classify/
 obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 # the launcher core
-obj-y += $(addprefix launcher/engine/,error.o env.o pipes.o spawn.o tree.o stream.o loop.o \
+obj-y += $(addprefix launcher/engine/,version.o error.o env.o pipes.o spawn.o tree.o stream.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
@@ -78,7 +81,7 @@ libsbx.a: $(obj-y)
 sbx: $(CLI_OBJ) libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) libsbx.a $(sbx-libs)
 
-%.o: %.c $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h) config.mk .config.stamp
+%.o: %.c $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h) config.mk .config.stamp VERSION
 	@echo "  CC      $@"
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 

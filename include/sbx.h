@@ -59,6 +59,9 @@ struct sbx_error {
 int sbx_error_set(struct sbx_error *err, int errnum, const char *code, const char *detail,
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* The library's version ("0.2.0"), from the file VERSION at build time. */
+const char *sbx_version(void);
+
 const char *sbx_mode_name(enum sbx_mode mode);
 int sbx_mode_parse(const char *name, enum sbx_mode *out);
 const char *sbx_runner_name(enum sbx_runner runner);

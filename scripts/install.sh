@@ -27,7 +27,7 @@ prefix=${prefix%/}
 [ -n "$prefix" ] || prefix=/   # PREFIX=/ stays /
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-version=${SBX_VERSION:-0.1.0}
+version=${SBX_VERSION:-$(cat "$(dirname "$0")/../VERSION")}
 
 for f in sbx libsbx.a include/sbx.h sbx.pc.in man/sbx.1 man/sbx.conf.5; do
 	if [ ! -f "$top/$f" ]; then

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+#include "sbx.h"
+
+const char *sbx_version(void)
+{
+	return SBX_VERSION;
+}
