@@ -88,6 +88,17 @@ int sbx_run_set_escalation(struct sbx_run *run, bool available);
 int sbx_run_set_landlock_abi(struct sbx_run *run, int max_abi); /* 0: the kernel's */
 /* Extra credential name patterns ('*' wildcard) added to the built-in list. */
 int sbx_run_add_scrub_pattern(struct sbx_run *run, const char *pattern);
+/* Paths inside the root that stay read-only in workspace-write: a
+ * comma-separated list relative to the root, "none", or NULL for the default
+ * (.git/hooks, .git/config, .gitmodules, .envrc, editor and agent settings,
+ * shell rc files; see sbx(1)). */
+int sbx_run_set_protected_paths(struct sbx_run *run, const char *list);
+/* Paths the command cannot read: comma-separated, absolute or ~/..., "none",
+ * or NULL for the default (the usual credential stores and sbx's own state). */
+int sbx_run_set_deny_read(struct sbx_run *run, const char *list);
+/* Where the per-root tool-cache directories live (a base directory), "off",
+ * or NULL for the default (sbx's state directory). */
+int sbx_run_set_cache_dir(struct sbx_run *run, const char *dir);
 /* Human mode: copy both streams live to these fds as they arrive (-1: off).
  * With passthrough on, nothing is spilled: the caller already has every byte. */
 int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd);

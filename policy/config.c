@@ -266,6 +266,41 @@ static int value_scrub_env(struct parse_state *st, const char *val)
 	}
 }
 
+static int value_path_list(struct parse_state *st, const char *val, const char *key,
+			   enum policy_path_kind kind, char *dst, size_t dst_size)
+{
+	char why[160];
+
+	if (strlen(val) >= dst_size)
+		return bad(st, "%s is too long (max %zu bytes)", key, dst_size - 1);
+	if (!policy_path_list_ok(kind, val, why, sizeof(why)))
+		return bad(st, "bad %s: %s", key, why);
+	strcpy(dst, val);
+	return 0;
+}
+
+static int value_protected_paths(struct parse_state *st, const char *val)
+{
+	return value_path_list(st, val, "protected_paths", POLICY_PATHS_IN_ROOT,
+			       st->cfg->protected_paths, sizeof(st->cfg->protected_paths));
+}
+
+static int value_deny_read(struct parse_state *st, const char *val)
+{
+	return value_path_list(st, val, "deny_read", POLICY_PATHS_ABSOLUTE, st->cfg->deny_read,
+			       sizeof(st->cfg->deny_read));
+}
+
+static int value_cache_dir(struct parse_state *st, const char *val)
+{
+	if (strcmp(val, "off") != 0 && val[0] != '/')
+		return bad(st, "cache_dir must be an absolute path or off, got " QUOTE, val);
+	if (strlen(val) >= sizeof(st->cfg->cache_dir))
+		return bad(st, "cache_dir is too long (max %zu bytes)", sizeof(st->cfg->cache_dir) - 1);
+	strcpy(st->cfg->cache_dir, val);
+	return 0;
+}
+
 /* ---- lines ---- */
 
 static const struct config_key {
@@ -282,6 +317,9 @@ static const struct config_key {
 	{ "net", value_net, false },
 	{ "max_background", value_max_background, false },
 	{ "scrub_env", value_scrub_env, true },
+	{ "protected_paths", value_protected_paths, false },
+	{ "deny_read", value_deny_read, false },
+	{ "cache_dir", value_cache_dir, false },
 };
 
 #define N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))

@@ -44,9 +44,20 @@ struct sbx_config {
 	unsigned max_background;
 	size_t n_scrub;
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
+	/* "" when not given: the built-in default */
+	char protected_paths[CONFIG_LINE_MAX + 1];
+	char deny_read[CONFIG_LINE_MAX + 1];
+	char cache_dir[PATH_MAX];   /* a base directory, or "off" */
 };
 
 void config_init(struct sbx_config *cfg);
+
+/* policy/path_lists.c: the syntax of a path list value (protected_paths:
+ * relative to the root; deny_read: absolute or ~/). why gets the problem. */
+#define POLICY_MAX_PATHS 48
+enum policy_path_kind { POLICY_PATHS_IN_ROOT, POLICY_PATHS_ABSOLUTE };
+bool policy_path_list_ok(enum policy_path_kind kind, const char *val, char *why,
+			 size_t why_size);
 /* Parse `key = value` lines. name is the file name used in error messages
  * ("FILE:LINE: ..."). Unknown keys, bad values, duplicates: error, code CONFIG. */
 int config_parse_buffer(const char *name, const char *buf, size_t len, struct sbx_config *cfg,
@@ -75,6 +86,9 @@ struct sbx_policy {
 	unsigned max_background;
 	size_t n_scrub;
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
+	const char *protected_paths; /* NULL: default; points into the config */
+	const char *deny_read;
+	const char *cache_dir;
 };
 
 /* Deployment config (fallback) + session + approved escalation

@@ -100,6 +100,9 @@ static void resolve_limits(const struct sbx_config *cfg, struct sbx_policy *out)
 	size_t n = cfg->n_scrub <= POLICY_MAX_SCRUB ? cfg->n_scrub : POLICY_MAX_SCRUB;
 	memcpy(out->scrub_env, cfg->scrub_env, n * sizeof(out->scrub_env[0]));
 	out->n_scrub = n;
+	out->protected_paths = cfg->protected_paths[0] ? cfg->protected_paths : NULL;
+	out->deny_read = cfg->deny_read[0] ? cfg->deny_read : NULL;
+	out->cache_dir = cfg->cache_dir[0] ? cfg->cache_dir : NULL;
 }
 
 int policy_resolve(const struct sbx_config *cfg, const struct sbx_session *session,

@@ -32,6 +32,9 @@ struct sbx_run {
 	int cancel_fd;
 	size_t n_patterns;
 	char *patterns[SBX_MAX_PATTERNS];
+	char *protected_paths;      /* NULL: default */
+	char *deny_read;            /* NULL: default */
+	char *cache_dir;            /* NULL: default */
 };
 
 struct sbx_policy;
@@ -46,6 +49,9 @@ char **env_build(char *const *environ_in, const char *const *extra_patterns, siz
 bool env_name_scrubbed(const char *name, size_t name_len, const char *const *extra,
 		       size_t n_extra);
 void env_free(char **env);
+/* env_cache.c: point the usual tool-cache variables the caller left unset
+ * into cache_dir (realloc'ing *envp). 0 or -1 (out of memory). */
+int env_add_cache_vars(char ***envp, const char *cache_dir);
 
 /* ---- pipes.c ---- */
 /* pipe2(O_CLOEXEC), enlarged to COLLECT_PIPE_SIZE where the per-user budget
@@ -158,6 +164,10 @@ struct spawn_outcome {
 	struct child_status status;
 	bool clone_failed;
 	int clone_errno;
+	/* PID namespace runs: pid is the namespace's init; how the command
+	 * ended arrives on exit_fd (struct init_exit), -1 otherwise */
+	int exit_fd;
+	bool private_proc;
 };
 int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_outcome *out);
 const char *bash_path(void);
@@ -195,6 +205,9 @@ struct sbx_result {
 	const char *runner;        /* NULL for danger-full-access */
 	enum sbx_enforcement enforcement;
 	bool denied;
+	bool private_processes;    /* the run saw only its own processes */
+	char *reverted[16];        /* protected paths the run created, removed after it */
+	size_t n_reverted;
 	bool runner_failed;
 	bool cancelled;
 	char *markers;

@@ -18,6 +18,8 @@ void sbx_result_free(struct sbx_result *r)
 	free(r->spill_err);
 	free(r->markers);
 	free(r->text);
+	for (size_t i = 0; i < r->n_reverted; i++)
+		free(r->reverted[i]);
 	free(r);
 }
 
@@ -118,12 +120,22 @@ static json_t *markers_array(const char *markers)
 
 static json_t *sandbox_object(const struct sbx_result *r)
 {
+	json_t *o;
+
 	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS)
 		return json_pack("{s:s, s:b}", "mode", sbx_mode_name(r->mode), "denied", 0);
-	return json_pack("{s:s, s:s, s:s, s:b}", "mode", sbx_mode_name(r->mode), "runner",
-			 r->runner ? r->runner : "none", "enforcement",
-			 r->enforcement == SBX_ENFORCEMENT_FULL ? "full" : "partial", "denied",
-			 r->denied);
+	o = json_pack("{s:s, s:s, s:s, s:b, s:s}", "mode", sbx_mode_name(r->mode), "runner",
+		      r->runner ? r->runner : "none", "enforcement",
+		      r->enforcement == SBX_ENFORCEMENT_FULL ? "full" : "partial", "denied",
+		      r->denied, "processes", r->private_processes ? "private" : "host");
+	if (o && r->n_reverted) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < r->n_reverted; i++)
+			json_array_append_new(a, json_string(r->reverted[i]));
+		json_object_set_new(o, "reverted", a);
+	}
+	return o;
 }
 
 json_t *result_to_json_object(const struct sbx_result *r)

@@ -17,6 +17,7 @@
 #include "policy.h"
 #include "run.h"
 #include "syscall_filter.h"
+#include "view_prepare.h"
 
 extern char **environ;
 
@@ -190,15 +191,32 @@ static void on_cancel(struct loop_watch *w, const char *buf, ssize_t n)
 	}
 }
 
+/* How bash ended: our child's wait status, or, in a PID namespace, what its
+ * init reports (end of file without a report: init was killed, and the
+ * kernel killed everything in the namespace with it). */
+static bool collect_exit(struct run_state *r)
+{
+	struct init_exit rec;
+	ssize_t n;
+
+	if (r->exit_fd < 0)
+		return waitpid(r->pid, &r->wstatus, WNOHANG | __WALL) != 0;
+	do
+		n = read(r->exit_fd, &rec, sizeof(rec));
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return false;
+	r->wstatus = n == (ssize_t)sizeof(rec) ? rec.wstatus : SIGKILL;
+	return true;
+}
+
 static void on_exit_ready(struct loop_watch *w, const char *buf, ssize_t n)
 {
 	struct run_state *r = w->ctx;
-	pid_t got;
 
 	(void)buf;
 	(void)n;
-	got = waitpid(r->pid, &r->wstatus, WNOHANG | __WALL);
-	if (got == 0)
+	if (!collect_exit(r))
 		return; /* not yet: the loop re-arms */
 	loop_remove(r->loop, w);
 	r->bash_exited = true;
@@ -217,7 +235,7 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 	r->argv[2] = r->command;
 	r->argv[3] = NULL;
 	r->envp = env_build(environ, (const char *const *)cfg->patterns, cfg->n_patterns, confined);
-	if (!r->envp)
+	if (!r->envp || (r->view.cache_dir && env_add_cache_vars(&r->envp, r->view.cache_dir) < 0))
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 	r->spec.mode = r->mode;
 	r->spec.root = r->root;
@@ -236,6 +254,8 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 	r->spec.status_fd = -1;
 	r->spec.deadman_fd = -1;
 	r->spec.signals_to_reset = signals_not_default();
+	r->spec.exit_fd = -1;
+	r->spec.view = &r->view;
 	if (confined) {
 		/* For the namespace runner's remount walk (kernels without
 		 * mount_setattr): room for /proc/self/mountinfo. Untouched pages
@@ -266,7 +286,9 @@ static struct run_state *run_alloc(void)
 		return NULL;
 	r->pid = -1;
 	r->root_fd = -1;
+	r->exit_fd = -1;
 	r->pidfd = r->fd_out = r->fd_err = -1;
+	r->view.tmp_fd = r->view.cache_fd = -1;
 	r->deadman_w = -1;
 	r->out.spill_fd = r->err.spill_fd = -1;
 	r->out.spill_base_fd = r->err.spill_base_fd = -1;
@@ -316,20 +338,30 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 				   strerror(errno));
 		goto fail_fds;
 	}
-	rc = prepare_spec(r, cfg, in_fd, p_out[1], p_err[1], err);
+	rc = view_prepare(r, cfg, err);
+	if (rc == 0)
+		rc = prepare_spec(r, cfg, in_fd, p_out[1], p_err[1], err);
 	if (rc < 0)
 		goto fail_fds;
 	tree_become_subreaper();
 	r->start_ms = run_now_ms();
 	int deadman[2] = { -1, -1 };
 
-	/* Confined runs get a dead-man switch (deadman.c) where the kernel can
-	 * scope signals; without a pipe the child starts none. */
-	if (r->mode != SBX_MODE_DANGER_FULL_ACCESS && pipe2(deadman, O_CLOEXEC) == 0) {
+	/* Confined runs get a dead-man switch: the init of the run's PID
+	 * namespace (namespace runner) or a Landlock-scoped helper where the
+	 * kernel can scope signals (deadman.c). Its trigger is this pipe. */
+	if (r->mode != SBX_MODE_DANGER_FULL_ACCESS) {
+		if (pipe2(deadman, O_CLOEXEC) < 0) {
+			rc = sbx_error_set(err, errno, SBX_E_INTERNAL, NULL,
+					   "unable to create pipes: %s", strerror(errno));
+			goto fail_fds;
+		}
 		r->spec.deadman_fd = deadman[0];
 		r->deadman_w = deadman[1];
 	}
 	r->spec.deadman_pid = &r->deadman_pid;
+	if (r->mode == SBX_MODE_WORKSPACE_WRITE)
+		protect_begin(&r->protect, r->root_fd, &r->view.protect);
 	rc = run_pick_and_spawn(r, cfg, err);
 	if (deadman[0] >= 0)
 		close(deadman[0]);
@@ -349,7 +381,8 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 
 	r->w_out = (struct loop_watch){ .fd = r->fd_out, .cb = on_stream, .ctx = r };
 	r->w_err = (struct loop_watch){ .fd = r->fd_err, .cb = on_stream, .ctx = r };
-	r->w_pid = (struct loop_watch){ .fd = r->pidfd, .readiness = true, .cb = on_exit_ready, .ctx = r };
+	r->w_pid = (struct loop_watch){ .fd = r->exit_fd >= 0 ? r->exit_fd : r->pidfd,
+					.readiness = true, .cb = on_exit_ready, .ctx = r };
 	r->w_cancel = (struct loop_watch){ .fd = cfg->cancel_fd, .readiness = true, .cb = on_cancel, .ctx = r };
 	r->w_out.buf = malloc(RUN_READ_BUF);
 	r->w_err.buf = malloc(RUN_READ_BUF);
@@ -510,6 +543,8 @@ void run_discard(struct run_state *r)
 		close(r->pidfd);
 	if (r->root_fd >= 0)
 		close(r->root_fd);
+	if (r->exit_fd >= 0)
+		close(r->exit_fd);
 	if (r->deadman_w >= 0)
 		close(r->deadman_w);
 	if (r->fd_out >= 0)
@@ -523,6 +558,7 @@ void run_discard(struct run_state *r)
 	free(r->out.spill_path);
 	free(r->err.spill_path);
 	env_free(r->envp);
+	view_release(r);
 	free(r->spec.scratch);
 	free(r->command);
 	free(r);

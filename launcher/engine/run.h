@@ -7,6 +7,8 @@
 #include <limits.h>
 
 #include "launcher.h"
+#include "ns_view.h"
+#include "protect.h"
 #include "runner.h"
 
 /* Per-stream read buffer. 64 KiB keeps the copy out of the pipe in cache: a
@@ -30,12 +32,18 @@ struct run_state {
 	bool escalation;
 	const struct runner_ops *runner; /* NULL: danger-full-access */
 	struct child_spec spec;
+	struct ns_view_spec view;   /* the namespace runner's extras */
+#define RUN_VIEW_STRINGS (4 * NS_VIEW_MAX_PATHS + 8)
+	char *view_strings[RUN_VIEW_STRINGS]; /* owned by the run; view points here */
+	size_t n_view_strings;
+	struct protect_state protect;
 	char *argv[4];
 	char **envp;
 
 	/* the live process */
 	pid_t pid;
 	int pidfd;
+	int exit_fd;               /* PID namespace runs: init's report (-1: none) */
 	int fd_out, fd_err;
 	int deadman_w;             /* write end of the dead-man trigger, -1: none */
 	pid_t deadman_pid;         /* its helper (0: none) */

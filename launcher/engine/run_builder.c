@@ -31,6 +31,9 @@ void sbx_run_free(struct sbx_run *run)
 	free(run->root);
 	free(run->cwd);
 	free(run->spill_dir);
+	free(run->protected_paths);
+	free(run->deny_read);
+	free(run->cache_dir);
 	for (size_t i = 0; i < run->n_patterns; i++)
 		free(run->patterns[i]);
 	free(run);
@@ -136,6 +139,46 @@ int sbx_run_add_scrub_pattern(struct sbx_run *run, const char *pattern)
 	return 0;
 }
 
+int sbx_run_set_protected_paths(struct sbx_run *run, const char *list)
+{
+	char why[160];
+
+	if (list && !policy_path_list_ok(POLICY_PATHS_IN_ROOT, list, why, sizeof(why)))
+		return -EINVAL;
+	if (!list) {
+		free(run->protected_paths);
+		run->protected_paths = NULL;
+		return 0;
+	}
+	return set_string(&run->protected_paths, list);
+}
+
+int sbx_run_set_deny_read(struct sbx_run *run, const char *list)
+{
+	char why[160];
+
+	if (list && !policy_path_list_ok(POLICY_PATHS_ABSOLUTE, list, why, sizeof(why)))
+		return -EINVAL;
+	if (!list) {
+		free(run->deny_read);
+		run->deny_read = NULL;
+		return 0;
+	}
+	return set_string(&run->deny_read, list);
+}
+
+int sbx_run_set_cache_dir(struct sbx_run *run, const char *dir)
+{
+	if (dir && strcmp(dir, "off") != 0 && dir[0] != '/')
+		return -EINVAL;
+	if (!dir) {
+		free(run->cache_dir);
+		run->cache_dir = NULL;
+		return 0;
+	}
+	return set_string(&run->cache_dir, dir);
+}
+
 int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd)
 {
 	run->pass_out = out_fd;
@@ -153,6 +196,11 @@ int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct s
 	    sbx_run_set_output_limit(run, pol->output_limit) < 0 ||
 	    sbx_run_set_net(run, pol->net) < 0 || sbx_run_set_escalation(run, pol->escalation) < 0)
 		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run settings");
+	if ((pol->protected_paths && sbx_run_set_protected_paths(run, pol->protected_paths) < 0) ||
+	    (pol->deny_read && sbx_run_set_deny_read(run, pol->deny_read) < 0) ||
+	    (pol->cache_dir && sbx_run_set_cache_dir(run, pol->cache_dir) < 0))
+		return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,
+				     "bad protected_paths, deny_read or cache_dir");
 	for (size_t i = 0; i < pol->n_scrub; i++)
 		if (sbx_run_add_scrub_pattern(run, pol->scrub_env[i]) < 0)
 			return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,

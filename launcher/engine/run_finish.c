@@ -29,6 +29,25 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 	return classify_denied(&in);
 }
 
+/* After the run's processes are gone: what it put at a protected path that
+ * was absent when it started is removed (the read-only binds could not cover
+ * it). That write was refused, after the fact: it counts as a denial. */
+static bool sweep_protected(struct run_state *r, struct sbx_result *res)
+{
+	const char *removed[16];
+	size_t n;
+
+	if (!r->runner || r->mode != SBX_MODE_WORKSPACE_WRITE)
+		return false;
+	n = protect_end(&r->protect, r->root_fd, &r->view.protect, removed, 16);
+	for (size_t i = 0; i < n; i++) {
+		res->reverted[res->n_reverted] = strdup(removed[i]);
+		if (res->reverted[res->n_reverted])
+			res->n_reverted++;
+	}
+	return n > 0;
+}
+
 int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error *err)
 {
 	struct sbx_result *res = calloc(1, sizeof(*res));
@@ -59,7 +78,8 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	res->mode = r->mode;
 	res->runner = r->runner ? r->runner->name : NULL;
 	res->enforcement = r->runner ? r->runner->enforcement(&r->spec) : SBX_ENFORCEMENT_FULL;
-	res->denied = classify_run(r, res);
+	res->private_processes = r->runner && r->view.private_proc;
+	res->denied = classify_run(r, res) || sweep_protected(r, res);
 	markers_build(markers, sizeof(markers), sbx_mode_name(r->mode), res->denied,
 		      r->escalation, false);
 	res->markers = strdup(markers);

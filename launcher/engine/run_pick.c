@@ -201,6 +201,8 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 			r->runner = runner;
 			r->pid = o.pid;
 			r->pidfd = o.pidfd;
+			r->exit_fd = o.exit_fd;
+			r->view.private_proc = o.private_proc;
 			return 0;
 		}
 		if (o.failed && o.status.stage == STAGE_EXEC)

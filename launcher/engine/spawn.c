@@ -54,9 +54,30 @@ const char *bash_path(void)
 	return found;
 }
 
+/* A PID namespace run: init writes its header before the command starts, so
+ * once the status pipe says the command runs, the header is there. */
+static int read_init_header(int fd, struct spawn_outcome *out)
+{
+	struct init_header hdr;
+	ssize_t n;
+
+	do
+		n = read(fd, &hdr, sizeof(hdr));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(hdr))
+		return -1;
+	out->private_proc = hdr.private_proc != 0;
+	return 0;
+}
+
 int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_outcome *out)
 {
-	int status_pipe[2];
+	int status_pipe[2], exit_pipe[2] = { -1, -1 };
+	bool pidns = spec->runner && spec->runner->pid_namespace;
+	/* Why not CLONE_VM for a PID namespace: its init outlives the command's
+	 * exec and must not share our memory; it is a real fork, and it starts
+	 * the command the vfork way itself (pidns_init.c). */
+	int share = pidns ? 0 : CLONE_VM | CLONE_VFORK;
 	sigset_t all, old;
 	void *stack;
 	pid_t pid;
@@ -65,9 +86,17 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 
 	memset(out, 0, sizeof(*out));
 	out->pidfd = -1;
+	out->exit_fd = -1;
 	out->pid = -1;
 	if (pipe2(status_pipe, O_CLOEXEC) < 0)
 		return -errno;
+	if (pidns && pipe2(exit_pipe, O_CLOEXEC) < 0) {
+		int e = errno;
+
+		close(status_pipe[0]);
+		close(status_pipe[1]);
+		return -e;
+	}
 	stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED) {
@@ -75,29 +104,40 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 
 		close(status_pipe[0]);
 		close(status_pipe[1]);
+		if (pidns) {
+			close(exit_pipe[0]);
+			close(exit_pipe[1]);
+		}
 		return -e;
 	}
 	spec->status_fd = status_pipe[1];
+	spec->exit_fd = exit_pipe[1];
 #ifdef __SANITIZE_ADDRESS__
 	/* A fresh mapping may reuse the address of an earlier child's stack,
 	 * whose frames AddressSanitizer still remembers as poisoned. */
 	__asan_unpoison_memory_region(stack, CHILD_STACK_SIZE);
 #endif
 
-	/* No handler of ours may run in the child while it shares our memory. */
+	/* No handler of ours may run in the child while it shares our memory
+	 * (or, for init, ever: it keeps every signal blocked). */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = clone(child_main, (char *)stack + CHILD_STACK_SIZE,
-		    CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD | extra_clone_flags, spec, &pidfd);
+		    share | CLONE_PIDFD | SIGCHLD | extra_clone_flags, spec, &pidfd);
 	int clone_errno = errno;
 
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	munmap(stack, CHILD_STACK_SIZE);
 	close(status_pipe[1]);
 	spec->status_fd = -1;
+	if (pidns)
+		close(exit_pipe[1]);
+	spec->exit_fd = -1;
 
 	if (pid < 0) {
 		close(status_pipe[0]);
+		if (pidns)
+			close(exit_pipe[0]);
 		out->clone_failed = true;
 		out->clone_errno = clone_errno;
 		return 0;
@@ -105,19 +145,32 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 	out->pid = pid;
 	out->pidfd = pidfd;
 	/* CLONE_VFORK: the child has exec'd or exited by now, so this read does
-	 * not block. */
+	 * not block. A PID namespace's init: it blocks until the command has
+	 * exec'd (both copies of the pipe closed) or a record says why not. */
 	do {
 		n = read(status_pipe[0], &out->status, sizeof(out->status));
 	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		child_status_set(&out->status, STAGE_NONE, errno, "read status pipe", NULL);
 	close(status_pipe[0]);
-	if (n > 0) {
+	if (n == 0 && pidns && read_init_header(exit_pipe[0], out) < 0) {
+		child_status_set(&out->status, STAGE_SESSION, EIO, "init: no report", NULL);
+		n = 1;
+	}
+	if (n != 0) {
 		out->failed = true;
-		if (n != (ssize_t)sizeof(out->status))
+		if (n > 0 && n != (ssize_t)sizeof(out->status))
 			child_status_set(&out->status, STAGE_NONE, EIO, "short status record", NULL);
+		if (pidns)
+			kill(pid, SIGKILL);
 		waitpid(pid, NULL, __WALL);
 		close(pidfd);
 		out->pidfd = -1;
+		if (pidns)
+			close(exit_pipe[0]);
+		return 0;
 	}
+	out->exit_fd = pidns ? exit_pipe[0] : -1;
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "pidns_init.h"
 #include "netns.h"
 #include "runner.h"
 #include "userns.h"
@@ -67,7 +68,8 @@ static int setup_fds(const struct child_spec *spec, struct child_status *st)
 	return 0;
 }
 
-int child_main(void *arg)
+/* The command's own process: fds, confinement, filter, session, exec. */
+static int command_main(void *arg)
 {
 	const struct child_spec *spec = arg;
 	struct child_status st = { 0 };
@@ -81,7 +83,9 @@ int child_main(void *arg)
 		child_status_set(&st, STAGE_SESSION, errno, "PR_SET_CHILD_SUBREAPER", NULL);
 		report_and_exit(spec, &st);
 	}
-	if (spec->runner && spec->runner->enter(spec, &st) < 0)
+	if (spec->runner && !spec->runner->pid_namespace && spec->runner->enter(spec, &st) < 0)
+		report_and_exit(spec, &st);
+	if (spec->runner && spec->runner->confine && spec->runner->confine(spec, &st) < 0)
 		report_and_exit(spec, &st);
 #ifdef CONFIG_NETNS
 	/* danger-full-access with --net none: only the network namespace. */
@@ -117,4 +121,31 @@ int child_main(void *arg)
 	child_status_set(&st, STAGE_EXEC, errno, "execve", spec->bash);
 	report_and_exit(spec, &st);
 	return 127;
+}
+
+/* The init of a run's own PID namespace: enter the runner (namespaces, the
+ * view, a private /proc), start the command, then stay as its reaper and
+ * dead-man switch (pidns_init.c). We are a fork of sbx, not sharing its
+ * memory, so staying alive is safe. */
+static int init_main(const struct child_spec *spec)
+{
+	struct child_status st = { 0 };
+	pid_t pid;
+
+	if (spec->runner->enter(spec, &st) < 0)
+		report_and_exit(spec, &st);
+	pid = pidns_init_start_command(spec, command_main, &st);
+	if (pid < 0)
+		report_and_exit(spec, &st);
+	pidns_init_serve(spec, pid);
+	return 0;
+}
+
+int child_main(void *arg)
+{
+	const struct child_spec *spec = arg;
+
+	if (spec->runner && spec->runner->pid_namespace)
+		return init_main(spec);
+	return command_main(arg);
 }

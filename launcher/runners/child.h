@@ -3,7 +3,10 @@
  *
  * The child is started with clone(CLONE_VM|CLONE_VFORK): it shares the
  * parent's memory until exec, so it must not allocate, must not take locks and
- * must only use the fields below (all set up by the parent beforehand). */
+ * must only use the fields below (all set up by the parent beforehand). A
+ * runner with its own PID namespace starts the child as a real fork instead:
+ * it becomes the namespace's init (pidns_init.c) and starts the command the
+ * vfork way from there; the same rules hold on both paths. */
 #ifndef SBX_CHILD_H
 #define SBX_CHILD_H
 
@@ -17,6 +20,7 @@
 
 struct runner_ops;
 struct sock_fprog;
+struct ns_view_spec;
 
 struct child_spec {
 	enum sbx_mode mode;
@@ -40,6 +44,7 @@ struct child_spec {
 	int stderr_fd;
 	int status_fd;             /* CLOEXEC write end of the status pipe */
 	int deadman_fd;            /* read end of the dead-man trigger (-1: none) */
+	int exit_fd;               /* PID namespace runs: init reports there (-1: none) */
 	pid_t *deadman_pid;        /* where the child reports the helper's pid */
 
 	const struct sock_fprog *seccomp; /* installed last; NULL: none */
@@ -47,6 +52,18 @@ struct child_spec {
 
 	char *scratch;             /* parent-allocated memory the child may use */
 	size_t scratch_size;
+
+	struct ns_view_spec *view; /* namespace runner: the view's extras (ns_view.h) */
+};
+
+/* What a PID namespace's init writes on exit_fd: first one header, once the
+ * view is built and before the command starts, then, when the command's bash
+ * exits, its wait status. */
+struct init_header {
+	int32_t private_proc;      /* 1: a private /proc; 0: the host's (fallback) */
+};
+struct init_exit {
+	int32_t wstatus;
 };
 
 /* The child's exit status when setup failed (the status pipe says why). */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The namespace runner's file view: everything read-only, a minimal /dev, and
- * in workspace-write a writable root and a private /tmp. Built in the clone
- * child, inside its new user and mount namespaces. */
+/* The namespace runner's file view: everything read-only, a minimal /dev with
+ * private ptys and /dev/shm, a private /proc, credential stores hidden, and in
+ * workspace-write a writable root (its protected paths read-only), a /tmp of
+ * the workspace's own and its tool-cache directory. Built in the child,
+ * inside its new user, mount and PID namespaces. */
 #ifndef SBX_NS_VIEW_H
 #define SBX_NS_VIEW_H
 
@@ -11,8 +13,45 @@
 
 #include "child.h"
 
-/* Size of the /tmp tmpfs of a workspace-write run (see ns_view.c). */
+/* Size of the private tmpfs mounts (/dev/shm; /tmp where no directory of
+ * the workspace's own is given). */
 #define NS_VIEW_TMP_SIZE "1g"
+
+#define NS_VIEW_MAX_PATHS 64
+
+/* A list of paths, prepared by the parent (pointers into its memory). */
+struct ns_path_list {
+	const char *path[NS_VIEW_MAX_PATHS];
+	size_t n;
+};
+
+/* The view's extras, prepared by the parent; the child only reads them,
+ * except for the facts it reports back (marked "out"). */
+struct ns_view_spec {
+	/* workspace-write: a directory of the workspace's own, bound on /tmp so
+	 * that files there last across the calls of one root or session
+	 * (-1: a fresh tmpfs per run). */
+	const char *tmp_path;
+	int tmp_fd;
+	/* workspace-write: the tool-cache directory, writable at its own path
+	 * (NULL: none). */
+	const char *cache_dir;
+	int cache_fd;
+	/* Paths relative to the root that stay read-only inside it (those that
+	 * exist when the run starts). */
+	struct ns_path_list protect;
+	/* Absolute paths hidden from the command: an empty read-only directory
+	 * or file in their place. */
+	struct ns_path_list hide;
+	/* Absolute paths below a hidden directory that stay readable
+	 * (~/.ssh/known_hosts, public keys). */
+	struct ns_path_list reveal;
+	/* Unix sockets under /tmp the command may still reach (allow-listed),
+	 * bound into the workspace's own /tmp at the same path. */
+	struct ns_path_list sockets;
+	/* out: whether a private /proc could be mounted. */
+	bool private_proc;
+};
 
 /* Child (no allocation): build the view. Call after the identity maps are
  * written and "/" was made MS_PRIVATE recursively. spec->scratch holds

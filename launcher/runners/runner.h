@@ -21,8 +21,14 @@ struct runner_ops {
 	/* Parent: extra clone(2) flags this runner's child is started with. */
 	int (*clone_flags)(const struct child_spec *spec);
 	/* Child, after clone, before exec: enter the confinement. 0, or -1 with st
-	 * filled (st->stage says how far it got). */
+	 * filled (st->stage says how far it got). With pid_namespace, this runs
+	 * in the namespace's init, before the command's process exists. */
 	int (*enter)(const struct child_spec *spec, struct child_status *st);
+	/* Child, in the command's own process right before the seccomp filter
+	 * and exec (NULL: nothing more). */
+	int (*confine)(const struct child_spec *spec, struct child_status *st);
+	/* The child starts as the init of a new PID namespace (CLONE_NEWPID). */
+	bool pid_namespace;
 	/* Denial dialects (DIALECT_* mask) its denials are spoken in. */
 	unsigned dialects;
 	/* full or partial, given the Landlock ABI the run uses. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The namespace runner: a user and a mount namespace of our own, a read-only
- * view of the host's file tree (ns_view.c), a Landlock ruleset on top, then no
- * capabilities. A denied write fails with EROFS. The session, the fds and the
- * exec are the child's common path (child.c), not ours. */
+/* The namespace runner: user, mount, IPC and PID namespaces of the run's own,
+ * a read-only view of the host's file tree with a private /proc (ns_view.c),
+ * Landlock scopes on top, then no capabilities. A denied write fails with
+ * EROFS. The session, the fds and the exec are the child's common path
+ * (child.c), not ours. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -14,7 +15,6 @@
 #include <unistd.h>
 
 #include "caps.h"
-#include "deadman.h"
 #include "landlock.h"
 #include "netns.h"
 #include "ns_view.h"
@@ -22,12 +22,6 @@
 #include "userns.h"
 
 /* ---- parent ---- */
-
-static int userns_try_child(void *arg)
-{
-	(void)arg;
-	_exit(0);
-}
 
 /* The integer in a /proc/sys file: 0, or -errno (-ENOENT if it is absent). */
 static int read_sysctl(const char *path, long *out)
@@ -48,25 +42,11 @@ static int read_sysctl(const char *path, long *out)
 	return 0;
 }
 
-/* Only on the failure path of the probe: can a user namespace be made at
- * all? A child in a new one exits at once. 0, or the errno clone gave. */
-static int userns_try(void)
-{
-	char stack[16384] __attribute__((aligned(16)));
-	pid_t pid = clone(userns_try_child, stack + sizeof(stack), CLONE_NEWUSER | SIGCHLD, NULL);
-
-	if (pid < 0)
-		return errno;
-	waitpid(pid, NULL, __WALL);
-	return 0;
-}
-
 /* Cheap, no fork: the switches that are known to turn user namespaces off.
  * Anything else is discovered at clone time (STAGE_USERNS and
  * STAGE_MOUNT_PRIVATE tell the parent "unusable here"). */
 static int runner_namespace_probe(char *reason, size_t reason_size)
 {
-	char ll_reason[160] = "";
 	long v;
 	bool root = geteuid() == 0;
 
@@ -90,65 +70,39 @@ static int runner_namespace_probe(char *reason, size_t reason_size)
 			 "(kernel.apparmor_restrict_unprivileged_userns=1)");
 		return -EPERM;
 	}
-	/* See runner_namespace_enter: without Landlock the view can be left
-	 * through /proc/<pid>/root of a process outside it. */
-	if (landlock_abi_probe(ll_reason, sizeof(ll_reason)) < 0) {
-		int userns_err = userns_try();
-
-		/* Both facts, when both stand in the way: fixing Landlock alone
-		 * would otherwise run into the next wall without warning. */
-		if (userns_err)
-			snprintf(reason, reason_size,
-				 "user namespaces unavailable (clone: %s), and needs Landlock "
-				 "to close /proc/<pid>/root routes: %s",
-				 strerror(userns_err), ll_reason);
-		else
-			snprintf(reason, reason_size,
-				 "needs Landlock to close /proc/<pid>/root routes: %s", ll_reason);
-		return -ENOSYS;
-	}
 	if (reason_size)
 		reason[0] = '\0';
 	return 0;
 }
 
-/* unshare(CLONE_NEWUSER) fails with EINVAL in a CLONE_VM child (the memory
- * is shared with a process outside the new namespace), so the namespaces
- * come with the clone itself. */
+/* The namespaces come with the clone itself (the child becomes the init of
+ * the new PID namespace). */
 static int runner_namespace_clone_flags(const struct child_spec *spec)
 {
 	/* CLONE_NEWIPC: SysV shared memory, semaphores and message queues and
 	 * POSIX message queues are state outside the file tree that a read-only
-	 * command could otherwise create, change or delete on the host. */
-	return CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC |
+	 * command could otherwise create, change or delete on the host.
+	 * CLONE_NEWPID: the run's processes only, in a /proc of their own
+	 * (no /proc/<pid>/root route to a host process), and an init whose
+	 * exit ends them all. */
+	return CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID |
 	       (spec->net == SBX_NET_NONE ? CLONE_NEWNET : 0);
 }
 
 static enum sbx_enforcement runner_namespace_enforcement(const struct child_spec *spec)
 {
-	/* Before ABI 3 Landlock cannot refuse truncate(2), and a truncate
-	 * through a /proc/<pid>/root route would reach a host file. */
+	/* With the host's /proc (fallback), Landlock closes its routes, and
+	 * before ABI 3 it cannot refuse truncate(2) through one of them. */
+	if (spec->view && spec->view->private_proc)
+		return SBX_ENFORCEMENT_FULL;
 	return spec->landlock_abi >= 3 ? SBX_ENFORCEMENT_FULL : SBX_ENFORCEMENT_PARTIAL;
 }
 
 /* ---- child: no allocation, no stdio ---- */
 
+/* In the namespace's init: identity maps, the network, the view. */
 static int runner_namespace_enter(const struct child_spec *spec, struct child_status *st)
 {
-	const char *write_dirs[2];
-	size_t n = 0;
-
-	/* /proc stays the host's: the contract does not restrict process
-	 * visibility, which a PID namespace with its own /proc would. But
-	 * /proc/<pid>/root, /cwd and /fd/N of a process outside lead to the
-	 * host's writable mounts. Landlock closes them: its rules are on
-	 * inodes, and what such a path reaches is under no allowed directory
-	 * (nor may a Landlock domain ptrace-access a process outside it). No
-	 * Landlock, no safe view: refuse before setting anything up. */
-	if (spec->landlock_abi < 1)
-		return child_status_set(st, STAGE_LANDLOCK, ENOSYS,
-					"no Landlock to close /proc/<pid>/root routes", NULL);
-
 	if (userns_write_identity_maps(spec->uid, spec->gid, st) < 0)
 		return -1;
 #ifdef CONFIG_NETNS
@@ -162,19 +116,45 @@ static int runner_namespace_enter(const struct child_spec *spec, struct child_st
 	 * nothing mounted on the host later may appear in ours. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return child_status_set(st, STAGE_MOUNT_PRIVATE, errno, "make private", "/");
+	return ns_view_build(spec, st);
+}
 
-	if (ns_view_build(spec, st) < 0)
-		return -1;
+/* In the command's process (it shares init's memory until exec, so it sees
+ * what the view reported). */
+static int runner_namespace_confine(const struct child_spec *spec, struct child_status *st)
+{
+	const char *write_dirs[6];
+	size_t n = 0;
 
-	/* Opened after the view is built, so the rules name the new mounts'
-	 * inodes: our /tmp tmpfs, not the host's /tmp directory. */
-	if (spec->mode == SBX_MODE_WORKSPACE_WRITE) {
-		write_dirs[n++] = spec->root;
-		write_dirs[n++] = spec->tmp_dir && spec->tmp_dir[0] ? spec->tmp_dir : "/tmp";
+	if (spec->view->private_proc) {
+		/* Scopes only (ABI 6+): no signal or abstract unix socket
+		 * outside the run; the mounts decide every file access. */
+		if (landlock_scope_enforce(spec->landlock_abi, st) < 0)
+			return -1;
+	} else {
+		/* The host's /proc: /proc/<pid>/root, /cwd and /fd/N of a process
+		 * outside lead to the host's writable mounts. Landlock closes
+		 * them (its rules are on inodes, and what such a path reaches is
+		 * under no allowed directory; nor may a domain ptrace a process
+		 * outside it). No Landlock, no safe view: refuse. */
+		if (spec->landlock_abi < 1)
+			return child_status_set(st, STAGE_LANDLOCK, ENOSYS,
+						"no private /proc could be mounted (the host's is "
+						"masked) and no Landlock to close /proc/<pid>/root "
+						"routes", NULL);
+		/* Opened now, so the rules name the view's inodes: its /tmp,
+		 * /dev/shm and ptys, not the host's directories. */
+		write_dirs[n++] = "/dev/shm";
+		write_dirs[n++] = "/dev/pts";
+		if (spec->mode == SBX_MODE_WORKSPACE_WRITE) {
+			write_dirs[n++] = spec->root;
+			write_dirs[n++] = spec->tmp_dir && spec->tmp_dir[0] ? spec->tmp_dir : "/tmp";
+			if (spec->view->cache_dir)
+				write_dirs[n++] = spec->view->cache_dir;
+		}
+		if (landlock_enforce(spec->landlock_abi, write_dirs, n, st) < 0)
+			return -1;
 	}
-	if (deadman_start(spec, st) < 0 ||
-	    landlock_enforce(spec->landlock_abi, write_dirs, n, st) < 0)
-		return -1;
 
 	/* Last: we needed CAP_SYS_ADMIN in our namespace for every step above.
 	 * Without any capability (bounding and ambient too) and with
@@ -189,6 +169,8 @@ const struct runner_ops runner_namespace = {
 	.probe = runner_namespace_probe,
 	.clone_flags = runner_namespace_clone_flags,
 	.enter = runner_namespace_enter,
+	.confine = runner_namespace_confine,
+	.pid_namespace = true,
 	.dialects = DIALECT_EROFS,
 	.enforcement = runner_namespace_enforcement,
 };

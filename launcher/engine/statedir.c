@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* sbx's own state directories (see statedir.h). Made by sbx itself, outside
+ * any policy, so every step is made relative to a handle, never through a
+ * symlink, and checked to be ours: a confined command that shares our uid
+ * could otherwise plant a symlink on the way and steer our writes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "statedir.h"
+
+/* Open (making it if missing) the directory name below dirfd: no symlink
+ * followed, ours, no write bit for group or others. */
+static int open_own_dir(int dirfd, const char *name, unsigned mode)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdirat(dirfd, name, mode) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022 && !(st.st_mode & S_ISVTX))) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* Walk an absolute path from "/", making the components from `make_from`
+ * (a byte offset) on. Components before it must exist; they need not be
+ * ours (/home, /var/tmp). */
+static int open_path(const char *path, size_t make_from, unsigned mode)
+{
+	char buf[PATH_MAX];
+	char *p, *save = NULL;
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	size_t off;
+
+	if (fd < 0)
+		return -errno;
+	if (strlen(path) >= sizeof(buf) || path[0] != '/') {
+		close(fd);
+		return -EINVAL;
+	}
+	strcpy(buf, path);
+	for (p = strtok_r(buf + 1, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		off = (size_t)(p - buf);
+		if (off >= make_from)
+			next = open_own_dir(fd, p, mode);
+		else if ((next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			next = -errno;
+		close(fd);
+		if (next < 0)
+			return next;
+		fd = next;
+	}
+	return fd;
+}
+
+static int try_base(const char *dir, const char *suffix, char *out, size_t size)
+{
+	int fd;
+
+	if (!dir || dir[0] != '/' || (size_t)snprintf(out, size, "%s%s", dir, suffix) >= size)
+		return -EINVAL;
+	fd = open_path(out, strlen(dir), 0700);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+int statedir_base(char *out, size_t size, struct sbx_error *err)
+{
+	char fallback[64];
+	int rc;
+
+	if (try_base(getenv("XDG_CACHE_HOME"), "/sbx", out, size) == 0)
+		return 0;
+	if (try_base(getenv("HOME"), "/.cache/sbx", out, size) == 0)
+		return 0;
+	/* No usable home (nobody's is /nonexistent): a directory of our own
+	 * in /var/tmp, which lasts across reboots like a cache should. */
+	snprintf(fallback, sizeof(fallback), "/sbx-%u", (unsigned)geteuid());
+	rc = try_base("/var/tmp", fallback, out, size);
+	if (rc < 0)
+		return sbx_error_set(err, -rc, SBX_E_INTERNAL, out,
+				     "unable to make sbx's state directory %s: %s (set XDG_CACHE_HOME "
+				     "to a directory of your own)", out, strerror(-rc));
+	return 0;
+}
+
+void statedir_key(const char *root, char *out, size_t size)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	const char *name = strrchr(root, '/');
+	char clean[32];
+	size_t n = 0;
+
+	for (const char *p = root; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	/* The root's last component, for a human looking at the directory. */
+	for (name = name ? name + 1 : root; *name && n < sizeof(clean) - 1; name++)
+		clean[n++] = (*name == '.' || *name == '-' || *name == '_' ||
+			      (*name >= '0' && *name <= '9') || (*name >= 'a' && *name <= 'z') ||
+			      (*name >= 'A' && *name <= 'Z')) ? *name : '_';
+	clean[n] = '\0';
+	snprintf(out, size, "%s%s%016llx", clean, n ? "-" : "", (unsigned long long)h);
+}
+
+int statedir_for_root(const char *base, const char *kind, const char *root, unsigned mode,
+		      char *out, size_t size, int *fd, struct sbx_error *err)
+{
+	char base_buf[PATH_MAX], key[96];
+	size_t base_len;
+	int rc;
+
+	if (!base) {
+		rc = statedir_base(base_buf, sizeof(base_buf), err);
+		if (rc < 0)
+			return rc;
+		base = base_buf;
+	}
+	statedir_key(root, key, sizeof(key));
+	if ((size_t)snprintf(out, size, "%s%s%s/%s", base, kind ? "/" : "", kind ? kind : "", key) >=
+	    size)
+		return sbx_error_set(err, ENAMETOOLONG, SBX_E_INTERNAL, NULL, "state path too long");
+	base_len = strlen(base);
+	rc = open_path(out, base_len, 0700);
+	if (rc < 0)
+		return sbx_error_set(err, -rc, SBX_E_INTERNAL, out, "unable to make %s: %s", out,
+				     strerror(-rc));
+	/* The last one is the run's /tmp or cache: the mode it asks for (the
+	 * umask trimmed it at mkdir), set through the handle, not the path. */
+	int dfd = openat(rc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0 || fchmod(dfd, mode) < 0) {
+		int e = errno;
+
+		if (dfd >= 0)
+			close(dfd);
+		close(rc);
+		return sbx_error_set(err, e, SBX_E_INTERNAL, out, "unable to chmod %s: %s", out,
+				     strerror(e));
+	}
+	close(dfd);
+	*fd = rc;
+	return 0;
+}

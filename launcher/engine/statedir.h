@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* sbx's own state for the caller, outside any workspace: a base directory
+ * ($XDG_CACHE_HOME/sbx, else ~/.cache/sbx, else /var/tmp/sbx-UID), and below
+ * it one directory per workspace root for its /tmp (namespace runner) and its
+ * tool caches. Every directory is made and opened without following a
+ * symlink, owned by us, closed to others. */
+#ifndef SBX_STATEDIR_H
+#define SBX_STATEDIR_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "sbx.h"
+
+/* The base directory (created if missing): its path in out. 0 or -errno
+ * with err filled. */
+int statedir_base(char *out, size_t size, struct sbx_error *err);
+/* BASE/KIND/KEY (BASE/KEY when kind is NULL) for a root (KEY: the root's name and a hash of its path),
+ * created if missing with mode (the directory itself); its path in out, an
+ * O_PATH handle in *fd. base NULL: statedir_base(). */
+int statedir_for_root(const char *base, const char *kind, const char *root, unsigned mode,
+		      char *out, size_t size, int *fd, struct sbx_error *err);
+/* The name a root's directories get (pure; for tests). */
+void statedir_key(const char *root, char *out, size_t size);
+
+#endif

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/* The view's extras of one confined run (see view_prepare.h). Pure choices
+ * (which lists) and a few directory operations in sbx's own state. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "statedir.h"
+#include "view_prepare.h"
+
+/* Written by a command, these would run later outside any sandbox: git
+ * hooks and config (hooks, fsmonitor, aliases, filters), submodule URLs,
+ * direnv, editor tasks and settings, agent settings and MCP servers, shell
+ * start-up files. The peers (Codex, sandbox-runtime) keep the same. */
+const char *const view_default_protected[] = {
+	".git/hooks", ".git/config", ".gitmodules", ".envrc", ".vscode", ".idea", ".mcp.json",
+	".claude", ".codex", ".agents", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
+	".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", NULL,
+};
+
+/* The usual credential stores of a home directory. */
+const char *const view_default_hidden[] = {
+	".ssh", ".aws", ".azure", ".config/gcloud", ".config/gh", ".netrc", ".git-credentials",
+	".docker/config.json", ".kube/config", ".gnupg", ".pypirc", ".npmrc", NULL,
+};
+
+static const char *keep(struct run_state *r, char *s)
+{
+	if (!s || r->n_view_strings >= RUN_VIEW_STRINGS) {
+		free(s);
+		return NULL;
+	}
+	r->view_strings[r->n_view_strings++] = s;
+	return s;
+}
+
+static void add(struct run_state *r, struct ns_path_list *l, char *s)
+{
+	const char *kept = keep(r, s);
+
+	if (kept && l->n < NS_VIEW_MAX_PATHS)
+		l->path[l->n++] = kept;
+}
+
+static const char *home_dir(void)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if (home && home[0] == '/')
+		return home;
+	pw = getpwuid(getuid());
+	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+}
+
+static char *expand(const char *entry, size_t len, const char *home)
+{
+	char *s;
+
+	if (entry[0] == '~') {
+		if (!home)
+			return NULL;
+		return asprintf(&s, "%s%.*s", home, (int)len - 1, entry + 1) < 0 ? NULL : s;
+	}
+	return strndup(entry, len);
+}
+
+/* Each entry of a comma-separated list (syntax checked by the policy). */
+static void add_list(struct run_state *r, struct ns_path_list *l, const char *list,
+		     const char *home)
+{
+	for (const char *p = list;;) {
+		const char *comma = strchr(p, ',');
+		const char *end = comma ? comma : p + strlen(p);
+
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		if (end > p)
+			add(r, l, expand(p, (size_t)(end - p), home));
+		if (!comma)
+			return;
+		p = comma + 1;
+	}
+}
+
+/* ssh's known_hosts and public keys stay readable in a hidden ~/.ssh: git
+ * over ssh needs them, and they are not secrets. */
+static void reveal_ssh(struct run_state *r, const char *home)
+{
+	char *dir;
+	DIR *d;
+	struct dirent *e;
+
+	if (!home || asprintf(&dir, "%s/.ssh", home) < 0)
+		return;
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		char *p;
+
+		if (strcmp(e->d_name, "known_hosts") != 0 &&
+		    !(n > 4 && strcmp(e->d_name + n - 4, ".pub") == 0))
+			continue;
+		if (asprintf(&p, "%s/%s", dir, e->d_name) >= 0)
+			add(r, &r->view.reveal, p);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const char *base)
+{
+	const char *home = home_dir();
+
+	if (cfg->deny_read && strcmp(cfg->deny_read, "none") == 0)
+		return;
+	if (cfg->deny_read) {
+		add_list(r, &r->view.hide, cfg->deny_read, home);
+	} else {
+		for (size_t i = 0; home && view_default_hidden[i]; i++) {
+			char *p;
+
+			if (asprintf(&p, "%s/%s", home, view_default_hidden[i]) >= 0)
+				add(r, &r->view.hide, p);
+		}
+	}
+	/* sbx's own state: other roots' /tmp and caches, spill files. This
+	 * run's own /tmp and cache are mounted back on top. */
+	if (base)
+		add(r, &r->view.hide, strdup(base));
+	reveal_ssh(r, home);
+}
+
+static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
+{
+	if (cfg->protected_paths && strcmp(cfg->protected_paths, "none") == 0)
+		return;
+	if (cfg->protected_paths) {
+		add_list(r, &r->view.protect, cfg->protected_paths, NULL);
+		return;
+	}
+	for (size_t i = 0; view_default_protected[i]; i++)
+		add(r, &r->view.protect, strdup(view_default_protected[i]));
+}
+
+/* The workspace's /tmp (namespace runner) and its tool cache: directories of
+ * its own in sbx's state, lasting across calls. Without a state directory
+ * the run still runs: a fresh /tmp, no cache. */
+static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const char *base)
+{
+	char path[PATH_MAX];
+	struct sbx_error ignored;
+	int fd;
+
+	if (base && statedir_for_root(base, "tmp", r->root, 01777, path, sizeof(path), &fd,
+				      &ignored) == 0) {
+		r->view.tmp_path = keep(r, strdup(path));
+		r->view.tmp_fd = r->view.tmp_path ? fd : (close(fd), -1);
+	}
+	if (cfg->cache_dir && strcmp(cfg->cache_dir, "off") == 0)
+		return;
+	if (!cfg->cache_dir && !base)
+		return;
+	if (statedir_for_root(cfg->cache_dir ? cfg->cache_dir : base,
+			      cfg->cache_dir ? NULL : "cache", r->root, 0700, path, sizeof(path), &fd,
+			      &ignored) == 0) {
+		r->view.cache_dir = keep(r, strdup(path));
+		r->view.cache_fd = r->view.cache_dir ? fd : (close(fd), -1);
+	}
+}
+
+int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err)
+{
+	char base[PATH_MAX];
+	struct sbx_error ignored;
+	bool have_base;
+
+	(void)err;
+	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS)
+		return 0;
+	have_base = statedir_base(base, sizeof(base), &ignored) == 0;
+	prepare_hidden(r, cfg, have_base ? base : NULL);
+	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
+		return 0;
+	prepare_protected(r, cfg);
+	prepare_dirs(r, cfg, have_base ? base : NULL);
+	return 0;
+}
+
+void view_release(struct run_state *r)
+{
+	if (r->view.tmp_fd >= 0)
+		close(r->view.tmp_fd);
+	if (r->view.cache_fd >= 0)
+		close(r->view.cache_fd);
+	r->view.tmp_fd = r->view.cache_fd = -1;
+	for (size_t i = 0; i < r->n_view_strings; i++)
+		free(r->view_strings[i]);
+	r->n_view_strings = 0;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* Mount helpers of the namespace view. Child side: no allocation, no stdio. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mount_api.h"
+#include "ns_mounts.h"
+#include "ns_view.h"
+
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000
+#endif
+
+int ns_join(char *dst, size_t size, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la + lb + 1 > size)
+		return -1;
+	memcpy(dst, a, la);
+	memcpy(dst + la, b, lb + 1);
+	return 0;
+}
+
+int ns_grab_at(int dirfd, const char *path, bool recursive, struct ns_handle *h,
+	       struct child_status *st)
+{
+	unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (recursive ? AT_RECURSIVE : 0) |
+			 (path[0] ? 0 : AT_EMPTY_PATH);
+	int fd = (int)syscall(SYS_open_tree, dirfd, path, flags);
+
+	if (fd >= 0) {
+		h->fd = fd;
+		h->detached = true;
+		return 0;
+	}
+	if (errno != ENOSYS)
+		return child_status_set(st, STAGE_MOUNT, errno, "open_tree", path[0] ? path : "(handle)");
+	/* No open_tree (before 5.2, or a seccomp profile hides it): keep the
+	 * dentry instead and bind it later through /proc/self/fd, which
+	 * reaches it even once a mount covers its path. */
+	fd = path[0] ? openat(dirfd, path, O_PATH | O_CLOEXEC) : fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "open", path[0] ? path : "(handle)");
+	h->fd = fd;
+	h->detached = false;
+	return 0;
+}
+
+int ns_grab_same(const char *path, int fd, bool recursive, struct ns_handle *h,
+		 struct child_status *st)
+{
+	struct stat want, got;
+	int here = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int rc;
+
+	if (here < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "open", path);
+	/* Why: the directory confined is the one resolved before the run; a
+	 * symlink planted on the way since then must not redirect it. */
+	if (fstat(fd, &want) < 0 || fstat(here, &got) < 0 || want.st_dev != got.st_dev ||
+	    want.st_ino != got.st_ino) {
+		close(here);
+		return child_status_set(st, STAGE_MOUNT, ESTALE,
+					"no longer the directory resolved before the run:", path);
+	}
+	rc = ns_grab_at(here, "", recursive, h, st);
+	close(here);
+	return rc;
+}
+
+void ns_handle_close(struct ns_handle *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	h->fd = -1;
+}
+
+int ns_attach(struct ns_handle *h, const char *target, bool recursive, struct child_status *st)
+{
+	if (h->detached) {
+		if (syscall(SYS_move_mount, h->fd, "", AT_FDCWD, target,
+			    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			return child_status_set(st, STAGE_MOUNT, errno, "move_mount", target);
+	} else {
+		char src[32];
+
+		child_put_uint(src, child_put_str(src, 0, sizeof(src), "/proc/self/fd/"),
+			       sizeof(src), (unsigned long)h->fd);
+		if (mount(src, target, NULL, MS_BIND | (recursive ? MS_REC : 0), NULL) < 0)
+			return child_status_set(st, STAGE_MOUNT, errno, "mount --bind", target);
+	}
+	ns_handle_close(h);
+	return 0;
+}
+
+static int remount(const char *path, unsigned long extra, struct child_status *st,
+		   const char *what)
+{
+	struct statfs sf;
+
+	if (statfs(path, &sf) < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "statfs", path);
+	if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | extra | ns_restate_flags(sf.f_flags),
+		  NULL) < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, what, path);
+	return 0;
+}
+
+int ns_remount_readonly(const char *path, struct child_status *st)
+{
+	return remount(path, MS_RDONLY, st, "remount read-only");
+}
+
+int ns_remount_writable(const char *path, struct child_status *st)
+{
+	return remount(path, 0, st, "remount writable");
+}
+
+int ns_make_mount_point(const char *path, size_t cover_len, bool dir, struct child_status *st)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(p))
+		return child_status_set(st, STAGE_MOUNT, ENAMETOOLONG, "mount point", path);
+	memcpy(p, path, n + 1);
+	for (size_t i = cover_len + 1; i <= n; i++) {
+		char c = p[i];
+
+		if (c != '/' && c != '\0')
+			continue;
+		p[i] = '\0';
+		if (c == '\0' && !dir) {
+			int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+			if (fd < 0)
+				return child_status_set(st, STAGE_MOUNT, errno, "create", p);
+			close(fd);
+		} else if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			return child_status_set(st, STAGE_MOUNT, errno, "mkdir", p);
+		}
+		p[i] = c;
+	}
+	return 0;
+}

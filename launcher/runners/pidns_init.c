@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* The init of a run's own PID namespace. It is a fork of sbx (not sharing its
+ * memory), pid 1 of the namespace: it starts the command, reaps whatever the
+ * command leaves behind, tells sbx how bash ended, and, when sbx closes the
+ * trigger pipe or dies, exits. Its exit makes the kernel SIGKILL every
+ * process still in the namespace, however it forked or called setsid: the
+ * run's dead-man switch, on any kernel with PID namespaces. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "ns_view.h"
+#include "pidns_init.h"
+
+#define COMMAND_STACK_SIZE (256 * 1024)
+#define TRIGGER_FD 3
+#define REPORT_FD 4
+
+static int write_record(int fd, const void *rec, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = write(fd, rec, len);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+pid_t pidns_init_start_command(const struct child_spec *spec, int (*fn)(void *),
+			       struct child_status *st)
+{
+	struct init_header hdr = { .private_proc = spec->view && spec->view->private_proc };
+	void *stack;
+	pid_t pid;
+
+	/* Before the command exists: sbx reads it once bash runs. */
+	if (write_record(spec->exit_fd, &hdr, sizeof(hdr)) < 0)
+		return child_status_set(st, STAGE_SESSION, errno ? errno : EIO, "report to sbx",
+					NULL);
+	stack = mmap(NULL, COMMAND_STACK_SIZE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return child_status_set(st, STAGE_SESSION, errno, "mmap command stack", NULL);
+	/* Signals are still all blocked (sbx blocked them around its clone):
+	 * nothing of ours runs in the command's process before it resets them. */
+	pid = clone(fn, (char *)stack + COMMAND_STACK_SIZE, CLONE_VM | CLONE_VFORK | SIGCHLD,
+		    (void *)spec);
+	if (pid < 0) {
+		int err = errno;
+
+		munmap(stack, COMMAND_STACK_SIZE);
+		return child_status_set(st, STAGE_SESSION, err, "clone command", NULL);
+	}
+	munmap(stack, COMMAND_STACK_SIZE);
+	/* The command has exec'd (its copy closed) or written why not: our copy
+	 * goes too, so sbx sees end of file, or the record. */
+	close(spec->status_fd);
+	return pid;
+}
+
+/* Only the trigger and the report pipe stay open: init holds none of the
+ * run's output pipes, so collection never waits for it. */
+static void keep_only_pipes(const struct child_spec *spec)
+{
+	int trigger = fcntl(spec->deadman_fd, F_DUPFD_CLOEXEC, 16);
+	int report = fcntl(spec->exit_fd, F_DUPFD_CLOEXEC, 16);
+
+	if (trigger < 0 || report < 0 || dup2(trigger, TRIGGER_FD) < 0 ||
+	    dup2(report, REPORT_FD) < 0)
+		_exit(1);
+	close(0);
+	close(1);
+	close(2);
+	if (syscall(SYS_close_range, REPORT_FD + 1, ~0U, 0) < 0) {
+		for (int fd = REPORT_FD + 1; fd < 1024; fd++)
+			close(fd);
+	}
+}
+
+static void reap(pid_t command, bool *reported)
+{
+	for (;;) {
+		int ws;
+		pid_t pid = waitpid(-1, &ws, WNOHANG | __WALL);
+
+		if (pid <= 0)
+			return;
+		if (pid == command && !*reported) {
+			struct init_exit rec = { .wstatus = ws };
+
+			write_record(REPORT_FD, &rec, sizeof(rec));
+			*reported = true;
+		}
+	}
+}
+
+void pidns_init_serve(const struct child_spec *spec, pid_t command)
+{
+	struct child_status st;
+	struct pollfd p[2];
+	sigset_t chld;
+	bool reported = false;
+
+	keep_only_pipes(spec);
+	/* It needs no privilege to reap and to die: hold none. */
+	if (caps_drop_all(&st) < 0)
+		_exit(1);
+	prctl(PR_SET_NAME, "sbx-init", 0, 0, 0);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	p[0] = (struct pollfd){ .fd = TRIGGER_FD, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK),
+				.events = POLLIN };
+	if (p[1].fd < 0)
+		_exit(1);
+	/* The command may already be gone (SIGCHLD came before signalfd). */
+	reap(command, &reported);
+	for (;;) {
+		struct signalfd_siginfo si;
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(1);
+		}
+		if (p[0].revents)
+			_exit(0);
+		while (read(p[1].fd, &si, sizeof(si)) > 0)
+			;
+		reap(command, &reported);
+	}
+}
