@@ -16,27 +16,12 @@
 /* Debian 12 ships the 6.1 headers: the syscall numbers where they lack them. */
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
-/* Child (no allocation): on ABI 6+, enter a domain that handles no file
- * access and only scopes signals and abstract unix sockets to the run (the
- * namespace runner with a private /proc). Nothing below ABI 6. 0 or -1. */
-int landlock_scope_enforce(int abi, struct child_status *st);
-
 #endif
 #ifndef SYS_landlock_add_rule
 #define SYS_landlock_add_rule 445
-/* Child (no allocation): on ABI 6+, enter a domain that handles no file
- * access and only scopes signals and abstract unix sockets to the run (the
- * namespace runner with a private /proc). Nothing below ABI 6. 0 or -1. */
-int landlock_scope_enforce(int abi, struct child_status *st);
-
 #endif
 #ifndef SYS_landlock_restrict_self
 #define SYS_landlock_restrict_self 446
-/* Child (no allocation): on ABI 6+, enter a domain that handles no file
- * access and only scopes signals and abstract unix sockets to the run (the
- * namespace runner with a private /proc). Nothing below ABI 6. 0 or -1. */
-int landlock_scope_enforce(int abi, struct child_status *st);
-
 #endif
 
 #define SBX_LANDLOCK_ABI_KNOWN 7

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* A Landlock domain that restricts no file access, only what it scopes: no
  * signal to, and no connect to an abstract unix socket of, anything outside
- * the run (ABI 6+). Child side: raw system calls only. */
+ * the run (ABI 6+). The namespace runner with a private /proc uses it: the
+ * mounts decide every file access. Why no file rights at all: a domain that
+ * handles any refuses every mount, and nested sandboxes (a user and mount
+ * namespace of the command's own) must keep working there. Child side: raw
+ * system calls only. */
 #include <errno.h>
 #include <stdint.h>
 #include <sys/prctl.h>

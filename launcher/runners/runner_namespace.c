@@ -127,8 +127,11 @@ static int runner_namespace_confine(const struct child_spec *spec, struct child_
 	size_t n = 0;
 
 	if (spec->view->private_proc) {
-		/* Scopes only (ABI 6+): no signal or abstract unix socket
-		 * outside the run; the mounts decide every file access. */
+		/* The mounts decide every file access (the few device nodes
+		 * in /dev take writes they discard: a read-only mount cannot
+		 * stop a device write, and a Landlock file layer would refuse
+		 * the nested sandboxes' mounts). On ABI 6+ signals and abstract
+		 * unix sockets stay inside the run. */
 		if (landlock_scope_enforce(spec->landlock_abi, st) < 0)
 			return -1;
 	} else {

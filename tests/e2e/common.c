@@ -339,7 +339,10 @@ static char **build_env(enum e2e_user who, char *const extra[])
 		if (!replaced)
 			env[k++] = environ[i];
 	}
-	if (who == AS_NOBODY)
+	bool extra_home = false;
+	for (size_t j = 0; j < n_extra; j++)
+		extra_home = extra_home || strncmp(extra[j], "HOME=", 5) == 0;
+	if (who == AS_NOBODY && !extra_home)
 		env[k++] = "HOME=/";
 	for (size_t j = 0; j < n_extra; j++)
 		env[k++] = extra[j];

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The namespace runner, driven directly: each case clones a child the way
- * spawn does (CLONE_VM|CLONE_VFORK plus the runner's flags), which enters the
- * runner and execs /bin/sh with a probe script. Effects are checked from
+/* The namespace runner, driven directly: each case clones a child with the
+ * runner's flags (it becomes the init of a new PID namespace), which enters
+ * the runner, confines itself as the command's process would and execs
+ * /bin/sh with a probe script. Effects are checked from
  * outside, on disk, in a private fixture. Every containment case runs as root
  * and as nobody. Older kernels are simulated with a seccomp filter that
  * fails mount_setattr (and open_tree, move_mount) with ENOSYS. */
@@ -91,7 +92,7 @@ static int sandbox_main(void *arg)
 		child_status_set(&st, STAGE_FDS, errno, "dup2", NULL);
 		goto fail;
 	}
-	if (runner_namespace.enter(&c->spec, &st) < 0)
+	if (runner_namespace.enter(&c->spec, &st) < 0 || runner_namespace.confine(&c->spec, &st) < 0)
 		goto fail;
 	if (chdir(c->spec.cwd) < 0) {
 		child_status_set(&st, STAGE_CHDIR, errno, "chdir", c->spec.cwd);
@@ -170,6 +171,7 @@ static void run_sandboxed(struct run *r)
 	cr_assert(worker >= 0);
 	if (worker == 0) {
 		static struct clone_ctx c;
+		static struct ns_view_spec view;
 		char *stack;
 		int wstatus;
 		pid_t pid;
@@ -183,6 +185,10 @@ static void run_sandboxed(struct run *r)
 		memset(&c, 0, sizeof(c));
 		c.spec.mode = r->mode;
 		c.spec.root = r->root;
+		c.spec.root_fd = r->root ? open(r->root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+		memset(&view, 0, sizeof(view));
+		view.tmp_fd = view.cache_fd = -1;
+		c.spec.view = &view;
 		c.spec.cwd = r->cwd ? r->cwd : "/";
 		c.spec.tmp_dir = "/tmp";
 		c.spec.landlock_abi = abi;
@@ -318,6 +324,10 @@ static const char probe_script[] =
 	"echo x > /dev/null; echo devnull=$?\n"
 	"echo x > /dev/zero; echo devzero=$?\n"
 	"true > /dev/shm/x; echo shm=$?\n"
+	"echo renamed > /proc/self/comm; echo comm=$?\n"
+	"echo x > /dev/tty; echo tty=$?\n"
+	"python3 -c 'import os; m, s = os.openpty(); print(\"pty=\" + os.ttyname(s))'\n"
+	"echo ps=$(ls /proc | grep -c '^[0-9]')\n"
 	"true > /dev/newfile; echo devnew=$?\n"
 	"mkdir /dev/newdir; echo devmkdir=$?\n"
 	"echo devls=$(ls -A /dev | tr '\\n' ' ')\n"
@@ -402,9 +412,27 @@ static void drop_current(void)
 	current = NULL;
 }
 
+static void run_probe_with(enum sbx_mode mode, bool nobody, const char *base, unsigned block,
+			   int abi);
+
 static void run_probe(enum sbx_mode mode, bool nobody, const char *base, unsigned block)
 {
-	bool root_in_tmp = strcmp(base, "/tmp") == 0;
+	run_probe_with(mode, nobody, base, block, -1);
+}
+
+static void run_probe_abi(enum sbx_mode mode, bool nobody, int abi)
+{
+	run_probe_with(mode, nobody, "/var/tmp", 0, abi);
+}
+
+static void run_probe_with(enum sbx_mode mode, bool nobody, const char *base, unsigned block,
+			   int abi)
+{
+	/* A fixture under /tmp (workspace-write) or /dev/shm (every mode) is
+	 * hidden by the run's private mount there: writes to it land there,
+	 * not on the host. */
+	bool root_in_tmp = strcmp(base, "/tmp") == 0 ||
+			   (strcmp(base, "/dev/shm") == 0 && mode == SBX_MODE_WORKSPACE_WRITE);
 	static struct fixture fx;
 	char store[8][256];
 	struct run r = { 0 };
@@ -421,7 +449,7 @@ static void run_probe(enum sbx_mode mode, bool nobody, const char *base, unsigne
 	r.cwd = fx.ws;
 	r.nobody = nobody;
 	r.block = block;
-	r.landlock_abi = -1;
+	r.landlock_abi = abi;
 	r.script = probe_script;
 	r.envp = probe_env(&fx, store);
 	run_sandboxed(&r);
@@ -467,13 +495,25 @@ static void run_probe(enum sbx_mode mode, bool nobody, const char *base, unsigne
 
 	/* /dev: exactly the safe nodes; only /dev/null accepts writes. */
 	expect(&r, "devnull=0");
-	expect_failed(&r, "devzero");
-	expect_failed(&r, "shm");
-	expect_erofs(&r, "/dev/shm/x");
+	/* A read-only mount cannot stop a write to a device node: /dev/zero
+	 * takes it and discards it (the host is unchanged). */
+	expect(&r, "devzero=0");
+	/* A private /dev/shm and private ptys in every mode; /dev/tty with no
+	 * controlling terminal says so (ENXIO), never a denial. */
+	expect(&r, "shm=0");
+	expect(&r, "pty=/dev/pts/0");
+	expect_failed(&r, "tty");
+	cr_expect(strstr(r.log, "/dev/tty: No such device or address"), "%s", r.log);
 	expect_erofs(&r, "/dev/newfile");
 	expect_failed(&r, "devnew");
 	expect_failed(&r, "devmkdir");
-	expect(&r, "devls=fd full null random shm stderr stdin stdout urandom zero");
+	expect(&r, "devls=fd full null ptmx pts random shm stderr stdin stdout tty urandom zero");
+	/* A /proc of the run's own: its own files writable, and only its own
+	 * processes there (sh, the subshell, ls and grep; the host has many). */
+	expect(&r, "comm=0");
+	const char *ps = strstr(r.log, "ps=");
+
+	cr_expect(ps && atoi(ps + 3) >= 1 && atoi(ps + 3) <= 6, "host processes visible:\n%s", r.log);
 	expect(&r, "urandom=8");
 
 	/* No capabilities, no way to gain them, mounts locked. */
@@ -523,11 +563,19 @@ Test(ns_view, table)
 	cr_assert_str_eq(runner_namespace.name, "namespace");
 	cr_assert_eq(runner_namespace.id, SBX_RUNNER_NAMESPACE);
 	cr_assert_eq(runner_namespace.dialects, DIALECT_EROFS);
-	cr_assert_eq(runner_namespace.clone_flags(&spec), CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC);
+	cr_assert_eq(runner_namespace.clone_flags(&spec),
+		     CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID);
+	cr_assert(runner_namespace.pid_namespace);
+	struct ns_view_spec view = { .private_proc = false };
+
+	spec.view = &view;
 	spec.landlock_abi = 3;
 	cr_assert_eq(runner_namespace.enforcement(&spec), SBX_ENFORCEMENT_FULL);
 	spec.landlock_abi = 2;
 	cr_assert_eq(runner_namespace.enforcement(&spec), SBX_ENFORCEMENT_PARTIAL);
+	/* A private /proc leaves no route for Landlock to close. */
+	view.private_proc = true;
+	cr_assert_eq(runner_namespace.enforcement(&spec), SBX_ENFORCEMENT_FULL);
 	cr_assert_eq(runner_namespace.probe(reason, sizeof(reason)), 0, "%s", reason);
 }
 
@@ -647,11 +695,28 @@ static void expect_setup_failure(enum sbx_mode mode, const char *root, int abi, 
 	cr_expect(strstr(r.log, "ran") == NULL);
 }
 
-/* Without Landlock the /proc/<pid>/root routes stay open: refuse. */
-Test(ns_view, no_landlock_refused)
+/* Without Landlock (kernels before 5.13, lsm= without it) the private /proc
+ * closes the /proc/<pid>/root routes: the same containment holds. */
+static void run_probe_abi(enum sbx_mode mode, bool nobody, int abi);
+
+Test(ns_view, no_landlock_read_only_root, .fini = drop_current)
 {
-	expect_setup_failure(SBX_MODE_READ_ONLY, "/var/tmp", 0, false, STAGE_LANDLOCK, ENOSYS);
-	expect_setup_failure(SBX_MODE_READ_ONLY, "/var/tmp", 0, true, STAGE_LANDLOCK, ENOSYS);
+	run_probe_abi(SBX_MODE_READ_ONLY, false, 0);
+}
+
+Test(ns_view, no_landlock_read_only_nobody, .fini = drop_current)
+{
+	run_probe_abi(SBX_MODE_READ_ONLY, true, 0);
+}
+
+Test(ns_view, no_landlock_workspace_root, .fini = drop_current)
+{
+	run_probe_abi(SBX_MODE_WORKSPACE_WRITE, false, 0);
+}
+
+Test(ns_view, no_landlock_workspace_nobody, .fini = drop_current)
+{
+	run_probe_abi(SBX_MODE_WORKSPACE_WRITE, true, 0);
 }
 
 /* A workspace of / or /dev would hand out the host's device nodes. */

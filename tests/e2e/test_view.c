@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/* What a confined command sees besides its mode (issues 19 and 20): the
+ * workspace's /tmp kept across calls, its tool cache, a private /dev/shm and
+ * ptys, its own /proc, /dev/tty's truth, protected paths inside the root and
+ * credential stores hidden outside it. Every case runs as the caller and as
+ * nobody; effects are checked on disk and in the process table. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+struct vp {
+	char runner[16];
+	enum e2e_user who;
+};
+
+static struct vp params[] = {
+	{ "namespace", AS_CALLER },
+	{ "namespace", AS_NOBODY },
+};
+
+#define PARAMS(name)                                                                        \
+	ParameterizedTestParameters(view, name)                                              \
+	{                                                                                    \
+		return cr_make_param_array(struct vp, params, sizeof(params) / sizeof(params[0])); \
+	}
+
+struct fx {
+	struct vp p;
+	char *base, *home, *ws, *conf;
+	char tag[48];
+};
+
+static void fx_setup(struct fx *f, const struct vp *p)
+{
+	f->p = *p;
+	/* The state directory follows $XDG_CACHE_HOME, else $HOME: only HOME
+	 * here, so the tool-cache variables are sbx's to set. */
+	unsetenv("XDG_CACHE_HOME");
+	f->base = e2e_tmpdir(p->who);
+	f->home = e2e_fmt("%s/home", f->base);
+	f->ws = e2e_fmt("%s/ws", f->base);
+	f->conf = e2e_fmt("%s/sbx.conf", f->base);
+	cr_assert(e2e_mkdir(p->who, f->home) == 0);
+	cr_assert(e2e_mkdir(p->who, f->ws) == 0);
+	cr_assert(e2e_write_file(p->who, f->conf, "# none\n") == 0);
+	snprintf(f->tag, sizeof(f->tag), "[%s %s]", p->runner, e2e_user_name(p->who));
+}
+
+/* sbx run --json in mode on root, HOME=f->home; returns the exit status. */
+static int run_in(struct fx *f, const char *mode, const char *root, const char *cmd,
+		  struct e2e_out *o)
+{
+	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--config", f->conf, "--runner",
+			 f->p.runner, "--mode", (char *)mode, "--root", (char *)root, "--",
+			 (char *)cmd, NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f->home), NULL };
+
+	return e2e_run(f->p.who, argv, env, o);
+}
+
+static int run_ws(struct fx *f, const char *cmd, struct e2e_out *o)
+{
+	return run_in(f, "workspace-write", f->ws, cmd, o);
+}
+
+/* The command's exit code from the JSON result (-1 when there is none). */
+static int exit_code(const struct e2e_out *o)
+{
+	const char *p = strstr(o->out, "\"exit_code\":");
+
+	return p ? atoi(p + strlen("\"exit_code\":")) : -1;
+}
+
+static bool has(const struct e2e_out *o, const char *s)
+{
+	return strstr(o->out, s) != NULL;
+}
+
+static void expect_ok(struct fx *f, const char *cmd, const struct e2e_out *o)
+{
+	cr_assert(exit_code(o) == 0, "%s `%s` failed: %s\n%s", f->tag, cmd, o->out, o->err);
+}
+
+/* ---- /tmp of the workspace's own ---- */
+
+PARAMS(tmp_kept_across_calls)
+ParameterizedTest(struct vp *p, view, tmp_kept_across_calls, .timeout = 60)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *name = e2e_fmt("sbx-view-keep-%d", (int)getpid());
+	char *ws2 = e2e_fmt("%s/ws2", e2e_tmpdir(p->who));
+
+	fx_setup(&f, p);
+	cr_assert(e2e_mkdir(p->who, ws2) == 0);
+	run_ws(&f, e2e_fmt("echo kept > /tmp/%s", name), &o);
+	expect_ok(&f, "write /tmp", &o);
+	e2e_out_free(&o);
+	cr_assert(!e2e_exists(e2e_fmt("/tmp/%s", name)), "%s the host's /tmp got the file", f.tag);
+
+	run_ws(&f, e2e_fmt("cat /tmp/%s", name), &o);
+	expect_ok(&f, "read /tmp on the next call", &o);
+	cr_assert(has(&o, "kept"), "%s /tmp not kept: %s", f.tag, o.out);
+	e2e_out_free(&o);
+
+	/* Another root has a /tmp of its own. */
+	run_in(&f, "workspace-write", ws2, e2e_fmt("cat /tmp/%s", name), &o);
+	cr_assert(exit_code(&o) != 0 && !has(&o, "kept"), "%s another root saw it: %s", f.tag,
+		  o.out);
+	e2e_out_free(&o);
+}
+
+/* ---- the tool cache ---- */
+
+PARAMS(tool_cache)
+ParameterizedTest(struct vp *p, view, tool_cache, .timeout = 60)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *gitconfig;
+
+	fx_setup(&f, p);
+	gitconfig = e2e_fmt("%s/.gitconfig", f.home);
+	cr_assert(e2e_write_file(p->who, gitconfig, "[user]\n\tname = me\n") == 0);
+	run_ws(&f, "mkdir -p \"$GOCACHE\" && echo built > \"$GOCACHE/probe\" && "
+		   "echo cache=$XDG_CACHE_HOME pip=$PIP_CACHE_DIR npm=$npm_config_cache",
+	       &o);
+	expect_ok(&f, "write the cache", &o);
+	const char *c = strstr(o.out, "cache=");
+
+	cr_assert(c, "%s no cache variable: %s", f.tag, o.out);
+	char dir[512];
+
+	cr_assert(sscanf(c, "cache=%511s", dir) == 1);
+	/* Outside the root, in sbx's state under the caller's home. */
+	cr_assert(strncmp(dir, f.home, strlen(f.home)) == 0 && strstr(dir, f.ws) == NULL,
+		  "%s cache %s not in %s", f.tag, dir, f.home);
+	char *probe = e2e_fmt("%s/go-build/probe", dir);
+	char *got = e2e_read_file(probe);
+
+	cr_assert(got && strcmp(got, "built\n") == 0, "%s %s: %s", f.tag, probe, got);
+	e2e_out_free(&o);
+
+	/* Kept across calls; the user's settings in $HOME stay read-only. */
+	run_ws(&f, "cat \"$GOCACHE/probe\"", &o);
+	cr_assert(has(&o, "built"), "%s cache not kept: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	run_ws(&f, "echo '[alias] x = !touch /tmp/p' >> ~/.gitconfig", &o);
+	cr_assert(exit_code(&o) != 0, "%s ~/.gitconfig was writable", f.tag);
+	cr_assert(has(&o, "\"denied\":true"), "%s not marked denied: %s", f.tag, o.out);
+	got = e2e_read_file(gitconfig);
+	cr_assert(got && strcmp(got, "[user]\n\tname = me\n") == 0, "%s ~/.gitconfig changed: %s",
+		  f.tag, got);
+	e2e_out_free(&o);
+}
+
+/* ---- /dev/shm, ptys, /proc/self, /dev/tty ---- */
+
+PARAMS(everyday_devices)
+ParameterizedTest(struct vp *p, view, everyday_devices, .timeout = 90)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *shm = e2e_fmt("/dev/shm/sbx-view-%d", (int)getpid());
+
+	fx_setup(&f, p);
+	unlink(shm);
+	run_ws(&f, e2e_fmt("set -e; touch %s; "
+			   "python3 -c 'import multiprocessing as m\n"
+			   "q = m.Queue(); w = m.Process(target=q.put, args=(42,)); w.start()\n"
+			   "print(\"queue\", q.get()); w.join()\n"
+			   "from multiprocessing import shared_memory as s\n"
+			   "b = s.SharedMemory(create=True, size=16); b.close(); b.unlink()\n"
+			   "import os; mfd, sfd = os.openpty(); print(\"pty\", os.ttyname(sfd))'; "
+			   "script -qc 'echo in-pty' /dev/null; "
+			   "echo renamed > /proc/self/comm && echo comm-ok",
+			   shm),
+	       &o);
+	expect_ok(&f, "everyday devices", &o);
+	cr_assert(has(&o, "queue 42"), "%s multiprocessing: %s", f.tag, o.out);
+	cr_assert(has(&o, "pty /dev/pts/"), "%s openpty: %s", f.tag, o.out);
+	cr_assert(has(&o, "in-pty"), "%s script(1): %s", f.tag, o.out);
+	cr_assert(has(&o, "comm-ok"), "%s /proc/self/comm: %s", f.tag, o.out);
+	cr_assert(!e2e_exists(shm), "%s %s reached the host", f.tag, shm);
+	e2e_out_free(&o);
+
+	/* /dev/tty with no controlling terminal: the truth, not a denial. */
+	run_in(&f, "read-only", f.ws, "echo x > /dev/tty", &o);
+	cr_assert(exit_code(&o) == 1, "%s /dev/tty: %s", f.tag, o.out);
+	cr_assert(has(&o, "No such device or address"), "%s /dev/tty: %s", f.tag, o.out);
+	cr_assert(has(&o, "\"denied\":false"), "%s /dev/tty marked denied: %s", f.tag, o.out);
+	e2e_out_free(&o);
+}
+
+/* Nested sandboxes: a user namespace of the command's own (nobody maps its
+ * uid to root; a root caller cannot map root without CAP_SETFCAP, which the
+ * command does not keep, so it maps itself). */
+PARAMS(nested_user_namespace)
+ParameterizedTest(struct vp *p, view, nested_user_namespace, .timeout = 60)
+{
+	struct fx f;
+	struct e2e_out o;
+	const char *cmd = p->who == AS_NOBODY ? "unshare -Urm sh -c 'mount -t tmpfs x /mnt && id -u'"
+					      : "unshare -Um sh -c 'id -u'";
+
+	fx_setup(&f, p);
+	run_ws(&f, cmd, &o);
+	expect_ok(&f, cmd, &o);
+	e2e_out_free(&o);
+}
+
+PARAMS(processes_private)
+ParameterizedTest(struct vp *p, view, processes_private, .timeout = 60)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *argv[] = { "sleep", "30", NULL };
+	pid_t outside;
+
+	fx_setup(&f, p);
+	outside = e2e_spawn(p->who, f.ws, argv);
+	run_in(&f, "read-only", f.ws,
+	       e2e_fmt("test -e /proc/%d && echo visible; kill -0 %d && echo signalled; "
+		       "echo procs=$(ls /proc | grep -c '^[0-9]')",
+		       (int)outside, (int)outside),
+	       &o);
+	cr_assert(!has(&o, "visible") && !has(&o, "signalled"), "%s host process reached: %s",
+		  f.tag, o.out);
+	cr_assert(has(&o, "\"processes\":\"private\""), "%s %s", f.tag, o.out);
+	cr_assert(kill(outside, 0) == 0, "%s the outside process died", f.tag);
+	kill(outside, SIGKILL);
+	waitpid(outside, NULL, 0);
+	e2e_out_free(&o);
+}
+
+/* ---- protected paths inside the root ---- */
+
+static void git_fixture(struct fx *f)
+{
+	struct e2e_out o;
+	char *argv[] = { "sh", "-c",
+			 e2e_fmt("cd %s && git init -q && git -c user.name=t -c user.email=t@t "
+				 "commit -q --allow-empty -m init",
+				 f->ws),
+			 NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f->home), NULL };
+
+	cr_assert(e2e_run(f->p.who, argv, env, &o) == 0, "git init: %s", o.err);
+	e2e_out_free(&o);
+}
+
+PARAMS(protected_existing)
+ParameterizedTest(struct vp *p, view, protected_existing, .timeout = 90)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *pwned, *config, *before;
+
+	fx_setup(&f, p);
+	git_fixture(&f);
+	pwned = e2e_fmt("%s/PWNED", f.base);
+	config = e2e_fmt("%s/.git/config", f.ws);
+	before = e2e_read_file(config);
+	cr_assert(before);
+
+	const char *attacks[] = {
+		e2e_fmt("printf '#!/bin/sh\\ntouch %s\\n' > .git/hooks/pre-commit && "
+			"chmod +x .git/hooks/pre-commit", pwned),
+		e2e_fmt("git config core.fsmonitor 'touch %s'", pwned),
+		e2e_fmt("git config alias.st '!touch %s'", pwned),
+		e2e_fmt("printf '[filter \"x\"]\\n\\tclean = touch %s\\n' >> .git/config", pwned),
+		"mv .git/config .git/config.old",
+	};
+	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
+		run_ws(&f, attacks[i], &o);
+		cr_assert(exit_code(&o) != 0, "%s `%s` was allowed", f.tag, attacks[i]);
+		cr_assert(has(&o, "\"denied\":true"), "%s `%s` not a denial: %s", f.tag,
+			  attacks[i], o.out);
+		e2e_out_free(&o);
+	}
+	char *after = e2e_read_file(config);
+
+	cr_assert(after && strcmp(before, after) == 0, "%s .git/config changed", f.tag);
+
+	/* Ordinary git work in the run keeps working. */
+	run_ws(&f, "echo a > a && git add a && git -c user.name=t -c user.email=t@t commit -qm a "
+		   "&& git branch b && git stash list && git log --oneline | wc -l",
+	       &o);
+	expect_ok(&f, "git add/commit", &o);
+	e2e_out_free(&o);
+
+	/* The user's next unconfined git runs nothing the run planted. */
+	char *argv[] = { "sh", "-c",
+			 e2e_fmt("cd %s && echo b > b && git add b && git status -s && "
+				 "git -c user.name=t -c user.email=t@t commit -qm b && git st",
+				 f.ws),
+			 NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	e2e_run(p->who, argv, env, &o);
+	e2e_out_free(&o);
+	cr_assert(!e2e_exists(pwned), "%s a planted hook or config ran outside", f.tag);
+}
+
+PARAMS(protected_absent_swept)
+ParameterizedTest(struct vp *p, view, protected_absent_swept, .timeout = 60)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	run_ws(&f, "echo 'echo hi' > .envrc && mkdir -p .vscode && echo '{}' > .vscode/tasks.json && "
+		   "echo ok > normal.txt",
+	       &o);
+	cr_assert(exit_code(&o) == 0, "%s %s", f.tag, o.out);
+	cr_assert(has(&o, "\"reverted\":[\".envrc\",\".vscode\"]"), "%s %s", f.tag, o.out);
+	cr_assert(has(&o, "\"denied\":true"), "%s %s", f.tag, o.out);
+	cr_assert(has(&o, "[sandbox: file access denied under workspace-write mode]"), "%s %s",
+		  f.tag, o.out);
+	e2e_out_free(&o);
+	cr_assert(!e2e_exists(e2e_fmt("%s/.envrc", f.ws)), "%s .envrc left behind", f.tag);
+	cr_assert(!e2e_exists(e2e_fmt("%s/.vscode", f.ws)), "%s .vscode left behind", f.tag);
+	cr_assert(e2e_exists(e2e_fmt("%s/normal.txt", f.ws)), "%s an ordinary file went", f.tag);
+}
+
+/* ---- credential stores hidden ---- */
+
+static void home_secrets(struct fx *f)
+{
+	cr_assert(e2e_mkdir(f->p.who, e2e_fmt("%s/.ssh", f->home)) == 0);
+	cr_assert(e2e_mkdir(f->p.who, e2e_fmt("%s/.aws", f->home)) == 0);
+	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.ssh/id_ed25519", f->home), "SECRETKEY\n") == 0);
+	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.ssh/id_ed25519.pub", f->home), "PUBKEY\n") == 0);
+	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.ssh/known_hosts", f->home), "HOSTS\n") == 0);
+	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.aws/credentials", f->home), "AWSSECRET\n") == 0);
+	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.netrc", f->home), "NETRCSECRET\n") == 0);
+}
+
+PARAMS(credentials_hidden)
+ParameterizedTest(struct vp *p, view, credentials_hidden, .timeout = 60)
+{
+	static const char *const modes[] = { "read-only", "workspace-write" };
+	const char *cmd = "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc; ls -A ~/.ssh; "
+			  "cat ~/.ssh/known_hosts ~/.ssh/id_ed25519.pub";
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	home_secrets(&f);
+	for (size_t i = 0; i < 2; i++) {
+		run_in(&f, modes[i], f.ws, cmd, &o);
+		cr_assert(!has(&o, "SECRET"), "%s %s read a secret: %s", f.tag, modes[i], o.out);
+		cr_assert(has(&o, "HOSTS") && has(&o, "PUBKEY"), "%s %s: known_hosts/pub: %s",
+			  f.tag, modes[i], o.out);
+		e2e_out_free(&o);
+	}
+	/* deny_read = none turns the default list off. */
+	cr_assert(e2e_write_file(p->who, f.conf, "deny_read = none\n") == 0);
+	run_in(&f, "read-only", f.ws, "cat ~/.ssh/id_ed25519", &o);
+	cr_assert(has(&o, "SECRETKEY"), "%s deny_read = none: %s", f.tag, o.out);
+	e2e_out_free(&o);
+}
+
+/* Another root's /tmp and cache are sbx's state: hidden too. */
+PARAMS(state_hidden)
+ParameterizedTest(struct vp *p, view, state_hidden, .timeout = 60)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *ws2 = e2e_fmt("%s/ws2", e2e_tmpdir(p->who));
+
+	fx_setup(&f, p);
+	cr_assert(e2e_mkdir(p->who, ws2) == 0);
+	run_ws(&f, "mkdir -p \"$XDG_CACHE_HOME\" && echo OTHERROOT > \"$XDG_CACHE_HOME/mine\"", &o);
+	expect_ok(&f, "write the cache", &o);
+	e2e_out_free(&o);
+	run_in(&f, "workspace-write", ws2,
+	       "cat \"$HOME\"/.cache/sbx/cache/*/mine; ls \"$HOME\"/.cache/sbx/cache", &o);
+	cr_assert(!has(&o, "OTHERROOT"), "%s another root's cache was read: %s", f.tag, o.out);
+	e2e_out_free(&o);
+}
