@@ -174,33 +174,28 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 	return 0;
 }
 
-/* One hex mask line ("SigIgn:\t0000000000001000") of /proc/self/status. */
-static bool status_mask(const char *status, const char *key, uint64_t *mask)
-{
-	const char *p = strstr(status, key);
-
-	if (!p)
-		return false;
-	*mask |= strtoull(p + strlen(key), NULL, 16);
-	return true;
-}
-
-/* The signals this process ignores or catches, from the kernel's own summary
- * in /proc/self/status (one read, instead of asking about all 64). Without
- * /proc: all of them, to be safe. */
+/* The signals this process ignores or catches, asked of the kernel one by
+ * one (rt_sigaction with no new action): cheaper than reading and parsing
+ * /proc/self/status, and it works without /proc. glibc's sigaction refuses
+ * its two reserved real-time signals; they are never ours to have changed,
+ * but a caller may have left them ignored, so ask the raw system call. */
 uint64_t signals_not_default(void)
 {
-	char buf[4096];
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		unsigned long mask;
+	} old;
 	uint64_t mask = 0;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return ~0ULL;
-	buf[n] = '\0';
-	if (!status_mask(buf, "SigIgn:\t", &mask) || !status_mask(buf, "SigCgt:\t", &mask))
-		return ~0ULL;
+	for (int sig = 1; sig <= 64; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (syscall(SYS_rt_sigaction, sig, NULL, &old, sizeof(old.mask)) < 0)
+			continue;
+		if (old.handler != SIG_DFL)
+			mask |= 1ULL << (sig - 1);
+	}
 	return mask;
 }
