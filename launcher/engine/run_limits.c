@@ -98,15 +98,32 @@ static uint64_t mem_total(void)
 
 /* Where this process makes run cgroups, found once: the answer (and the
  * reason there is none) does not change while sbx lives. */
+static struct {
+	struct cgroup_base base;
+	int state; /* 0: not looked, 1: found, -1: none */
+	char reason[512];
+} cg;
+
 static const struct cgroup_base *cgroup_base(void)
 {
-	static struct cgroup_base base;
-	static int state; /* 0: not looked, 1: found, -1: none */
-	static char reason[512];
+	if (cg.state == 0)
+		cg.state = cgroup_base_find(&cg.base, cg.reason, sizeof(cg.reason)) == 0 ? 1 : -1;
+	return cg.state > 0 ? &cg.base : NULL;
+}
 
-	if (state == 0)
-		state = cgroup_base_find(&base, reason, sizeof(reason)) == 0 ? 1 : -1;
-	return state > 0 ? &base : NULL;
+json_t *run_limits_probe_json(unsigned max_background)
+{
+	const struct cgroup_base *base = cgroup_base();
+	unsigned concurrent = (max_background ? max_background : POLICY_DEFAULT_MAX_BACKGROUND) + 1;
+	json_t *c = base ? json_pack("{s:s, s:s, s:b}", "dir", base->dir, "version",
+				     base->v2 ? "v2" : "v1", "memory", base->memory)
+			 : json_null();
+
+	return json_pack("{s:o, s:s*, s:I, s:I, s:b}", "cgroup", c, "cgroup_reason",
+			 base ? NULL : cg.reason, "default_max_processes",
+			 (json_int_t)limits_default_processes(host_tasks(), concurrent),
+			 "default_tmp_size", (json_int_t)limits_default_tmp_size(mem_total(), concurrent),
+			 "rlimit_nproc_holds_caller", getuid() != 0);
 }
 
 /* Tasks (threads included, as RLIMIT_NPROC counts them) whose real uid is

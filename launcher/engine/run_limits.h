@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "cgroup.h"
 #include "child.h"
 #include "sbx.h"
@@ -62,6 +64,9 @@ void run_limits_for_clone(struct run_limits *l, struct child_spec *spec, int clo
 void run_limits_finish(struct run_limits *l, bool exited, int exit_code, int sig,
 		       const char *err_text, size_t err_len);
 void run_limits_discard(struct run_limits *l);
+/* For sbx probe: the run cgroup sbx would use (or why none), the defaults,
+ * and whether RLIMIT_NPROC can hold this caller (not root). */
+json_t *run_limits_probe_json(unsigned max_background);
 
 /* limit_hit.c, pure: which enforced limit a failed run ran into, from the
  * cgroup's events, the signal and the command's stderr; NULL if none. */
