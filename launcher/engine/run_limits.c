@@ -119,8 +119,9 @@ json_t *run_limits_probe_json(unsigned max_background)
 				     base->v2 ? "v2" : "v1", "memory", base->memory)
 			 : json_null();
 
+	/* Why not v2 (also when v1 pids stands in). */
 	return json_pack("{s:o, s:s*, s:I, s:I, s:b}", "cgroup", c, "cgroup_reason",
-			 base ? NULL : cg.reason, "default_max_processes",
+			 base && base->v2 ? NULL : cg.reason, "default_max_processes",
 			 (json_int_t)limits_default_processes(host_tasks(), concurrent),
 			 "default_tmp_size", (json_int_t)limits_default_tmp_size(mem_total(), concurrent),
 			 "rlimit_nproc_holds_caller", getuid() != 0);

@@ -379,3 +379,66 @@ Test(limits, bad_flags_are_refused)
 		e2e_out_free(&o);
 	}
 }
+
+/* ---- a cgroup v2 of the run's own (where the caller has delegation) ---- */
+
+/* The v2 cgroup sbx would give runs here, as `sbx probe` says; skips with
+ * probe's reason where there is none (this machine: v2 without pids and
+ * memory; the qemu VM of docs/limits.md has it). */
+static void need_cgroup_v2(void)
+{
+	char *argv[] = { (char *)e2e_sbx(), "probe", "--json", NULL };
+	struct e2e_out o;
+
+	e2e_run(AS_CALLER, argv, NULL, &o);
+	json_t *lim = json_object_get(parse_json(o.out), "limits");
+	json_t *cg = json_object_get(lim, "cgroup");
+	const char *version = json_string_value(json_object_get(cg, "version"));
+
+	if (!version || strcmp(version, "v2") != 0)
+		cr_skip_test("no cgroup v2 for runs here: %s",
+			     json_string_value(json_object_get(lim, "cgroup_reason")) ?: "?");
+}
+
+ParameterizedTestParameters(limits, cgroup_v2_memory_oom)
+{
+	static struct fp two[] = { { "namespace", false }, { "landlock", false } };
+
+	return cr_make_param_array(struct fp, two, 2);
+}
+
+/* The whole run's memory: the OOM killer ends the hog inside the run, and
+ * the result says so from memory.events. */
+ParameterizedTest(struct fp *p, limits, cgroup_v2_memory_oom, .timeout = 120)
+{
+	need_cgroup_v2();
+	char *root = e2e_tmpdir(AS_CALLER);
+	const char *hog = "/usr/bin/python3 -c 'b = bytearray(512 << 20)\n"
+			  "for i in range(0, len(b), 4096): b[i] = 1\n'";
+	struct e2e_out o;
+
+	e2e_sbx_run(AS_CALLER, &o, "--json", "--runner", p->runner, "--root", root, "--memory",
+		    "64M", "--", hog, NULL);
+	json_t *res = parse_json(o.out);
+
+	cr_expect(json_is_true(json_object_get(json_object_get(res, "limits"), "cgroup")), "%s",
+		  o.out);
+	cr_expect_str_eq(hit_of(res), "memory", "[%s] %s", p->runner, o.out);
+	cr_expect_eq(limit_of(res, "memory"), 64LL << 20);
+	json_decref(res);
+	e2e_out_free(&o);
+}
+
+ParameterizedTestParameters(limits, cgroup_v2_fork_loop)
+{
+	static struct fp two[] = { { "namespace", false }, { "landlock", false } };
+
+	return cr_make_param_array(struct fp, two, 2);
+}
+
+/* Root is exempt from RLIMIT_NPROC: here pids.max alone holds the loop. */
+ParameterizedTest(struct fp *p, limits, cgroup_v2_fork_loop, .timeout = 180)
+{
+	need_cgroup_v2();
+	fork_loop(p->runner, 0, "20", 300);
+}
