@@ -37,7 +37,7 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o pipes.o spawn.o tr
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o run_limits.o limit_hit.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
-obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o caps.o userns.o rlimits.o cgroup.o)
+obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o caps.o userns.o rlimits.o cgroup.o cgroup_parse.o)
 obj-y += $(addprefix launcher/front/,serve.o serve_answers.o serve_out.o serve_tasks.o serve_request.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o ns_view.o ns_readonly.o)

@@ -44,6 +44,9 @@ struct cgroup_run {
 	bool v2;
 };
 
+/* cgroup_parse.c, pure. Whether a list separated by blanks, commas or
+ * newlines (cgroup.controllers, mount options) holds word. */
+bool cgroup_has_word(const char *list, const char *word);
 /* Pure: the cgroup path of this process from /proc/self/cgroup text, for
  * controller (v1) or the unified hierarchy (controller NULL: the "0::" line).
  * 0, or -ENOENT. */

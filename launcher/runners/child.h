@@ -18,7 +18,7 @@
 struct runner_ops;
 struct sock_fprog;
 
-/* Per-run resource limits, worked out by the parent (engine/limits.c). Each
+/* Per-run resource limits, worked out by the parent (engine/run_limits.c). Each
  * rlimit only ever lowers what the caller had; 0 leaves it as inherited. A
  * zeroed struct asks for nothing. */
 struct child_limits {
