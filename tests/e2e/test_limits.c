@@ -27,6 +27,13 @@
  * run's own even while other tests run as nobody in parallel. */
 #define FORK_UID 61234
 
+/* One uid per runner and test: Criterion runs tests in parallel, and each
+ * counts every task of its uid. */
+static uid_t fork_uid(const char *runner, unsigned test)
+{
+	return (uid_t)(FORK_UID + 2 * test + (strcmp(runner, "landlock") == 0));
+}
+
 struct rp {
 	char runner[16];
 	enum e2e_user who;
@@ -252,7 +259,7 @@ ParameterizedTestParameters(limits, fork_loop_stays_within)
 
 ParameterizedTest(struct fp *p, limits, fork_loop_stays_within, .timeout = 180)
 {
-	fork_loop(p->runner, p->unprivileged ? FORK_UID : 0, "20", 300);
+	fork_loop(p->runner, p->unprivileged ? fork_uid(p->runner, 0) : 0, "20", 300);
 }
 
 /* sbx's default (963 here: pid_max 32768 shared by 17 runs) holds a loop
@@ -266,7 +273,7 @@ ParameterizedTestParameters(limits, fork_loop_default_limit)
 
 ParameterizedTest(struct fp *p, limits, fork_loop_default_limit, .timeout = 180)
 {
-	fork_loop(p->runner, p->unprivileged ? FORK_UID : 0, "", 1500);
+	fork_loop(p->runner, p->unprivileged ? fork_uid(p->runner, 1) : 0, "", 1500);
 }
 
 /* ---- a memory hog stops at its limit ---- */
