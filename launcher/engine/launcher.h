@@ -211,6 +211,7 @@ struct sbx_result {
 	enum sbx_enforcement enforcement;
 	bool denied;
 	bool private_processes;    /* the run saw only its own processes */
+	const char *protected_how; /* "read-only", "restored", "partial"; NULL: none */
 	char *reverted[16];        /* protected paths the run created, removed after it */
 	size_t n_reverted;
 	bool runner_failed;

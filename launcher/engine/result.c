@@ -133,6 +133,8 @@ static json_t *sandbox_object(const struct sbx_result *r)
 		      r->runner ? r->runner : "none", "enforcement",
 		      r->enforcement == SBX_ENFORCEMENT_FULL ? "full" : "partial", "denied",
 		      r->denied, "processes", r->private_processes ? "private" : "host");
+	if (o && r->protected_how)
+		json_object_set_new(o, "protected", json_string(r->protected_how));
 	if (o && r->n_reverted) {
 		json_t *a = json_array();
 

@@ -560,6 +560,7 @@ void run_discard(struct run_state *r)
 	free(r->err.spill_path);
 	run_limits_discard(&r->limits);
 	env_free(r->envp);
+	protect_free(&r->protect);
 	view_release(r);
 	free(r->spec.scratch);
 	free(r->command);

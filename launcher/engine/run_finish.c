@@ -99,6 +99,10 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	res->runner = r->runner ? r->runner->name : NULL;
 	res->enforcement = r->runner ? r->runner->enforcement(&r->spec) : SBX_ENFORCEMENT_FULL;
 	res->private_processes = r->runner && r->view.private_proc;
+	if (r->runner && r->mode == SBX_MODE_WORKSPACE_WRITE && r->view.protect.n)
+		res->protected_how = r->runner->protects_by_mounts ? "read-only"
+				     : r->protect_partial   ? "partial"
+							    : "restored";
 	res->denied = classify_run(r, res) || sweep_protected(r, res);
 	markers_build(markers, sizeof(markers), sbx_mode_name(r->mode), res->denied,
 		      r->escalation, false);

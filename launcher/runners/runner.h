@@ -29,6 +29,9 @@ struct runner_ops {
 	int (*confine)(const struct child_spec *spec, struct child_status *st);
 	/* The child starts as the init of a new PID namespace (CLONE_NEWPID). */
 	bool pid_namespace;
+	/* Protected paths that exist are kept read-only by its mounts; without
+	 * that, the engine snapshots them and puts back what changed. */
+	bool protects_by_mounts;
 	/* Denial dialects (DIALECT_* mask) its denials are spoken in. */
 	unsigned dialects;
 	/* full or partial, given the Landlock ABI the run uses. */

@@ -174,6 +174,7 @@ const struct runner_ops runner_namespace = {
 	.enter = runner_namespace_enter,
 	.confine = runner_namespace_confine,
 	.pid_namespace = true,
+	.protects_by_mounts = true,
 	.dialects = DIALECT_EROFS,
 	.enforcement = runner_namespace_enforcement,
 };
