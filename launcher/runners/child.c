@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "keyring.h"
 #include "netns.h"
 #include "runner.h"
 #include "userns.h"
@@ -82,6 +83,9 @@ int child_main(void *arg)
 		report_and_exit(spec, &st);
 	}
 	if (spec->runner && spec->runner->enter(spec, &st) < 0)
+		report_and_exit(spec, &st);
+	/* Every confined run has a session keyring of its own. */
+	if (spec->runner && keyring_join_new_session(&st) < 0)
 		report_and_exit(spec, &st);
 #ifdef CONFIG_NETNS
 	/* danger-full-access with --net none: only the network namespace. */
