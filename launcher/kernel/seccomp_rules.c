@@ -108,9 +108,10 @@ static int add_no_special_bits(scmp_filter_ctx ctx)
 	rc = rc ? rc : refuse_create_mode(ctx, SCMP_SYS(openat), 2, 3);
 	rc = rc ? rc : seccomp_rule_add(ctx, ABSENT, SCMP_SYS(openat2), 0);
 	/* io_uring's OPENAT and OPENAT2 create files with a mode no filter
-	 * sees (a root caller holding CAP_FSETID could then fill a setuid
-	 * file); libraries that use it (libuv, liburing users) fall back to
-	 * plain system calls on ENOSYS, as on a kernel without it. */
+	 * sees (a setuid file, empty as long as the writer lacks CAP_FSETID;
+	 * its CONNECT reaches sockets past any filter); libraries that use it
+	 * (libuv, liburing users) fall back to plain system calls on ENOSYS,
+	 * as on a kernel without it. */
 	rc = rc ? rc : seccomp_rule_add(ctx, ABSENT, SCMP_SYS(io_uring_setup), 0);
 	return rc;
 }
