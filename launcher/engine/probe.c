@@ -77,7 +77,7 @@ static json_t *io_uring_fact(void)
 
 #define SECCOMP_REFUSES                                                                        \
 	"setuid and setgid bits, the kernel keyrings, io_uring, TIOCSTI and TIOCLINUX"
-#define SECCOMP_REFUSES_LANDLOCK "new user namespaces and every mount call"
+#define SECCOMP_REFUSES_LANDLOCK "new user namespaces, setns and every mount call"
 
 static json_t *seccomp_fact(void)
 {

@@ -12,8 +12,8 @@
  *    callers fall back to openat); the kernel keyrings; io_uring (ENOSYS:
  *    its operations carry modes and addresses no filter sees);
  *  - landlock runner only: new user namespaces (clone3 with ENOSYS so libc
- *    falls back to clone, whose flags the filter can read) and every mount
- *    call. The namespace runner allows both: its binds are locked, and
+ *    falls back to clone, whose flags the filter can read), entering any
+ *    namespace (setns), and every mount call. The namespace runner allows both: its binds are locked, and
  *    nested sandboxes work there. */
 #include <errno.h>
 #include <fcntl.h>
@@ -150,6 +150,11 @@ static int add_no_userns_no_mounts(scmp_filter_ctx ctx)
 	/* clone's flags are its first argument on x86-64, x32 and i386. */
 	rc = rc ? rc : seccomp_rule_add_array(ctx, REFUSE, SCMP_SYS(clone), 1, &newuser);
 	rc = rc ? rc : seccomp_rule_add(ctx, ABSENT, SCMP_SYS(clone3), 0);
+	/* Entering one is as good as making one: a user namespace the caller
+	 * owns (pinned at a path) gives every capability inside it, and with
+	 * them its network or mount namespaces. setns(fd, 0) names no type,
+	 * so all of it. */
+	rc = rc ? rc : seccomp_rule_add(ctx, REFUSE, SCMP_SYS(setns), 0);
 	for (size_t i = 0; rc == 0 && i < sizeof(mount_family) / sizeof(mount_family[0]); i++)
 		rc = seccomp_rule_add(ctx, REFUSE, mount_family[i], 0);
 	return rc;

@@ -300,6 +300,7 @@ ParameterizedTest(struct cp *p, sidedoors, nested_mounts)
 	EXPECT_VAL(&f, &o, "UNSHARE", landlock ? EPERM : 0);
 	EXPECT_VAL(&f, &o, "CLONE", landlock ? EPERM : 0);
 	EXPECT_VAL(&f, &o, "CLONE3", landlock ? ENOSYS : 0);
+	EXPECT_VAL(&f, &o, "SETNS", landlock ? EPERM : EINVAL);
 	/* The namespace runner's filter leaves the mount API alone (its
 	 * binds are locked); mount(2) itself is refused there by Landlock's
 	 * own rule for sandboxed processes, in either runner. */

@@ -23,7 +23,8 @@
  *                               chmod 02755 (CHMOD_SGID)
  *   sidedoor abstract NAME      connect to the abstract unix socket @NAME
  *   sidedoor userns             unshare(CLONE_NEWUSER) (UNSHARE), clone with
- *                               CLONE_NEWUSER (CLONE), clone3 (CLONE3)
+ *                               CLONE_NEWUSER (CLONE), clone3 (CLONE3),
+ *                               setns to our own user namespace (SETNS)
  *   sidedoor keyring SERIAL TAG keyctl(LINK) of the given keyring into our
  *                               session keyring (LINK), add_key into it by
  *                               serial (ADD_SERIAL, "sbx-planted-serial-TAG")
@@ -249,6 +250,11 @@ static int userns(void)
 	report("CLONE3", rc);
 	if (rc > 0)
 		waitpid((pid_t)rc, NULL, 0);
+	/* Entering a namespace: our own user namespace, which every process
+	 * may name, is refused by the kernel with EINVAL; a filter says EPERM
+	 * first. */
+	int ns = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	report("SETNS", ns < 0 ? -1 : setns(ns, 0));
 	/* Last: afterwards we live unmapped in the new namespace. */
 	report("UNSHARE", unshare(CLONE_NEWUSER));
 	return 0;
