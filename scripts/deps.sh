@@ -5,7 +5,8 @@
 set -eu
 
 PACKAGES="gcc make pkg-config liburing-dev libseccomp-dev libmnl-dev libcriterion-dev \
-libjansson-dev bubblewrap git util-linux procps iproute2 python3 nodejs man-db libcap2-bin"
+libjansson-dev bubblewrap git util-linux procps iproute2 python3 nodejs man-db libcap2-bin \
+keyutils tar"
 
 missing=""
 for pkg in $PACKAGES; do

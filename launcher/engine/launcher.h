@@ -53,6 +53,11 @@ char **env_build(char *const *environ_in, const char *const *extra_patterns, siz
 		 bool confined);
 bool env_name_scrubbed(const char *name, size_t name_len, const char *const *extra,
 		       size_t n_extra);
+/* A value holding a URL with a password (scheme://user:pass@host). */
+bool env_value_has_password(const char *value);
+/* BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PROMPT_COMMAND, BASH_FUNC_*: dropped
+ * in confined modes. */
+bool env_shell_startup(const char *name, size_t name_len);
 void env_free(char **env);
 /* env_cache.c: point the usual tool-cache variables the caller left unset
  * into cache_dir (realloc'ing *envp). 0 or -1 (out of memory). */

@@ -16,6 +16,7 @@
 
 #include "policy.h"
 #include "run.h"
+#include "caps.h"
 #include "syscall_filter.h"
 #include "view_prepare.h"
 
@@ -265,16 +266,12 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 		if (!r->spec.scratch)
 			return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 	}
-#ifdef CONFIG_SECCOMP
-	if (confined) {
-		int e = 0;
-
-		r->spec.seccomp = seccomp_filter_get(&e);
-		if (!r->spec.seccomp)
-			return sbx_error_set(err, e, SBX_E_SANDBOX_UNAVAILABLE, NULL,
-					     "unable to build the seccomp filter: %s", strerror(e));
-	}
-#endif
+	/* The runner's prepare fills these (its filter, its ruleset). */
+	r->spec.seccomp = NULL;
+	r->spec.landlock_ruleset_fd = -1;
+	r->spec.userns_mapper_fd = -1;
+	r->spec.userns_mapper_pid = -1;
+	r->spec.caps_keep = confined ? caps_for_caller(r->spec.uid) : 0;
 	run_limits_prepare(&r->limits, cfg, &r->spec);
 	return 0;
 }

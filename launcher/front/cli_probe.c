@@ -44,25 +44,38 @@ static void print_text(const json_t *f)
 	const json_t *sc = json_object_get(f, "seccomp");
 	const json_t *m = json_object_get(f, "mount_api");
 	const json_t *modes = json_object_get(f, "modes");
+	const json_t *rc = json_object_get(f, "root_caller");
+	const json_t *keeps = json_object_get(rc, "keeps");
 
 	if (flag(u, "available"))
 		printf("user namespaces: yes (the namespace runner works here)\n");
 	else
 		printf("user namespaces: no: %s\n  fix: %s\n", str(u, "reason"), str(u, "fix"));
 	if (json_integer_value(json_object_get(l, "abi")) > 0)
-		printf("landlock: ABI %lld, enforcement %s: covers %s\n  gap: %s\n",
+		printf("landlock: ABI %lld, enforcement %s: covers %s\n  scopes: %s\n  gap: %s\n",
 		       (long long)json_integer_value(json_object_get(l, "abi")), str(l, "enforcement"),
-		       str(l, "covers"), str(l, "gap"));
+		       str(l, "covers"), str(l, "scopes"), str(l, "gap"));
 	else
 		printf("landlock: no: %s\n", str(l, "reason"));
 	if (flag(io, "available"))
 		printf("io_uring: yes (output is collected with io_uring)\n");
 	else
 		printf("io_uring: no: %s (output is collected with poll; same bytes)\n", str(io, "reason"));
-	if (flag(sc, "available"))
-		printf("seccomp: yes (TIOCSTI and TIOCLINUX are refused in confined modes)\n");
+	if (flag(sc, "available") && json_string_value(json_object_get(sc, "refuses")))
+		printf("seccomp: yes; refused to confined commands: %s; under the landlock "
+		       "runner also %s\n", str(sc, "refuses"), str(sc, "refuses_landlock"));
+	else if (flag(sc, "available"))
+		printf("seccomp: yes, but this build has no filter (CONFIG_SECCOMP=n): setuid bits, "
+		       "keyrings and nested mounts are not refused\n");
 	else
 		printf("seccomp: no: %s\n", str(sc, "reason"));
+	if (json_array_size(keeps)) {
+		printf("root caller: keeps ");
+		for (size_t i = 0; i < json_array_size(keeps); i++)
+			printf("%s%s", i ? ", " : "", json_string_value(json_array_get(keeps, i)));
+		printf(" and nothing else (%s); identity map: %s\n", str(rc, "why"),
+		       str(rc, "identity_map"));
+	}
 	printf("mount API: mount_setattr %s (read-only view by %s)\n",
 	       flag(m, "mount_setattr") ? "yes" : "no", str(m, "read_only_view"));
 	for (const char *const *mode = (const char *const[]){ "read-only", "workspace-write", NULL };

@@ -19,6 +19,7 @@ enum child_stage {
 	STAGE_MOUNT_PRIVATE,/* first mount in the new namespace: "runner unusable here" */
 	STAGE_MOUNT,        /* building the view */
 	STAGE_NETNS,
+	STAGE_KEYRING,
 	STAGE_LANDLOCK,
 	STAGE_CAPS,
 	STAGE_NO_NEW_PRIVS,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "keyring.h"
 #include "pidns_init.h"
 #include "netns.h"
 #include "rlimits.h"
@@ -94,6 +95,9 @@ static int command_main(void *arg)
 	/* After the runner's own helpers are started; lowering a limit needs
 	 * no capability, and with none left the command cannot raise it. */
 	if (child_rlimits_apply(&spec->limits, &st) < 0)
+		report_and_exit(spec, &st);
+	/* Every confined run has a session keyring of its own. */
+	if (spec->runner && keyring_join_new_session(&st) < 0)
 		report_and_exit(spec, &st);
 #ifdef CONFIG_NETNS
 	/* danger-full-access with --net none: only the network namespace. */

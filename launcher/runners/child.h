@@ -61,6 +61,13 @@ struct child_spec {
 	int exit_fd;               /* PID namespace runs: init reports there (-1: none) */
 	pid_t *deadman_pid;        /* where the child reports the helper's pid */
 
+	uint64_t caps_keep;        /* capabilities the command keeps (bit N:
+				    * capability N; caps_for_caller): a root
+				    * caller's few, else 0 */
+	/* Set by the runner's prepare in the parent, undone by its release: */
+	int landlock_ruleset_fd;   /* the landlock runner's ruleset; -1: none */
+	int userns_mapper_fd;      /* ask here for a full identity map ... */
+	pid_t userns_mapper_pid;   /* ... written by this helper; <= 0: none */
 	const struct sock_fprog *seccomp; /* installed last; NULL: none */
 	uint64_t signals_to_reset; /* bit N-1: signal N is ignored or caught here */
 

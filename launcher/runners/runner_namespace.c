@@ -98,12 +98,35 @@ static enum sbx_enforcement runner_namespace_enforcement(const struct child_spec
 	return spec->landlock_abi >= 3 ? SBX_ENFORCEMENT_FULL : SBX_ENFORCEMENT_PARTIAL;
 }
 
+/* The filter with this runner's rules; for a root caller who may, the helper
+ * that gives the child a full identity map (userns.c). */
+static int runner_namespace_prepare(struct child_spec *spec, char *reason, size_t reason_size)
+{
+	int rc = runner_prepare_filter(spec, SECCOMP_RULES_NAMESPACE, reason, reason_size);
+
+	if (rc < 0 || !spec->caps_keep || !userns_can_map_all())
+		return rc;
+	rc = userns_mapper_start(&spec->userns_mapper_fd, &spec->userns_mapper_pid);
+	if (rc < 0)
+		snprintf(reason, reason_size, "identity-map helper: %s", strerror(-rc));
+	return rc;
+}
+
+static void runner_namespace_release(struct child_spec *spec)
+{
+	userns_mapper_stop(&spec->userns_mapper_fd, &spec->userns_mapper_pid);
+}
+
 /* ---- child: no allocation, no stdio ---- */
 
 /* In the namespace's init: identity maps, the network, the view. */
 static int runner_namespace_enter(const struct child_spec *spec, struct child_status *st)
 {
-	if (userns_write_identity_maps(spec->uid, spec->gid, st) < 0)
+	/* A root caller's kept capabilities must reach every owner inside the
+	 * writable binds (a workspace owned by another user): all ids mapped
+	 * onto themselves. The read-only binds still refuse everything. */
+	if (spec->userns_mapper_pid > 0 ? userns_ask_full_map(spec->userns_mapper_fd, st) < 0
+					 : userns_write_identity_maps(spec->uid, spec->gid, st) < 0)
 		return -1;
 #ifdef CONFIG_NETNS
 	/* --net none: the new network namespace came with the clone; bring up
@@ -160,10 +183,10 @@ static int runner_namespace_confine(const struct child_spec *spec, struct child_
 	}
 
 	/* Last: we needed CAP_SYS_ADMIN in our namespace for every step above.
-	 * Without any capability (bounding and ambient too) and with
-	 * no_new_privs, a nested `unshare -rm` sees our mounts locked and
-	 * cannot remount or unmount them. */
-	return caps_drop_all(st);
+	 * Without it (bounding and ambient too; a root caller keeps only its
+	 * few file capabilities) and with no_new_privs, a nested `unshare -rm`
+	 * sees our mounts locked and cannot remount or unmount them. */
+	return caps_keep_only(spec->caps_keep, st);
 }
 
 const struct runner_ops runner_namespace = {
@@ -171,6 +194,8 @@ const struct runner_ops runner_namespace = {
 	.id = SBX_RUNNER_NAMESPACE,
 	.probe = runner_namespace_probe,
 	.clone_flags = runner_namespace_clone_flags,
+	.prepare = runner_namespace_prepare,
+	.release = runner_namespace_release,
 	.enter = runner_namespace_enter,
 	.confine = runner_namespace_confine,
 	.pid_namespace = true,
