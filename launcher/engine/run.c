@@ -269,8 +269,7 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 	/* The runner's prepare fills these (its filter, its ruleset). */
 	r->spec.seccomp = NULL;
 	r->spec.landlock_ruleset_fd = -1;
-	r->spec.userns_mapper_fd = -1;
-	r->spec.userns_mapper_pid = -1;
+	r->spec.full_map_fd = -1;
 	r->spec.caps_keep = confined ? caps_for_caller(r->spec.uid) : 0;
 	run_limits_prepare(&r->limits, cfg, &r->spec);
 	return 0;

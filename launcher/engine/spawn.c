@@ -18,6 +18,7 @@
 
 #include "launcher.h"
 #include "runner.h"
+#include "userns.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
@@ -72,7 +73,7 @@ static int read_init_header(int fd, struct spawn_outcome *out)
 
 int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_outcome *out)
 {
-	int status_pipe[2], exit_pipe[2] = { -1, -1 };
+	int status_pipe[2], exit_pipe[2] = { -1, -1 }, map_pipe[2] = { -1, -1 };
 	bool pidns = spec->runner && spec->runner->pid_namespace;
 	/* Why not CLONE_VM for a PID namespace: its init outlives the command's
 	 * exec and must not share our memory; it is a real fork, and it starts
@@ -97,6 +98,18 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 		close(status_pipe[1]);
 		return -e;
 	}
+	/* A full identity map is written by us once the child exists (only a
+	 * process outside its namespace may write one); it waits for our word. */
+	if (pidns && spec->full_map && pipe2(map_pipe, O_CLOEXEC) < 0) {
+		int e = errno;
+
+		close(status_pipe[0]);
+		close(status_pipe[1]);
+		close(exit_pipe[0]);
+		close(exit_pipe[1]);
+		return -e;
+	}
+	spec->full_map_fd = map_pipe[0];
 	stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED) {
@@ -104,9 +117,10 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 
 		close(status_pipe[0]);
 		close(status_pipe[1]);
-		if (pidns) {
-			close(exit_pipe[0]);
-			close(exit_pipe[1]);
+		for (int i = 0; pidns && i < 2; i++) {
+			close(exit_pipe[i]);
+			if (map_pipe[i] >= 0)
+				close(map_pipe[i]);
 		}
 		return -e;
 	}
@@ -133,6 +147,15 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 	if (pidns)
 		close(exit_pipe[1]);
 	spec->exit_fd = -1;
+	if (map_pipe[0] >= 0) {
+		int map_err = pid > 0 ? userns_map_all(pid) : 0;
+
+		/* Said even on failure: the child reports it and gives up. */
+		(void)!write(map_pipe[1], &map_err, sizeof(map_err));
+		close(map_pipe[0]);
+		close(map_pipe[1]);
+	}
+	spec->full_map_fd = -1;
 
 	if (pid < 0) {
 		close(status_pipe[0]);

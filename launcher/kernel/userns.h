@@ -15,14 +15,12 @@ int userns_write_identity_maps(uid_t uid, gid_t gid, struct child_status *st);
  * themselves), so that the capabilities it keeps apply to every owner inside
  * the writable binds:
  *  - parent: userns_can_map_all() says whether this process may write one
- *    (CAP_SETUID and CAP_SETGID); userns_mapper_start() forks the helper
- *    that writes it and gives the child's end of a private socket;
- *    userns_mapper_stop() (after the spawn) closes it and reaps the helper;
- *  - child, just after clone(CLONE_NEWUSER): userns_ask_full_map() asks
- *    through that end and waits for the maps (0, or -1 with STAGE_USERNS). */
+ *    (CAP_SETUID and CAP_SETGID); userns_map_all() writes it for a child
+ *    (setgroups denied too): 0 or an errno;
+ *  - child, just after clone(CLONE_NEWUSER): userns_wait_full_map() reads
+ *    that errno from fd (0, or -1 with STAGE_USERNS). */
 bool userns_can_map_all(void);
-int userns_mapper_start(int *child_fd, pid_t *pid);
-void userns_mapper_stop(int *child_fd, pid_t *pid);
-int userns_ask_full_map(int fd, struct child_status *st);
+int userns_map_all(pid_t pid);
+int userns_wait_full_map(int fd, struct child_status *st);
 
 #endif

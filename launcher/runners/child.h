@@ -66,8 +66,9 @@ struct child_spec {
 				    * caller's few, else 0 */
 	/* Set by the runner's prepare in the parent, undone by its release: */
 	int landlock_ruleset_fd;   /* the landlock runner's ruleset; -1: none */
-	int userns_mapper_fd;      /* ask here for a full identity map ... */
-	pid_t userns_mapper_pid;   /* ... written by this helper; <= 0: none */
+	bool full_map;             /* a root caller's full identity map, written by
+				    * sbx after the clone (PID namespace runs) */
+	int full_map_fd;           /* child: where sbx says it is written (-1) */
 	const struct sock_fprog *seccomp; /* installed last; NULL: none */
 	uint64_t signals_to_reset; /* bit N-1: signal N is ignored or caught here */
 

@@ -98,23 +98,17 @@ static enum sbx_enforcement runner_namespace_enforcement(const struct child_spec
 	return spec->landlock_abi >= 3 ? SBX_ENFORCEMENT_FULL : SBX_ENFORCEMENT_PARTIAL;
 }
 
-/* The filter with this runner's rules; for a root caller who may, the helper
- * that gives the child a full identity map (userns.c). */
+/* The filter with this runner's rules; for a root caller who may, a full
+ * identity map, which spawn writes for the child after the clone. */
 static int runner_namespace_prepare(struct child_spec *spec, char *reason, size_t reason_size)
 {
-	int rc = runner_prepare_filter(spec, SECCOMP_RULES_NAMESPACE, reason, reason_size);
-
-	if (rc < 0 || !spec->caps_keep || !userns_can_map_all())
-		return rc;
-	rc = userns_mapper_start(&spec->userns_mapper_fd, &spec->userns_mapper_pid);
-	if (rc < 0)
-		snprintf(reason, reason_size, "identity-map helper: %s", strerror(-rc));
-	return rc;
+	spec->full_map = spec->caps_keep && userns_can_map_all();
+	return runner_prepare_filter(spec, SECCOMP_RULES_NAMESPACE, reason, reason_size);
 }
 
 static void runner_namespace_release(struct child_spec *spec)
 {
-	userns_mapper_stop(&spec->userns_mapper_fd, &spec->userns_mapper_pid);
+	spec->full_map = false;
 }
 
 /* ---- child: no allocation, no stdio ---- */
@@ -125,8 +119,8 @@ static int runner_namespace_enter(const struct child_spec *spec, struct child_st
 	/* A root caller's kept capabilities must reach every owner inside the
 	 * writable binds (a workspace owned by another user): all ids mapped
 	 * onto themselves. The read-only binds still refuse everything. */
-	if (spec->userns_mapper_pid > 0 ? userns_ask_full_map(spec->userns_mapper_fd, st) < 0
-					 : userns_write_identity_maps(spec->uid, spec->gid, st) < 0)
+	if (spec->full_map ? userns_wait_full_map(spec->full_map_fd, st) < 0
+			   : userns_write_identity_maps(spec->uid, spec->gid, st) < 0)
 		return -1;
 #ifdef CONFIG_NETNS
 	/* --net none: the new network namespace came with the clone; bring up

@@ -548,7 +548,7 @@ static void runner_enter_modes(enum as as)
 	spec.landlock_abi = kernel_abi();
 	spec.mode = SBX_MODE_WORKSPACE_WRITE;
 	spec.root_fd = open(fx.w, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	spec.landlock_ruleset_fd = spec.userns_mapper_fd = -1;
+	spec.landlock_ruleset_fd = spec.full_map_fd = -1;
 	cr_assert(spec.root_fd >= 0);
 	char reason[256] = "";
 	/* The runner's ruleset is built by the parent (prepare), enforced by
