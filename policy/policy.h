@@ -16,15 +16,23 @@
 #define POLICY_PATTERN_MAX 128
 #define POLICY_DEFAULT_OUTPUT_LIMIT 65536
 #define POLICY_DEFAULT_MAX_BACKGROUND 16
+/* Spill files (docs/output.md): at most this much of one stream is kept on
+ * disk, and sbx removes its own spill directories older than this. */
+#define POLICY_DEFAULT_SPILL_MAX_BYTES ((uint64_t)1 << 30)       /* 1 GiB */
+#define POLICY_DEFAULT_SPILL_MAX_AGE_MS (24ULL * 3600 * 1000)      /* one day */
 
 /* Limits of the config syntax (policy/config.c). */
 #define POLICY_MAX_OUTPUT_LIMIT ((size_t)1 << 30)          /* output_limit: 1 GiB */
 #define POLICY_MAX_TIMEOUT_MS (7ULL * 24 * 3600 * 1000)    /* timeout: one week */
 #define POLICY_MAX_BACKGROUND_LIMIT 1024u                  /* max_background: 1..1024 */
+#define POLICY_MAX_SPILL_BYTES ((uint64_t)1 << 40)         /* spill_max_bytes: 0..1 TiB */
+#define POLICY_MIN_SPILL_AGE_MS (60ULL * 1000)             /* spill_max_age: a minute .. */
+#define POLICY_MAX_SPILL_AGE_MS (365ULL * 24 * 3600 * 1000) /* .. a year, or never */
 #define CONFIG_LINE_MAX 4096                               /* bytes per line, without EOL */
 #define CONFIG_FILE_MAX (1024 * 1024)                      /* bytes per config file */
 
-/* The deployment config (CONTRACT section 6). has_* says a key was given. */
+/* The deployment config (sbx.conf(5)). has_<key> says a key was given; the
+ * keys themselves are a table (config_keys.h says how to add one). */
 struct sbx_config {
 	bool has_mode;
 	enum sbx_mode mode;
@@ -44,6 +52,10 @@ struct sbx_config {
 	unsigned max_background;
 	size_t n_scrub;
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
+	bool has_spill_max_bytes;
+	uint64_t spill_max_bytes;     /* 0: never spill */
+	bool has_spill_max_age;
+	uint64_t spill_max_age_ms;    /* 0: never remove old spills */
 };
 
 void config_init(struct sbx_config *cfg);
@@ -75,6 +87,8 @@ struct sbx_policy {
 	unsigned max_background;
 	size_t n_scrub;
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
+	uint64_t spill_max_bytes;   /* per stream; 0: no spill file */
+	uint64_t spill_max_age_ms;  /* removal of old spills at start; 0: never */
 };
 
 /* Deployment config (fallback) + session + approved escalation

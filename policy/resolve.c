@@ -83,8 +83,14 @@ static void resolve_limits(const struct sbx_config *cfg, struct sbx_policy *out)
 	out->net = SBX_NET_ALLOW;
 	out->max_background = POLICY_DEFAULT_MAX_BACKGROUND;
 	out->n_scrub = 0;
+	out->spill_max_bytes = POLICY_DEFAULT_SPILL_MAX_BYTES;
+	out->spill_max_age_ms = POLICY_DEFAULT_SPILL_MAX_AGE_MS;
 	if (!cfg)
 		return;
+	if (cfg->has_spill_max_bytes)
+		out->spill_max_bytes = cfg->spill_max_bytes;
+	if (cfg->has_spill_max_age)
+		out->spill_max_age_ms = cfg->spill_max_age_ms;
 	if (cfg->has_runner)
 		out->runner = cfg->runner;
 	if (cfg->has_escalation)
