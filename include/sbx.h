@@ -122,6 +122,26 @@ char *sbx_result_to_json(const struct sbx_result *result);
 /* {"error":{...}} as a malloc'd JSON string. */
 char *sbx_error_to_json(const struct sbx_error *err);
 
+/* ---- spill files ----
+ * Without passthrough, a stream longer than the output limit is also written
+ * whole to a spill file, named in the result's "spill" (see sbx(1),
+ * --spill-dir). The files belong to the caller: remove them when done. */
+
+/* At most this many bytes of each stream go to its spill file (default
+ * 1 GiB; 0: no spill file); past that the spill stops and the result's
+ * "spill_stopped" says so. */
+int sbx_run_set_spill_max_bytes(struct sbx_run *run, uint64_t bytes);
+/* Remove one spill file a result names and, with its last file, the run's
+ * private spill directory. Only sbx's own spill files: -EINVAL for a path
+ * that is not named like one, -EPERM for one that is not the caller's
+ * regular file, -ENOENT when it is already gone. */
+int sbx_spill_remove(const char *path);
+/* Remove sbx's own spill directories (the caller's, nothing else in them)
+ * that nothing touched for max_age_ms; 0 removes nothing. `sbx run --json`
+ * and `sbx serve` do this when they start, with spill_max_age. Returns how
+ * many directories were removed. */
+int sbx_spill_cleanup(uint64_t max_age_ms);
+
 /* Refuse to work from a setuid/setgid binary or one with file capabilities. */
 int sbx_check_no_privilege(struct sbx_error *err);
 

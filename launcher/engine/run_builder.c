@@ -16,6 +16,7 @@ struct sbx_run *sbx_run_new(void)
 	run->mode = SBX_MODE_READ_ONLY;
 	run->runner = SBX_RUNNER_AUTO;
 	run->output_limit = POLICY_DEFAULT_OUTPUT_LIMIT;
+	run->spill_max_bytes = POLICY_DEFAULT_SPILL_MAX_BYTES;
 	run->net = SBX_NET_ALLOW;
 	run->pass_out = -1;
 	run->pass_err = -1;
@@ -68,6 +69,12 @@ int sbx_run_set_cwd(struct sbx_run *run, const char *cwd)
 int sbx_run_set_spill_dir(struct sbx_run *run, const char *dir)
 {
 	return set_string(&run->spill_dir, dir);
+}
+
+int sbx_run_set_spill_max_bytes(struct sbx_run *run, uint64_t bytes)
+{
+	run->spill_max_bytes = bytes;
+	return 0;
 }
 
 int sbx_run_set_mode(struct sbx_run *run, enum sbx_mode mode)
@@ -147,12 +154,28 @@ int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd)
  * used by `sbx run` and by every `serve` request alike. */
 int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct sbx_error *err)
 {
-	if (sbx_run_set_mode(run, pol->mode) < 0 || sbx_run_set_root(run, pol->root) < 0 ||
-	    sbx_run_set_runner(run, pol->runner) < 0 ||
-	    sbx_run_set_timeout_ms(run, pol->timeout_ms) < 0 ||
-	    sbx_run_set_output_limit(run, pol->output_limit) < 0 ||
-	    sbx_run_set_net(run, pol->net) < 0 || sbx_run_set_escalation(run, pol->escalation) < 0)
-		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run settings");
+	/* Each value was validated where it was read (config, flag, request);
+	 * a refusal here names the setting so that a gap is easy to find. */
+	const char *what = NULL;
+
+	if (sbx_run_set_mode(run, pol->mode) < 0)
+		what = "mode";
+	else if (sbx_run_set_root(run, pol->root) < 0)
+		what = "root";
+	else if (sbx_run_set_runner(run, pol->runner) < 0)
+		what = "runner";
+	else if (sbx_run_set_timeout_ms(run, pol->timeout_ms) < 0)
+		what = "timeout";
+	else if (sbx_run_set_output_limit(run, pol->output_limit) < 0)
+		what = "output_limit (at least 2 bytes)";
+	else if (sbx_run_set_net(run, pol->net) < 0)
+		what = "net";
+	else if (sbx_run_set_escalation(run, pol->escalation) < 0)
+		what = "escalation";
+	else if (sbx_run_set_spill_max_bytes(run, pol->spill_max_bytes) < 0)
+		what = "spill_max_bytes";
+	if (what)
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run setting: %s", what);
 	for (size_t i = 0; i < pol->n_scrub; i++)
 		if (sbx_run_add_scrub_pattern(run, pol->scrub_env[i]) < 0)
 			return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,
