@@ -162,6 +162,7 @@ json_t *probe_facts(void)
 					       "fix", userns_fix(ns_reason))
 				   : json_pack("{s:b, s:n}", "available", 1, "reason");
 
+	json_object_set_new(facts, "version", json_string(sbx_version()));
 	json_object_set_new(facts, "user_namespaces", userns);
 	json_object_set_new(facts, "landlock", landlock_fact());
 	json_object_set_new(facts, "io_uring", io_uring_fact());

@@ -60,17 +60,56 @@ int cli_load_config(const char *flag_path, struct sbx_config *cfg, struct sbx_er
 	return config_parse_file(path, cfg, err);
 }
 
-static const char *const value_flags[] = {
-	"--mode", "--root", "--cwd", "--runner", "--timeout", "--output-limit", "--spill-dir",
-	"--net", "--config", "--landlock-abi", NULL,
+/* Every option of `sbx run`, in the order --help lists them. metavar NULL:
+ * a flag without a value. Adding an option: a row here and a case in apply(). */
+static const struct run_option {
+	const char *name;
+	const char *metavar;
+	const char *help;
+} run_options[] = {
+	{ "--mode", "MODE", "read-only (default), workspace-write, danger-full-access" },
+	{ "--root", "DIR", "the workspace root (default: workspace_root, else .)" },
+	{ "--cwd", "DIR", "the command's directory (relative: from the root)" },
+	{ "--runner", "RUNNER", "auto (namespace, then landlock), namespace or landlock" },
+	{ "--timeout", "SECONDS", "end the whole process tree after this long (exit 124)" },
+	{ "--json", NULL, "print one JSON result object instead of streaming" },
+	{ "--escalation", NULL, "the caller can offer escalation: a denial says so" },
+	{ "--output-limit", "BYTES", "bytes of each stream --json keeps (2 to 1 GiB)" },
+	{ "--spill-dir", "DIR", "where --json keeps a stream past the limit whole" },
+	{ "--net", "allow|none", "none: a new network namespace with only loopback" },
+	{ "--config", "FILE", "the config (default: $SBX_CONFIG, /etc/sbx.conf)" },
+	{ "--landlock-abi", "N", "use at most Landlock ABI N, as an older kernel would" },
+	{ "--help", NULL, "print this help and exit" },
 };
+#define N_RUN_OPTIONS (sizeof(run_options) / sizeof(run_options[0]))
 
-static bool takes_value(const char *name)
+void cli_run_usage(FILE *out)
 {
-	for (size_t i = 0; value_flags[i]; i++)
-		if (strcmp(value_flags[i], name) == 0)
-			return true;
-	return false;
+	fputs("usage: sbx run [OPTIONS] -- COMMAND...\n"
+	      "Run `bash -c COMMAND` (the words after -- joined by spaces) under a file-write\n"
+	      "policy, stdin from /dev/null, and report what happened.\n\nOptions:\n",
+	      out);
+	for (size_t i = 0; i < N_RUN_OPTIONS; i++) {
+		char left[40];
+
+		snprintf(left, sizeof(left), "%s%s%s", run_options[i].name,
+			 run_options[i].metavar ? " " : "",
+			 run_options[i].metavar ? run_options[i].metavar : "");
+		fprintf(out, "  %-20s %s\n", left, run_options[i].help);
+	}
+	fputs("\nExit status: the command's own; 128+N if signal N ended it; 124 after\n"
+	      "--timeout; 125 if sbx itself failed (the command did not run).\n"
+	      "See sbx(1) for the modes, the result object and the markers, sbx.conf(5)\n"
+	      "for the config.\n",
+	      out);
+}
+
+static const struct run_option *find_option(const char *name)
+{
+	for (size_t i = 0; i < N_RUN_OPTIONS; i++)
+		if (strcmp(run_options[i].name, name) == 0)
+			return &run_options[i];
+	return NULL;
 }
 
 static int apply(struct cli_options *o, const char *name, const char *val, struct sbx_error *err)
@@ -110,6 +149,10 @@ static int apply(struct cli_options *o, const char *name, const char *val, struc
 		o->has_net = true;
 	} else if (strcmp(name, "--config") == 0) {
 		o->config = val;
+	} else if (strcmp(name, "--json") == 0) {
+		o->json = true;
+	} else if (strcmp(name, "--escalation") == 0) {
+		o->escalation = true;
 	} else if (strcmp(name, "--landlock-abi") == 0) {
 		size_t abi;
 
@@ -125,22 +168,21 @@ int cli_parse_run(int argc, char **argv, struct cli_options *o, struct sbx_error
 	int i;
 
 	memset(o, 0, sizeof(*o));
+	/* --help wins over whatever else is wrong with the line. */
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			o->help = true;
+			return 0;
+		}
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		char name[32];
 		const char *val = NULL;
 		const char *eq;
+		const struct run_option *opt;
 
 		if (strcmp(arg, "--") == 0)
 			break;
-		if (strcmp(arg, "--json") == 0) {
-			o->json = true;
-			continue;
-		}
-		if (strcmp(arg, "--escalation") == 0) {
-			o->escalation = true;
-			continue;
-		}
 		if (strncmp(arg, "--", 2) != 0)
 			return bad(err, "missing '--' before the command (at '%s'): write sbx run [OPTIONS] -- COMMAND", arg);
 		eq = strchr(arg, '=');
@@ -151,11 +193,14 @@ int cli_parse_run(int argc, char **argv, struct cli_options *o, struct sbx_error
 		} else {
 			snprintf(name, sizeof(name), "%s", arg);
 		}
-		if (!takes_value(name))
-			return bad(err, "unknown option '%s'", arg);
-		if (!val) {
+		opt = find_option(name);
+		if (!opt)
+			return bad(err, "unknown option '%s' (sbx run --help lists them)", arg);
+		if (!opt->metavar && val)
+			return bad(err, "option '%s' takes no value", name);
+		if (opt->metavar && !val) {
 			if (i + 1 >= argc)
-				return bad(err, "option '%s' needs a value", name);
+				return bad(err, "option '%s' needs a value (%s)", name, opt->metavar);
 			val = argv[++i];
 		}
 		if (apply(o, name, val, err) < 0)
