@@ -142,7 +142,7 @@ unit: $(UNIT_BIN) $(HELPERS)
 e2e: sbx $(HELPERS) $(E2E_BIN)
 	@set -e; for t in $(E2E_BIN); do echo "== $$t"; $$t --jobs 2; done
 
-examples: all examples/embed
+examples: all examples/embed $(HELPERS)
 	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" tests/e2e/test_examples.sh
 
 # The C embedding example, built against the tree (test_examples.sh also
