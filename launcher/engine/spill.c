@@ -144,19 +144,50 @@ static bool under_any(const char *path, const char *const *writable, size_t n)
 	return false;
 }
 
-/* A spill home, if it is usable here. */
+/* Where path really is, as far as it exists: the realpath of its deepest
+ * existing ancestor with the rest appended (a symlinked ~/.cache included). */
+static int resolve_existing(const char *path, char *out, size_t size)
+{
+	char head[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(head))
+		return -ENAMETOOLONG;
+	memcpy(head, path, len + 1);
+	for (;;) {
+		char *slash = strrchr(head, '/');
+
+		if (realpath(head[0] ? head : "/", out)) {
+			size_t n = strlen(out);
+			const char *rest = path + strlen(head);
+
+			if (n + strlen(rest) + 1 > size)
+				return -ENAMETOOLONG;
+			memcpy(out + (strcmp(out, "/") == 0 && rest[0] == '/' ? n - 1 : n), rest,
+			       strlen(rest) + 1);
+			return 0;
+		}
+		if (!slash)
+			return -ENOENT;
+		*slash = '\0';
+	}
+}
+
+/* A spill home, if it is usable here. Judged before anything is made, so a
+ * home inside what the command may write is left untouched. */
 static bool try_home(struct spill_place *p, int (*path_of)(char *, size_t),
 		     const char *const *writable, size_t n)
 {
 	char path[PATH_MAX], real[PATH_MAX];
 	int fd;
 
-	if (path_of(path, sizeof(path)) < 0)
+	if (path_of(path, sizeof(path)) < 0 || resolve_existing(path, real, sizeof(real)) < 0 ||
+	    under_any(real, writable, n))
 		return false;
 	fd = home_open(path);
 	if (fd < 0)
 		return false;
-	/* Judge where it really is (a symlinked ~/.cache included). */
+	/* Made now: judge the final place once more. */
 	if (!realpath(path, real) || under_any(real, writable, n)) {
 		close(fd);
 		return false;

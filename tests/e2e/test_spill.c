@@ -174,6 +174,33 @@ ParameterizedTest(struct rp *p, spill, cap_bounds_disk, .timeout = 60)
 	e2e_out_free(&o);
 }
 
+/* A spill home inside what the command may write (here: the root itself)
+ * could be swapped for a symlink by the command: it is passed over, nothing
+ * is made there, and the spill goes to the fallback under $TMPDIR. */
+PARAMS(home_inside_root_passed_over)
+ParameterizedTest(struct rp *p, spill, home_inside_root_passed_over, .timeout = 60)
+{
+	struct world w;
+	struct e2e_out o;
+
+	world_init(&w, p->who);
+	int rc = sbx(&w, &o, (char *[]){ "run", "--mode", "workspace-write", "--runner", p->runner,
+					 "--root", w.cache, "--json", "--output-limit", "10", "--",
+					 "seq 1 100", NULL });
+
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, o.err);
+	json_t *j = parse(&o);
+	const char *path = spill_path(j, "stdout");
+	char *sbx_dir = e2e_fmt("%s/sbx", w.cache);
+
+	cr_assert_not_null(path);
+	cr_assert(strncmp(path, w.tmp, strlen(w.tmp)) == 0 && path[strlen(w.tmp)] == '/',
+		  "spill %s not under $TMPDIR %s", path, w.tmp);
+	cr_assert_not(e2e_exists(sbx_dir), "sbx made %s inside the writable root", sbx_dir);
+	json_decref(j);
+	e2e_out_free(&o);
+}
+
 /* ---- the free-space floor ---- */
 
 /* A 72 MiB file system as the spill home (a tmpfs in a private mount
