@@ -2,30 +2,15 @@
 /* Parsing `sbx run` options into a resolved call: flags over the deployment
  * config over the defaults (CONTRACT sections 2 and 6). */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli_options.h"
+#include "config_keys.h"
 
 #define bad(err, ...) sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, __VA_ARGS__)
-
-static int parse_seconds(const char *s, uint64_t *ms)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 31536000.0)
-		return -EINVAL;
-	*ms = (uint64_t)(v * 1000.0 + 0.5);
-	if (*ms == 0)
-		*ms = 1;
-	return 0;
-}
 
 static int parse_size(const char *s, size_t max, size_t *out)
 {
@@ -112,40 +97,57 @@ static const struct run_option *find_option(const char *name)
 	return NULL;
 }
 
+/* A flag that has a config key takes the key's values, checked by the same
+ * table entry, so the two can never disagree: "--timeout: bad value '0'
+ * (expected 0.001 to 604800 seconds)". */
+static int via_key(const char *flag, const char *key, const char *val, struct sbx_config *scratch,
+		   struct sbx_error *err)
+{
+	char why[400];
+
+	if (config_key_apply(config_key_find(key), scratch, val, why, sizeof(why)) < 0)
+		return bad(err, "%s: %s", flag, why);
+	return 0;
+}
+
 static int apply(struct cli_options *o, const char *name, const char *val, struct sbx_error *err)
 {
+	struct sbx_config scratch;
+
 	if (strcmp(name, "--mode") == 0) {
-		if (sbx_mode_parse(val, &o->mode) < 0)
-			return bad(err, "unknown mode '%s' (read-only, workspace-write, danger-full-access)", val);
+		if (via_key(name, "mode", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->mode = scratch.mode;
 		o->has_mode = true;
 	} else if (strcmp(name, "--root") == 0) {
 		o->root = val;
 	} else if (strcmp(name, "--cwd") == 0) {
 		o->cwd = val;
 	} else if (strcmp(name, "--runner") == 0) {
-		if (sbx_runner_parse(val, &o->runner) < 0)
-			return bad(err, "unknown runner '%s' (auto, namespace, landlock)", val);
+		if (via_key(name, "runner", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->runner = scratch.runner;
 		o->has_runner = true;
 	} else if (strcmp(name, "--timeout") == 0) {
-		if (parse_seconds(val, &o->timeout_ms) < 0)
-			return bad(err, "bad --timeout '%s': expected seconds > 0", val);
+		if (via_key(name, "timeout", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->timeout_ms = scratch.timeout_ms;
 		o->has_timeout = true;
 	} else if (strcmp(name, "--output-limit") == 0) {
-		if (parse_size(val, POLICY_MAX_OUTPUT_LIMIT, &o->output_limit) < 0 || o->output_limit < 2)
-			return bad(err, "bad --output-limit '%s': expected bytes, 2 to 1 GiB", val);
+		if (via_key(name, "output_limit", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->output_limit = scratch.output_limit;
 		o->has_output_limit = true;
 	} else if (strcmp(name, "--spill-dir") == 0) {
 		if (val[0] != '/' || access(val, W_OK | X_OK) < 0)
-			return bad(err, "bad --spill-dir '%s': %s", val,
-				   val[0] != '/' ? "not an absolute path" : strerror(errno));
+			return bad(err, "--spill-dir: bad value '%s' (expected an absolute path to a "
+				   "directory you can write%s%s)", val, val[0] == '/' ? ": " : "",
+				   val[0] == '/' ? strerror(errno) : "");
 		o->spill_dir = val;
 	} else if (strcmp(name, "--net") == 0) {
-		if (strcmp(val, "allow") == 0)
-			o->net = SBX_NET_ALLOW;
-		else if (strcmp(val, "none") == 0)
-			o->net = SBX_NET_NONE;
-		else
-			return bad(err, "bad --net '%s' (allow or none)", val);
+		if (via_key(name, "net", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->net = scratch.net;
 		o->has_net = true;
 	} else if (strcmp(name, "--config") == 0) {
 		o->config = val;
@@ -157,7 +159,7 @@ static int apply(struct cli_options *o, const char *name, const char *val, struc
 		size_t abi;
 
 		if (parse_size(val, 64, &abi) < 0)
-			return bad(err, "bad --landlock-abi '%s': expected a number >= 1", val);
+			return bad(err, "--landlock-abi: bad value '%s' (expected 1 to 64)", val);
 		o->landlock_abi = (int)abi;
 	}
 	return 0;

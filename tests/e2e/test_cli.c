@@ -192,6 +192,14 @@ Test(cli, errors_say_what_to_do)
 		    "sbx: USAGE: unknown option '--frob' (sbx run --help lists them)");
 	usage_error((char *[]){ "run", "--timeout", NULL },
 		    "sbx: USAGE: option '--timeout' needs a value (SECONDS)");
+	/* A flag with a config key takes exactly the key's values, same message. */
+	usage_error((char *[]){ "run", "--timeout", "1e3", "--", "true", NULL },
+		    "sbx: USAGE: --timeout: bad value '1e3' (expected 0.001 to 604800 seconds)");
+	usage_error((char *[]){ "run", "--output-limit", "1", "--", "true", NULL },
+		    "sbx: USAGE: --output-limit: bad value '1' (expected 2 to 1073741824 bytes)");
+	usage_error((char *[]){ "run", "--mode", "write", "--", "true", NULL },
+		    "sbx: USAGE: --mode: bad value 'write' (expected read-only, workspace-write or "
+		    "danger-full-access)");
 	usage_error((char *[]){ "run", "true", NULL },
 		    "sbx: USAGE: missing '--' before the command (at 'true'): write sbx run [OPTIONS] -- COMMAND");
 	usage_error((char *[]){ "serve", "--frob", NULL },
