@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The deployment config (CONTRACT section 6): `key = value` lines.
+/* The deployment config (sbx.conf(5)): `key = value` lines.
  *
  * Syntax, strictly:
  *   - one `key = value` per line; whitespace (space, tab) around key and value

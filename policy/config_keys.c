@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The deployment config's keys (CONTRACT section 6) and the value kinds they
+/* The deployment config's keys (sbx.conf(5)) and the value kinds they
  * are made of. See config_keys.h for how to add one. */
 #include <inttypes.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The result object of CONTRACT section 4, and the model's `text`. */
+/* The result object (sbx(1), RESULT OBJECT), and the model's `text`. */
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>

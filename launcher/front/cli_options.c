@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Parsing `sbx run` options into a resolved call: flags over the deployment
- * config over the defaults (CONTRACT sections 2 and 6). */
+ * config over the defaults (sbx(1) OPTIONS, sbx.conf(5)). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
