@@ -9,6 +9,7 @@ CC ?= gcc
 SBX_VERSION := $(shell cat VERSION)
 PREFIX ?= /usr/local
 DESTDIR ?=
+LIBDIR ?= lib
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE -fstack-clash-protection
@@ -164,7 +165,7 @@ demo: deps-run
 	scripts/demo.sh
 
 install: all
-	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
+	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" LIBDIR="$(LIBDIR)" scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
 
 fuzz:
 	scripts/fuzz.sh
