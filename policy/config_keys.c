@@ -15,7 +15,7 @@ static const char *const mode_words[] = { "read-only", "workspace-write", "dange
 static const char *const runner_words[] = { "auto", "namespace", "landlock", NULL };
 static const char *const net_words[] = { "allow", "none", NULL };
 
-static int parse_scrub_env(struct sbx_config *cfg, const char *val, char *why, size_t why_size);
+static bool scrub_pattern_ok(const char *item, size_t len);
 
 #define SCRUB_EXPECTED                                                                         \
 	"comma-separated name patterns of A-Z a-z 0-9 _ and *, each at most 127 bytes, 64 in all"
@@ -31,7 +31,7 @@ const struct config_key config_keys[] = {
 	KEY_SECONDS(timeout, timeout_ms, 1, POLICY_MAX_TIMEOUT_MS),
 	KEY_CHOICE(net, net, net_words),
 	KEY_NUMBER(max_background, max_background, 1, POLICY_MAX_BACKGROUND_LIMIT, "tasks"),
-	KEY_CUSTOM(scrub_env, parse_scrub_env, SCRUB_EXPECTED, true),
+	KEY_LIST(scrub_env, scrub_env, n_scrub, "pattern", scrub_pattern_ok, SCRUB_EXPECTED),
 	KEY_NUMBER(spill_max_bytes, spill_max_bytes, 0, POLICY_MAX_SPILL_BYTES, "bytes"),
 	KEY_SECONDS_OR(spill_max_age, spill_max_age_ms, POLICY_MIN_SPILL_AGE_MS,
 		       POLICY_MAX_SPILL_AGE_MS, "never", 0),
@@ -166,10 +166,67 @@ void config_key_expected(const struct config_key *k, char *out, size_t size)
 		snprintf(out, size, "an absolute path of at most %zu bytes%s%s", k->size - 1,
 			 k->word ? ", or " : "", k->word ? k->word : "");
 		return;
+	case CONFIG_LIST:
 	case CONFIG_CUSTOM:
 		snprintf(out, size, "%s", k->expected);
 		return;
 	}
+}
+
+/* ---- lists ---- */
+
+struct list_ctx {
+	const struct config_key *k;
+	char *items;     /* the array */
+	size_t *count;
+	size_t cap;      /* how many items the array holds */
+	char *why;
+	size_t why_size;
+};
+
+static int add_item(const char *start, size_t len, void *ctx_)
+{
+	struct list_ctx *c = ctx_;
+	const struct config_key *k = c->k;
+
+	if (len == 0)
+		return say(c->why, c->why_size, "empty %s", k->item_name);
+	if (len >= k->item_size)
+		return say(c->why, c->why_size, "%s '%.64s...' is too long", k->item_name, start);
+	if (!k->item_ok(start, len))
+		return say(c->why, c->why_size, "bad %s '%.*s'", k->item_name,
+			   (int)(len < 64 ? len : 64), start);
+	for (size_t i = 0; i < *c->count; i++) {
+		const char *item = c->items + i * k->item_size;
+
+		if (strlen(item) == len && memcmp(item, start, len) == 0)
+			return 0; /* already listed: a repeat is harmless */
+	}
+	if (*c->count >= c->cap)
+		return say(c->why, c->why_size, "too many %ss", k->item_name);
+	memcpy(c->items + *c->count * k->item_size, start, len);
+	c->items[*c->count * k->item_size + len] = '\0';
+	(*c->count)++;
+	return 0;
+}
+
+static int apply_list(const struct config_key *k, struct sbx_config *cfg, const char *val,
+		      char *why, size_t why_size)
+{
+	struct list_ctx c = {
+		.k = k,
+		.items = (char *)cfg + k->offset,
+		.count = (size_t *)((char *)cfg + k->count_offset),
+		.cap = k->size / k->item_size,
+		.why = why,
+		.why_size = why_size,
+	};
+
+	if (k->word && strcmp(val, k->word) == 0) {
+		*c.count = 0; /* e.g. "none": an explicitly empty list */
+		return 0;
+	}
+	return config_each_item(val, add_item, &c) ? -1 : 0;
 }
 
 /* ---- applying a value ---- */
@@ -213,6 +270,8 @@ static int apply_value(const struct config_key *k, struct sbx_config *cfg, const
 			return 0;
 		}
 		break;
+	case CONFIG_LIST:
+		return apply_list(k, cfg, val, why, why_size);
 	case CONFIG_CUSTOM:
 		return k->parse(cfg, val, why, why_size);
 	}
@@ -261,45 +320,14 @@ int config_each_item(const char *val, int (*item)(const char *start, size_t len,
 
 /* ---- scrub_env ---- */
 
-struct scrub_ctx {
-	struct sbx_config *cfg;
-	char *why;
-	size_t why_size;
-};
-
-static bool pattern_char_ok(char c)
+static bool scrub_pattern_ok(const char *item, size_t len)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '*';
-}
+	for (size_t i = 0; i < len; i++) {
+		char c = item[i];
 
-static int add_scrub_pattern(const char *start, size_t len, void *ctx_)
-{
-	struct scrub_ctx *ctx = ctx_;
-	struct sbx_config *cfg = ctx->cfg;
-
-	if (len == 0)
-		return say(ctx->why, ctx->why_size, "empty pattern");
-	if (len >= POLICY_PATTERN_MAX)
-		return say(ctx->why, ctx->why_size, "pattern '%.64s...' is too long", start);
-	for (size_t i = 0; i < len; i++)
-		if (!pattern_char_ok(start[i]))
-			return say(ctx->why, ctx->why_size, "bad pattern '%.*s'",
-				   (int)(len < 64 ? len : 64), start);
-	for (size_t i = 0; i < cfg->n_scrub; i++)
-		if (strlen(cfg->scrub_env[i]) == len && memcmp(cfg->scrub_env[i], start, len) == 0)
-			return 0; /* already listed: a repeat is harmless */
-	if (cfg->n_scrub >= POLICY_MAX_SCRUB)
-		return say(ctx->why, ctx->why_size, "too many patterns");
-	memcpy(cfg->scrub_env[cfg->n_scrub], start, len);
-	cfg->scrub_env[cfg->n_scrub][len] = '\0';
-	cfg->n_scrub++;
-	return 0;
-}
-
-static int parse_scrub_env(struct sbx_config *cfg, const char *val, char *why, size_t why_size)
-{
-	struct scrub_ctx ctx = { cfg, why, why_size };
-
-	return config_each_item(val, add_scrub_pattern, &ctx) ? -1 : 0;
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '*'))
+			return false;
+	}
+	return true;
 }

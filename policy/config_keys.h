@@ -9,8 +9,9 @@
  *   3. tests/unit/test_config.c: one row of good and bad values (the test
  *      fails for a key without one), and the key in man/sbx.conf.5 with the
  *      same range (the test checks that too).
- * A value the kinds below cannot express gets KEY_CUSTOM: a parse function
- * and the sentence that says what a good value looks like. Every error then
+ * A comma-separated list (paths, patterns) is KEY_LIST: an item check and
+ * the sentence that says what a good value looks like. A value the kinds
+ * below cannot express gets KEY_CUSTOM: a parse function and that sentence. Every error then
  * reads "FILE:LINE: KEY: <what is wrong> (expected <what is allowed>)". */
 #ifndef SBX_CONFIG_KEYS_H
 #define SBX_CONFIG_KEYS_H
@@ -27,6 +28,9 @@ enum config_kind {
 	CONFIG_NUMBER,  /* a whole number of .unit in [min, max], or .word */
 	CONFIG_SECONDS, /* seconds, decimals allowed; stored in ms, [min, max] in ms, or .word */
 	CONFIG_PATH,    /* an absolute path that fits .size, or .word (stored as is) */
+	CONFIG_LIST,    /* comma-separated items, each checked by .item_ok, kept in a
+			 * char[N][.item_size] array with a size_t count; lines
+			 * accumulate, repeats are dropped, .word alone empties it */
 	CONFIG_CUSTOM,  /* .parse decides */
 };
 
@@ -42,10 +46,15 @@ struct config_key {
 	const char *const *words;     /* CHOICE: NULL-terminated, in enum order */
 	const char *word;             /* NUMBER, SECONDS, PATH: one word also allowed */
 	uint64_t word_value;          /* what .word stores (NUMBER, SECONDS) */
+	/* LIST */
+	size_t count_offset;          /* the size_t count of items */
+	size_t item_size;             /* bytes per item, its NUL included */
+	const char *item_name;        /* "pattern", "path": for messages */
+	bool (*item_ok)(const char *item, size_t len);
 	/* CUSTOM: parse val into cfg; on error write what is wrong into why
 	 * ("bad pattern 'A-B'") and return -1. */
 	int (*parse)(struct sbx_config *cfg, const char *val, char *why, size_t why_size);
-	const char *expected;         /* CUSTOM: what a good value looks like */
+	const char *expected;         /* LIST, CUSTOM: what a good value looks like */
 };
 
 #define CONFIG_NO_FLAG ((size_t)-1)
@@ -68,7 +77,18 @@ struct config_key {
 	  .word = (word_), .word_value = (value) }
 #define KEY_PATH(key, field) { CONFIG_FIELD(key, field), .kind = CONFIG_PATH }
 #define KEY_PATH_OR(key, field, word_) { CONFIG_FIELD(key, field), .kind = CONFIG_PATH, .word = (word_) }
-/* A custom key keeps its own state (a list and its count, say): no flag. */
+/* A list: field is a char[N][M] array, count_field its size_t count. */
+#define KEY_LIST(key, field, count_field, item, ok_fn, expected_text)                          \
+	{ CONFIG_FIELD(key, field), .kind = CONFIG_LIST, .repeatable = true,                  \
+	  .count_offset = offsetof(struct sbx_config, count_field),                           \
+	  .item_size = sizeof(((struct sbx_config *)0)->field[0]), .item_name = (item),       \
+	  .item_ok = (ok_fn), .expected = (expected_text) }
+#define KEY_LIST_OR(key, field, count_field, item, ok_fn, expected_text, word_)                \
+	{ CONFIG_FIELD(key, field), .kind = CONFIG_LIST, .repeatable = true,                  \
+	  .count_offset = offsetof(struct sbx_config, count_field),                           \
+	  .item_size = sizeof(((struct sbx_config *)0)->field[0]), .item_name = (item),       \
+	  .item_ok = (ok_fn), .expected = (expected_text), .word = (word_) }
+/* A custom key keeps its own state: no flag. */
 #define KEY_CUSTOM(key, fn, expected_text, repeat)                                            \
 	{ .name = #key, .kind = CONFIG_CUSTOM, .has_offset = CONFIG_NO_FLAG, .parse = (fn),     \
 	  .expected = (expected_text), .repeatable = (repeat) }

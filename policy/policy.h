@@ -50,6 +50,7 @@ struct sbx_config {
 	enum sbx_net net;
 	bool has_max_background;
 	unsigned max_background;
+	bool has_scrub_env;
 	size_t n_scrub;
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
 	bool has_spill_max_bytes;

@@ -136,13 +136,18 @@ static void stored_text(const struct config_key *k, char *out, size_t size)
 	case CONFIG_PATH:
 		snprintf(out, size, "%s", field);
 		return;
-	case CONFIG_CUSTOM:
-		cr_assert_str_eq(k->name, "scrub_env", "a new custom key needs its stored_text");
+	case CONFIG_LIST: {
+		size_t n;
+
+		memcpy(&n, (const char *)&cfg + k->count_offset, sizeof(n));
 		out[0] = '\0';
-		for (size_t n = 0; n < cfg.n_scrub; n++)
-			snprintf(out + strlen(out), size - strlen(out), "%s%s", n ? " " : "",
-				 cfg.scrub_env[n]);
+		for (size_t j = 0; j < n; j++)
+			snprintf(out + strlen(out), size - strlen(out), "%s%s", j ? " " : "",
+				 field + j * k->item_size);
 		return;
+	}
+	case CONFIG_CUSTOM:
+		cr_assert_fail("a new custom key '%s' needs its stored_text", k->name);
 	}
 }
 
@@ -197,6 +202,11 @@ Test(config_keys, table_is_consistent)
 		case CONFIG_PATH:
 			cr_assert_gt(k->size, 1, "%s", k->name);
 			break;
+		case CONFIG_LIST:
+			cr_assert(k->item_size > 1 && k->size % k->item_size == 0, "%s", k->name);
+			cr_assert(k->item_ok && k->item_name && k->expected, "%s", k->name);
+			cr_assert(k->repeatable, "%s", k->name);
+			break;
 		case CONFIG_CUSTOM:
 			cr_assert_not_null(k->parse, "%s", k->name);
 			cr_assert_not_null(k->expected, "%s", k->name);
@@ -235,9 +245,11 @@ Test(config_keys, bad_values_name_file_line_key_and_range)
 			char text[256], msg[512];
 
 			snprintf(text, sizeof(text), "# x\n\n%s = %s\n", rows[i].key, *b);
-			if (strcmp(rows[i].key, "scrub_env") == 0)
-				snprintf(msg, sizeof(msg), "t.conf:3: scrub_env: bad pattern '%s' (expected %s)",
-					 *b, rows[i].expected);
+			const struct config_key *k = config_key_find(rows[i].key);
+
+			if (k->kind == CONFIG_LIST)
+				snprintf(msg, sizeof(msg), "t.conf:3: %s: bad %s '%s' (expected %s)",
+					 rows[i].key, k->item_name, *b, rows[i].expected);
 			else
 				snprintf(msg, sizeof(msg), "t.conf:3: %s: bad value '%s' (expected %s)",
 					 rows[i].key, *b, rows[i].expected);
@@ -383,6 +395,7 @@ Test(config_keys, man_page_agrees)
 		case CONFIG_PATH:
 			cr_assert(strstr(entry, "absolute"), "%s", k->name);
 			break;
+		case CONFIG_LIST:
 		case CONFIG_CUSTOM:
 			break;
 		}
@@ -712,4 +725,23 @@ Test(config_file, null_path)
 {
 	cr_assert_lt(config_parse_file(NULL, &cfg, &err), 0);
 	cr_assert_str_eq(err.code, "CONFIG");
+}
+
+/* KEY_LIST_OR's word (deny_read = none, say) empties the list; items after it
+ * accumulate again. Shown on scrub_env's entry with a word added. */
+Test(config_keys, list_word_empties)
+{
+	struct config_key k = *config_key_find("scrub_env");
+	char why[256];
+
+	k.word = "none";
+	config_init(&cfg);
+	cr_assert_eq(config_key_apply(&k, &cfg, "A, B", why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(cfg.n_scrub, 2);
+	cr_assert_eq(config_key_apply(&k, &cfg, "none", why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(cfg.n_scrub, 0);
+	cr_assert(cfg.has_scrub_env, "an explicit empty list is set");
+	cr_assert_eq(config_key_apply(&k, &cfg, "C", why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(cfg.n_scrub, 1);
+	cr_assert_str_eq(cfg.scrub_env[0], "C");
 }
