@@ -226,7 +226,9 @@ int sbx_spill_cleanup(uint64_t max_age_ms)
 	return n;
 }
 
-/* Split an absolute path into a handle on its directory and its last name. */
+/* Split an absolute path into a handle on its directory and its last name.
+ * The paths sbx reports hold no symlink (their base was resolved when the
+ * run started): a directory swapped for one since is not followed. */
 static int open_parent(const char *path, char *name, size_t name_size)
 {
 	const char *slash = strrchr(path, '/');
@@ -238,7 +240,7 @@ static int open_parent(const char *path, char *name, size_t name_size)
 	memcpy(dir, path, (size_t)(slash - path));
 	dir[slash - path] = '\0';
 	snprintf(name, name_size, "%s", slash + 1);
-	return open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
 int sbx_spill_remove(const char *path)

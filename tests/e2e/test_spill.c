@@ -588,6 +588,16 @@ Test(spill, remove_refuses_what_is_not_sbx_s)
 	struct stat st;
 
 	cr_assert_eq(lstat(link, &st), 0, "the symlink was removed");
+	/* A spill directory swapped for a symlink is not followed. */
+	char *real_dir = e2e_fmt("%s/real", d), *swapped = e2e_fmt("%s/sbx-spill-0123456789ab", d);
+	char *victim = e2e_fmt("%s/stdout-AbCd1234", real_dir);
+	char *via_link = e2e_fmt("%s/stdout-AbCd1234", swapped);
+
+	cr_assert_eq(e2e_mkdir(AS_CALLER, real_dir), 0);
+	cr_assert_eq(e2e_write_file(AS_CALLER, victim, "keep\n"), 0);
+	cr_assert_eq(symlink(real_dir, swapped), 0);
+	cr_assert_lt(sbx_spill_remove(via_link), 0);
+	cr_assert(e2e_exists(victim), "a file behind a swapped spill directory was removed");
 	/* A --spill-dir file (sbx-stdout-*) is sbx's; the directory it is in
 	 * is the caller's own and stays. */
 	cr_assert_eq(sbx_spill_remove(loose), 0);
