@@ -47,9 +47,9 @@ obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 obj-y += $(addprefix launcher/engine/,version.o error.o env.o pipes.o spawn.o tree.o stream.o spill.o \
 	 spill_clean.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
-	 utf8.o writable.o probe.o)
+	 utf8.o writable.o probe.o run_limits.o limit_hit.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
-obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o caps.o userns.o)
+obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o caps.o userns.o rlimits.o cgroup.o cgroup_parse.o)
 obj-y += $(addprefix launcher/front/,serve.o serve_answers.o serve_out.o serve_tasks.o serve_request.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o ns_view.o ns_readonly.o)
@@ -80,7 +80,7 @@ CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_opt
 UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
 E2E_COMMON := tests/e2e/common.o
-HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper
+HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper tests/helpers/forkloop
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)

@@ -32,9 +32,16 @@ const struct config_key config_keys[] = {
 	KEY_CHOICE(net, net, net_words),
 	KEY_NUMBER(max_background, max_background, 1, POLICY_MAX_BACKGROUND_LIMIT, "tasks"),
 	KEY_LIST(scrub_env, scrub_env, n_scrub, "pattern", scrub_pattern_ok, SCRUB_EXPECTED),
-	KEY_NUMBER(spill_max_bytes, spill_max_bytes, 0, POLICY_MAX_SPILL_BYTES, "bytes"),
+	KEY_BYTES(spill_max_bytes, spill_max_bytes, 0, POLICY_MAX_SPILL_BYTES),
 	KEY_SECONDS_OR(spill_max_age, spill_max_age_ms, POLICY_MIN_SPILL_AGE_MS,
 		       POLICY_MAX_SPILL_AGE_MS, "never", 0),
+	/* Resource limits (docs/limits.md). */
+	KEY_NUMBER(max_processes, max_processes, 1, POLICY_MAX_PROCESSES_LIMIT, "processes"),
+	KEY_BYTES_OR(memory_limit, memory_limit, POLICY_MIN_MEMORY_LIMIT, POLICY_MAX_LIMIT_BYTES,
+		     "off", POLICY_LIMIT_OFF),
+	KEY_BYTES_OR(file_size_limit, file_size_limit, 1, POLICY_MAX_LIMIT_BYTES, "off",
+		     POLICY_LIMIT_OFF),
+	KEY_BYTES(tmp_size, tmp_size, POLICY_MIN_TMP_SIZE, POLICY_MAX_LIMIT_BYTES),
 };
 
 const size_t config_n_keys = sizeof(config_keys) / sizeof(config_keys[0]);
@@ -119,6 +126,21 @@ static void format_ms(uint64_t ms, char *out, size_t size)
 		out[n - 1] = '\0';
 }
 
+void config_format_bytes(uint64_t v, char *out, size_t size)
+{
+	static const char suffix[] = "KMGT";
+	int i = -1;
+
+	while (i < 3 && v >= 1024 && v % 1024 == 0) {
+		v /= 1024;
+		i++;
+	}
+	if (i < 0)
+		snprintf(out, size, "%" PRIu64, v);
+	else
+		snprintf(out, size, "%" PRIu64 "%c", v, suffix[i]);
+}
+
 static void store_uint(void *p, size_t size, uint64_t v)
 {
 	if (size == sizeof(uint64_t))
@@ -154,6 +176,12 @@ void config_key_expected(const struct config_key *k, char *out, size_t size)
 		return;
 	case CONFIG_NUMBER:
 		snprintf(out, size, "%" PRIu64 " to %" PRIu64 " %s%s%s", k->min, k->max, k->unit,
+			 k->word ? ", or " : "", k->word ? k->word : "");
+		return;
+	case CONFIG_BYTES:
+		config_format_bytes(k->min, lo, sizeof(lo));
+		config_format_bytes(k->max, hi, sizeof(hi));
+		snprintf(out, size, "%s to %s bytes (suffix k, m, g or t: powers of 1024)%s%s", lo, hi,
 			 k->word ? ", or " : "", k->word ? k->word : "");
 		return;
 	case CONFIG_SECONDS:
@@ -254,11 +282,13 @@ static int apply_value(const struct config_key *k, struct sbx_config *cfg, const
 		}
 		break;
 	case CONFIG_NUMBER:
+	case CONFIG_BYTES:
 	case CONFIG_SECONDS:
 		if (k->word && strcmp(val, k->word) == 0)
 			v = k->word_value;
-		else if ((k->kind == CONFIG_NUMBER ? parse_uint(val, strlen(val), UINT64_MAX, &v)
-						   : parse_ms(val, &v)) < 0 ||
+		else if ((k->kind == CONFIG_NUMBER  ? parse_uint(val, strlen(val), UINT64_MAX, &v)
+			  : k->kind == CONFIG_BYTES ? policy_parse_bytes(val, UINT64_MAX, &v)
+						    : parse_ms(val, &v)) < 0 ||
 			 v < k->min || v > k->max)
 			break;
 		store_uint(field, k->size, v);

@@ -26,6 +26,8 @@ enum config_kind {
 	CONFIG_CHOICE,  /* one of .words; stores the word's index as an int (an enum) */
 	CONFIG_BOOL,    /* true or false */
 	CONFIG_NUMBER,  /* a whole number of .unit in [min, max], or .word */
+	CONFIG_BYTES,   /* a size in [min, max]: digits and at most one suffix k, m, g, t
+			 * (powers of 1024), or .word */
 	CONFIG_SECONDS, /* seconds, decimals allowed; stored in ms, [min, max] in ms, or .word */
 	CONFIG_PATH,    /* an absolute path that fits .size, or .word (stored as is) */
 	CONFIG_LIST,    /* comma-separated items, each checked by .item_ok, kept in a
@@ -41,11 +43,11 @@ struct config_key {
 	size_t size;                  /* its size in bytes */
 	size_t has_offset;            /* its has_<key> flag; (size_t)-1: none */
 	bool repeatable;              /* may appear on several lines (lists accumulate) */
-	uint64_t min, max;            /* NUMBER; SECONDS in milliseconds */
+	uint64_t min, max;            /* NUMBER, BYTES; SECONDS in milliseconds */
 	const char *unit;             /* NUMBER: "bytes", "processes", ... */
 	const char *const *words;     /* CHOICE: NULL-terminated, in enum order */
-	const char *word;             /* NUMBER, SECONDS, PATH: one word also allowed */
-	uint64_t word_value;          /* what .word stores (NUMBER, SECONDS) */
+	const char *word;             /* NUMBER, BYTES, SECONDS, PATH, LIST: one word also allowed */
+	uint64_t word_value;          /* what .word stores (NUMBER, BYTES, SECONDS) */
 	/* LIST */
 	size_t count_offset;          /* the size_t count of items */
 	size_t item_size;             /* bytes per item, its NUL included */
@@ -70,6 +72,11 @@ struct config_key {
 #define KEY_NUMBER_OR(key, field, lo, hi, unit_, word_, value)                                \
 	{ CONFIG_FIELD(key, field), .kind = CONFIG_NUMBER, .min = (lo), .max = (hi),           \
 	  .unit = (unit_), .word = (word_), .word_value = (value) }
+#define KEY_BYTES(key, field, lo, hi)                                                          \
+	{ CONFIG_FIELD(key, field), .kind = CONFIG_BYTES, .min = (lo), .max = (hi) }
+#define KEY_BYTES_OR(key, field, lo, hi, word_, value)                                          \
+	{ CONFIG_FIELD(key, field), .kind = CONFIG_BYTES, .min = (lo), .max = (hi),            \
+	  .word = (word_), .word_value = (value) }
 #define KEY_SECONDS(key, field, lo_ms, hi_ms)                                                  \
 	{ CONFIG_FIELD(key, field), .kind = CONFIG_SECONDS, .min = (lo_ms), .max = (hi_ms) }
 #define KEY_SECONDS_OR(key, field, lo_ms, hi_ms, word_, value)                                 \
@@ -103,6 +110,8 @@ const struct config_key *config_key_find(const char *name);
 int config_key_apply(const struct config_key *k, struct sbx_config *cfg, const char *val,
 		     char *why, size_t why_size);
 /* "<what is allowed>" for k, e.g. "2 to 1073741824 bytes" (also the man page's). */
+/* A size as sbx writes it: 16777216 -> "16M", 1 -> "1" (exact binary suffixes only). */
+void config_format_bytes(uint64_t v, char *out, size_t size);
 void config_key_expected(const struct config_key *k, char *out, size_t out_size);
 /* Whether the key was set (false for custom keys, which keep their own count). */
 bool config_key_is_set(const struct config_key *k, const struct sbx_config *cfg);

@@ -31,6 +31,15 @@
 #define CONFIG_LINE_MAX 4096                               /* bytes per line, without EOL */
 #define CONFIG_FILE_MAX (1024 * 1024)                      /* bytes per config file */
 
+/* Per-run resource limits (docs/limits.md). In a policy, 0 means "sbx's
+ * default" (worked out by the launcher from the machine) and
+ * POLICY_LIMIT_OFF means "none of ours: the caller's own limit stays". */
+#define POLICY_LIMIT_OFF SBX_LIMIT_OFF
+#define POLICY_MAX_PROCESSES_LIMIT 4194304ULL              /* PID_MAX_LIMIT on 64-bit */
+#define POLICY_MIN_MEMORY_LIMIT (16ULL << 20)              /* bash itself needs a few MiB */
+#define POLICY_MIN_TMP_SIZE (1ULL << 20)
+#define POLICY_MAX_LIMIT_BYTES (1ULL << 60)
+
 /* The deployment config (sbx.conf(5)). has_<key> says a key was given; the
  * keys themselves are a table (config_keys.h says how to add one). */
 struct sbx_config {
@@ -57,6 +66,14 @@ struct sbx_config {
 	uint64_t spill_max_bytes;     /* 0: never spill */
 	bool has_spill_max_age;
 	uint64_t spill_max_age_ms;    /* 0: never remove old spills */
+	bool has_max_processes;
+	uint64_t max_processes;
+	bool has_memory_limit;
+	uint64_t memory_limit;        /* bytes, or POLICY_LIMIT_OFF */
+	bool has_file_size_limit;
+	uint64_t file_size_limit;     /* bytes, or POLICY_LIMIT_OFF */
+	bool has_tmp_size;
+	uint64_t tmp_size;            /* bytes */
 };
 
 void config_init(struct sbx_config *cfg);
@@ -90,6 +107,11 @@ struct sbx_policy {
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
 	uint64_t spill_max_bytes;   /* per stream; 0: no spill file */
 	uint64_t spill_max_age_ms;  /* removal of old spills at start; 0: never */
+	/* Resource limits: 0 = sbx's default, POLICY_LIMIT_OFF = none. */
+	uint64_t max_processes;
+	uint64_t memory_limit;
+	uint64_t file_size_limit;
+	uint64_t tmp_size;
 };
 
 /* Deployment config (fallback) + session + approved escalation
@@ -98,6 +120,10 @@ struct sbx_policy {
  * relative root, escalation to read-only or to an unknown mode). */
 int policy_resolve(const struct sbx_config *cfg, const struct sbx_session *session,
 		   const char *escalation, struct sbx_policy *out, struct sbx_error *err);
+
+/* "1048576", "64M", "2g": decimal digits and at most one binary suffix
+ * (k, m, g, t). 0, -EINVAL (not a size) or -ERANGE (above max). */
+int policy_parse_bytes(const char *s, uint64_t max, uint64_t *out);
 
 /* Shell-style name pattern, '*' matches any run of characters (also empty). */
 bool pattern_match(const char *pattern, const char *name);

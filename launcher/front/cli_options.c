@@ -64,6 +64,9 @@ static const struct run_option {
 	{ "--net", "allow|none", "none: a new network namespace with only loopback" },
 	{ "--config", "FILE", "the config (default: $SBX_CONFIG, /etc/sbx.conf)" },
 	{ "--landlock-abi", "N", "use at most Landlock ABI N, as an older kernel would" },
+	{ "--max-processes", "N", "at most N processes in the run (max_processes)" },
+	{ "--memory", "BYTES", "the run's memory limit, e.g. 2G, or off (memory_limit)" },
+	{ "--file-size", "BYTES", "the largest file it may write, or off (file_size_limit)" },
 	{ "--help", NULL, "print this help and exit" },
 };
 #define N_RUN_OPTIONS (sizeof(run_options) / sizeof(run_options[0]))
@@ -155,6 +158,21 @@ static int apply(struct cli_options *o, const char *name, const char *val, struc
 		o->json = true;
 	} else if (strcmp(name, "--escalation") == 0) {
 		o->escalation = true;
+	} else if (strcmp(name, "--max-processes") == 0) {
+		if (via_key(name, "max_processes", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->max_processes = scratch.max_processes;
+		o->has_max_processes = true;
+	} else if (strcmp(name, "--memory") == 0) {
+		if (via_key(name, "memory_limit", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->memory = scratch.memory_limit;
+		o->has_memory = true;
+	} else if (strcmp(name, "--file-size") == 0) {
+		if (via_key(name, "file_size_limit", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->file_size = scratch.file_size_limit;
+		o->has_file_size = true;
 	} else if (strcmp(name, "--landlock-abi") == 0) {
 		size_t abi;
 

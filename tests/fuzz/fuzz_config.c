@@ -40,7 +40,7 @@ static void check_ok(const struct sbx_config *cfg)
 
 		if (!config_key_is_set(k, cfg))
 			continue;
-		if (k->kind == CONFIG_NUMBER || k->kind == CONFIG_SECONDS) {
+		if (k->kind == CONFIG_NUMBER || k->kind == CONFIG_BYTES || k->kind == CONFIG_SECONDS) {
 			uint64_t v = load(cfg, k);
 
 			if ((v < k->min || v > k->max) && !(k->word && v == k->word_value))

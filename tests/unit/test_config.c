@@ -92,13 +92,27 @@ static const struct key_row rows[] = {
 	  { { "*_API_KEY", "*_API_KEY" }, { "*_API_KEY, MY_*", "*_API_KEY MY_*" },
 	    { "A,A", "A" }, { "token_9", "token_9" } },
 	  { "A-B", "A B", "A?", "A$" } },
-	{ "spill_max_bytes", "0 to 1099511627776 bytes",
-	  { { "0", "0" }, { "1048576", "1048576" }, { "1099511627776", "1099511627776" } },
-	  { "-1", "1099511627777", "1G", "1e9", "never" } },
+	{ "spill_max_bytes", "0 to 1T bytes (suffix k, m, g or t: powers of 1024)",
+	  { { "0", "0" }, { "1048576", "1048576" }, { "256M", "268435456" }, { "1g", "1073741824" },
+	    { "1099511627776", "1099511627776" }, { "1T", "1099511627776" } },
+	  { "-1", "1099511627777", "1025G", "1GB", "1e9", "1.5G", "never", "G" } },
 	{ "spill_max_age", "60 to 31536000 seconds, or never",
 	  { { "60", "60000" }, { "86400", "86400000" }, { "3600.5", "3600500" },
 	    { "31536000", "31536000000" }, { "never", "0" } },
 	  { "0", "59.999", "31536000.001", "Never", "1d", "-60" } },
+	{ "max_processes", "1 to 4194304 processes",
+	  { { "1", "1" }, { "500", "500" }, { "4194304", "4194304" } },
+	  { "0", "4194305", "lots", "-1", "1k", "unlimited" } },
+	{ "memory_limit", "16M to 1048576T bytes (suffix k, m, g or t: powers of 1024), or off",
+	  { { "16M", "16777216" }, { "2G", "2147483648" }, { "16777216", "16777216" },
+	    { "off", "18446744073709551615" }, { "1048576T", "1152921504606846976" } },
+	  { "1M", "16777215", "2GB", "2 G", "Off", "none", "1048577T", "-1G", "0" } },
+	{ "file_size_limit", "1 to 1048576T bytes (suffix k, m, g or t: powers of 1024), or off",
+	  { { "1", "1" }, { "100M", "104857600" }, { "off", "18446744073709551615" } },
+	  { "0", "100MB", "1.5G", "unlimited" } },
+	{ "tmp_size", "1M to 1048576T bytes (suffix k, m, g or t: powers of 1024)",
+	  { { "1M", "1048576" }, { "256m", "268435456" }, { "1048576", "1048576" } },
+	  { "off", "1048575", "2000000T", "512MB" } },
 };
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -122,6 +136,7 @@ static void stored_text(const struct config_key *k, char *out, size_t size)
 		snprintf(out, size, "%d", b);
 		return;
 	case CONFIG_NUMBER:
+	case CONFIG_BYTES:
 	case CONFIG_SECONDS:
 		if (k->size == sizeof(uint32_t)) {
 			uint32_t v32;
@@ -192,6 +207,7 @@ Test(config_keys, table_is_consistent)
 			cr_assert_eq(k->size, sizeof(bool), "%s", k->name);
 			break;
 		case CONFIG_NUMBER:
+		case CONFIG_BYTES:
 		case CONFIG_SECONDS:
 			cr_assert(k->size == sizeof(uint32_t) || k->size == sizeof(uint64_t), "%s",
 				  k->name);
@@ -386,6 +402,12 @@ Test(config_keys, man_page_agrees)
 			snprintf(num, sizeof(num), "%llu", (unsigned long long)k->max);
 			cr_assert(has_number(entry, num), "sbx.conf(5) %s: maximum %s not stated", k->name, num);
 			break;
+		case CONFIG_BYTES:
+			config_format_bytes(k->min, num, sizeof(num));
+			cr_assert(has_number(entry, num), "sbx.conf(5) %s: minimum %s not stated", k->name, num);
+			config_format_bytes(k->max, num, sizeof(num));
+			cr_assert(has_number(entry, num), "sbx.conf(5) %s: maximum %s not stated", k->name, num);
+			break;
 		case CONFIG_SECONDS:
 			format_ms(k->min, num, sizeof(num));
 			cr_assert(has_number(entry, num), "sbx.conf(5) %s: minimum %s not stated", k->name, num);
@@ -430,7 +452,11 @@ Test(config, every_key_in_one_file)
 		  "max_background = 4\n"
 		  "scrub_env = *_API_KEY, MY_*\n"
 		  "spill_max_bytes = 1048576\n"
-		  "spill_max_age = 3600\n");
+		  "spill_max_age = 3600\n"
+		  "max_processes = 500\n"
+		  "memory_limit = 2G\n"
+		  "file_size_limit = off\n"
+		  "tmp_size = 64M\n");
 	cr_assert_eq(cfg.mode, SBX_MODE_WORKSPACE_WRITE);
 	cr_assert_str_eq(cfg.workspace_root, "/srv/work");
 	cr_assert_eq(cfg.runner, SBX_RUNNER_LANDLOCK);
@@ -442,6 +468,10 @@ Test(config, every_key_in_one_file)
 	cr_assert_eq(cfg.n_scrub, 2);
 	cr_assert_eq(cfg.spill_max_bytes, 1048576);
 	cr_assert_eq(cfg.spill_max_age_ms, 3600000);
+	cr_assert_eq(cfg.max_processes, 500);
+	cr_assert_eq(cfg.memory_limit, 2ULL << 30);
+	cr_assert_eq(cfg.file_size_limit, POLICY_LIMIT_OFF);
+	cr_assert_eq(cfg.tmp_size, 64ULL << 20);
 	for (size_t i = 0; i < config_n_keys; i++)
 		if (config_keys[i].kind != CONFIG_CUSTOM)
 			cr_assert(config_key_is_set(&config_keys[i], &cfg), "%s", config_keys[i].name);
