@@ -9,6 +9,7 @@ CC ?= gcc
 SBX_VERSION := $(shell cat VERSION)
 PREFIX ?= /usr/local
 DESTDIR ?=
+LIBDIR ?= lib
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE -fstack-clash-protection
@@ -19,6 +20,16 @@ LAUNCHER_DIRS := launcher/front launcher/engine launcher/runners launcher/kernel
 CPPFLAGS += -D_GNU_SOURCE -Iinclude $(addprefix -I,$(LAUNCHER_DIRS)) -Iclassify -Ipolicy
 CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(CFLAGS_EXTRA)
 LDFLAGS := -pie -Wl,-z,relro,-z,now $(LDFLAGS_EXTRA)
+# The shared library: its own position-independent objects (*.pic.o), every
+# symbol hidden but what include/sbx.h declares (a visibility pragma there),
+# and libsbx.map as a second fence. The static archive and the sbx binary
+# keep their own -fPIE objects, untouched by this.
+SO_MAJOR := 0
+SONAME := libsbx.so.$(SO_MAJOR)
+SO_REAL := libsbx.so.$(SBX_VERSION)
+PIC_CFLAGS := $(filter-out -fPIE,$(CFLAGS)) -fPIC -fvisibility=hidden
+SO_LDFLAGS := -shared -Wl,-soname,$(SONAME) -Wl,--version-script=libsbx.map \
+	-Wl,-z,defs -Wl,-z,relro,-z,now $(LDFLAGS_EXTRA)
 
 # ---- features ----
 defs-$(CONFIG_IO_URING) += -DCONFIG_IO_URING
@@ -33,7 +44,8 @@ $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.
 # pure parts: every file in policy/ and classify/
 obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 # the launcher core
-obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o statedir.o view_prepare.o protect.o protect_snapshot.o pipes.o spawn.o tree.o stream.o loop.o \
+obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o statedir.o view_prepare.o \
+	 protect.o protect_snapshot.o pipes.o spawn.o tree.o stream.o spill.o spill_clean.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o run_limits.o limit_hit.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
@@ -56,6 +68,12 @@ static-libs-$(CONFIG_IO_URING) += -luring
 static-libs-$(CONFIG_SECCOMP) += -lseccomp
 shared-libs-$(CONFIG_NETNS) += -lmnl
 libs-y := $(static-libs-y) $(shared-libs-y)
+# What sbx.pc's Requires.private lists for `pkg-config --static`: the
+# archive's dependencies, by their own pkg-config names.
+pc-requires-y := jansson
+pc-requires-$(CONFIG_IO_URING) += liburing
+pc-requires-$(CONFIG_SECCOMP) += libseccomp
+pc-requires-$(CONFIG_NETNS) += libmnl
 sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(shared-libs-y)
 
 CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_options.o cli_probe.o \
@@ -73,20 +91,34 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all check check-full check-minimal unit e2e examples deps demo clean install fuzz
-all: sbx libsbx.a
+.PHONY: all check check-full check-minimal unit e2e examples deps deps-run demo clean install fuzz
+all: sbx libsbx.a $(SO_REAL)
 
 libsbx.a: $(obj-y)
 	@rm -f $@
 	@echo "  AR      $@"
 	@$(AR) rcs $@ $^
 
+PIC_OBJ := $(obj-y:.o=.pic.o)
+
+$(SO_REAL): $(PIC_OBJ) libsbx.map
+	@echo "  LD      $@"
+	@$(CC) $(SO_LDFLAGS) -o $@ $(PIC_OBJ) $(libs-y)
+	@ln -sf $(SO_REAL) $(SONAME)
+	@ln -sf $(SONAME) libsbx.so
+
 sbx: $(CLI_OBJ) libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) libsbx.a $(sbx-libs)
 
-%.o: %.c $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h) config.mk .config.stamp VERSION
+HEADERS := $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h)
+
+%.o: %.c $(HEADERS) config.mk .config.stamp VERSION
 	@echo "  CC      $@"
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+%.pic.o: %.c $(HEADERS) config.mk .config.stamp VERSION
+	@echo "  CC      $@"
+	@$(CC) $(CPPFLAGS) $(PIC_CFLAGS) -c -o $@ $<
 
 tests/unit/%: tests/unit/%.c libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(libs-y) -lcriterion
@@ -100,8 +132,13 @@ tests/helpers/nofeature: tests/helpers/nofeature.c
 tests/helpers/%: tests/helpers/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
+# Build and run dependencies only (make demo); `make check` adds the test
+# and benchmark tools.
+deps-run:
+	@scripts/deps.sh run
+
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh all
 
 unit: $(UNIT_BIN) $(HELPERS)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
@@ -109,8 +146,8 @@ unit: $(UNIT_BIN) $(HELPERS)
 e2e: sbx $(HELPERS) $(E2E_BIN)
 	@set -e; for t in $(E2E_BIN); do echo "== $$t"; $$t --jobs 2; done
 
-examples: all examples/embed
-	tests/e2e/test_examples.sh
+examples: all examples/embed $(HELPERS)
+	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" tests/e2e/test_examples.sh
 
 # The C embedding example, built against the tree (test_examples.sh also
 # builds it against an installed copy), so it cannot rot.
@@ -126,16 +163,16 @@ check: deps
 	$(MAKE) check-full
 	$(MAKE) check-minimal
 
-demo: deps
+demo: deps-run
 	$(MAKE) all
 	scripts/demo.sh
 
 install: all
-	scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
+	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" LIBDIR="$(LIBDIR)" scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
 
 fuzz:
 	scripts/fuzz.sh
 
 clean:
-	rm -f sbx libsbx.a $(obj-y) $(CLI_OBJ) $(UNIT_BIN) $(E2E_BIN) $(E2E_COMMON) $(HELPERS) examples/embed \
+	rm -f sbx libsbx.a libsbx.so libsbx.so.* $(obj-y) $(CLI_OBJ) $(UNIT_BIN) $(E2E_BIN) $(E2E_COMMON) $(HELPERS) examples/embed \
 		launcher/*/*.o policy/*.o classify/*.o tests/*/*.o

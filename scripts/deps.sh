@@ -1,12 +1,30 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Install the Debian packages sbx builds and tests with, if any is missing.
+# Install the Debian packages sbx needs, if any is missing.
+#
+#   scripts/deps.sh run   what building and running sbx needs (make demo)
+#   scripts/deps.sh all   that, plus what the tests and benchmarks drive (make check)
+#
 # Idempotent: with everything present it installs nothing and says so.
 set -eu
 
-PACKAGES="gcc make pkg-config liburing-dev libseccomp-dev libmnl-dev libcriterion-dev \
-libjansson-dev bubblewrap git util-linux procps iproute2 python3 nodejs man-db libcap2-bin \
-keyutils tar"
+# Building libsbx and sbx, and running them.
+RUN_PACKAGES="gcc make pkg-config libc6-dev liburing-dev libseccomp-dev libmnl-dev libjansson-dev"
+# The test framework and the tools the tests and benchmarks drive: git and
+# util-linux in the corpus, procps and iproute2 in the containment tests,
+# python3 and nodejs for the serve examples, man-db and libcap2-bin for the
+# install check, bubblewrap as the benchmarks' baseline.
+TEST_PACKAGES="libcriterion-dev git util-linux procps iproute2 python3 nodejs man-db \
+libcap2-bin bubblewrap keyutils tar"
+
+case ${1:-all} in
+run) PACKAGES=$RUN_PACKAGES ;;
+all) PACKAGES="$RUN_PACKAGES $TEST_PACKAGES" ;;
+*)
+	echo "usage: $0 [run|all]" >&2
+	exit 2
+	;;
+esac
 
 missing=""
 for pkg in $PACKAGES; do
@@ -15,7 +33,7 @@ for pkg in $PACKAGES; do
 done
 
 if [ -z "$missing" ]; then
-	echo "deps: all packages present"
+	echo "deps: all packages present (${1:-all})"
 	exit 0
 fi
 

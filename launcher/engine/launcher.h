@@ -11,6 +11,7 @@
 #include "child.h"
 #include "classify.h"
 #include "sbx.h"
+#include "spill.h"
 
 #define SBX_MAX_PATTERNS 80
 
@@ -24,6 +25,7 @@ struct sbx_run {
 	uint64_t timeout_ms;
 	size_t output_limit;
 	char *spill_dir;
+	uint64_t spill_max_bytes;
 	enum sbx_net net;
 	bool escalation;
 	int landlock_abi;
@@ -83,19 +85,19 @@ struct stream {
 	bool tail_full;
 	uint64_t total;
 	int pass_fd;            /* live copy (human mode), -1: none */
-	bool spill_enabled;     /* spill past the limit (off with passthrough) */
-	const char *spill_dir;  /* the base directory for spill files */
-	bool spill_private;     /* make a fresh 0700 directory there first */
-	char *spill_base;       /* the base directory, as given or found */
-	int spill_base_fd;      /* opened when the run starts (see stream.c) */
-	char *spill_path;
+	int error;              /* first passthrough error (errno), 0 if none */
+	struct spill_place *spill; /* where past the limit goes; NULL: nowhere */
+	bool spill_started;
+	char *spill_path;       /* the file (whole or stopped), NULL: none */
 	int spill_fd;
-	int error;              /* first spill/pass error (errno), 0 if none */
+	uint64_t spilled;       /* bytes in the spill file */
+	uint64_t next_room_check;
+	enum spill_stop spill_stop;
+	int spill_errno;        /* with SPILL_STOP_ERROR */
 };
-/* spill_base: the directory spill files go under (opened now, before the
- * command runs); spill_private: in a fresh 0700 directory there, else directly. */
-int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd, bool spill,
-		const char *spill_base, bool spill_private);
+/* spill: the run's spill place (NULL: no spill, e.g. with passthrough). */
+int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd,
+		struct spill_place *spill);
 void stream_feed(struct stream *s, const char *buf, size_t len);
 /* head, "\n[... N bytes omitted ...]\n", tail (or all when it fit). malloc'd. */
 char *stream_render(const struct stream *s, size_t *len);
@@ -211,6 +213,9 @@ struct sbx_result {
 	bool truncated;
 	char *spill_out;
 	char *spill_err;
+	enum spill_stop spill_stop_out, spill_stop_err;
+	uint64_t spilled_out, spilled_err;
+	int spill_errno_out, spill_errno_err;
 	enum sbx_mode mode;
 	const char *runner;        /* NULL for danger-full-access */
 	enum sbx_enforcement enforcement;

@@ -27,11 +27,16 @@ static const char *userns_fix(const char *reason)
 {
 	if (strstr(reason, "max_user_namespaces") || strstr(reason, "No space"))
 		return "raise the limit: sysctl -w user.max_user_namespaces=15000";
-	if (strstr(reason, "AppArmor"))
+	/* Only the AppArmor switch itself: "refused: sysctl, AppArmor or a
+	 * seccomp profile" names AppArmor as one guess among three. */
+	if (strstr(reason, "restricted by AppArmor"))
 		return "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or give sbx an "
 		       "AppArmor profile that allows userns";
 	if (strstr(reason, "unprivileged_userns_clone"))
 		return "sysctl -w kernel.unprivileged_userns_clone=1";
+	if (strstr(reason, "needs Landlock") && !strstr(reason, "user namespaces unavailable"))
+		return "a kernel with Landlock (CONFIG_SECURITY_LANDLOCK=y, landlock in lsm=); "
+		       "user namespaces themselves work here";
 	return "in a container, use a seccomp profile that allows clone/unshare with "
 	       "CLONE_NEWUSER; otherwise sbx uses the landlock runner";
 }
@@ -191,6 +196,7 @@ json_t *probe_facts(void)
 					       "fix", userns_fix(ns_reason))
 				   : json_pack("{s:b, s:n}", "available", 1, "reason");
 
+	json_object_set_new(facts, "version", json_string(sbx_version()));
 	json_object_set_new(facts, "user_namespaces", userns);
 	json_object_set_new(facts, "landlock", landlock_fact());
 	json_object_set_new(facts, "io_uring", io_uring_fact());

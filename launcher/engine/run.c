@@ -106,50 +106,6 @@ static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct 
 	return 0;
 }
 
-/* Spill files are written by sbx, unconfined. Their base directory must not
- * lie below anything the command may write: there it could swap a path
- * component for a symlink (now, or for a later run) and steer those writes
- * anywhere the caller can write. A directory the command may write itself
- * (the root, /tmp) is fine: it cannot be replaced, only filled, and spill
- * names are random and O_EXCL. */
-static bool under_writable(const struct run_state *r, const char *path)
-{
-	const char *writable[] = { r->root, "/tmp" };
-
-	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
-		return false;
-	for (size_t i = 0; i < 2; i++)
-		if (path_is_within(path, writable[i]) && strcmp(path, writable[i]) != 0)
-			return true;
-	return false;
-}
-
-static int choose_spill_base(struct run_state *r, const struct sbx_run *cfg,
-			     struct sbx_error *err)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	if (cfg->spill_dir) {
-		if (!realpath(cfg->spill_dir, r->spill_base))
-			return sbx_error_set(err, errno, SBX_E_USAGE, cfg->spill_dir,
-					     "spill dir %s: %s", cfg->spill_dir, strerror(errno));
-		if (under_writable(r, r->spill_base))
-			return sbx_error_set(err, EINVAL, SBX_E_USAGE, r->spill_base,
-					     "spill dir %s lies inside what the command may write; "
-					     "choose one outside the root and /tmp",
-					     r->spill_base);
-		r->spill_private = false;
-		return 0;
-	}
-	/* The default: a private directory under $TMPDIR, or under /tmp when
-	 * $TMPDIR is unusable or lies inside what the command may write. */
-	r->spill_private = true;
-	if (tmp && tmp[0] == '/' && realpath(tmp, r->spill_base) && !under_writable(r, r->spill_base))
-		return 0;
-	snprintf(r->spill_base, sizeof(r->spill_base), "/tmp");
-	return 0;
-}
-
 static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
 {
 	struct run_state *r = w->ctx;
@@ -288,7 +244,7 @@ static struct run_state *run_alloc(void)
 	r->view.tmp_fd = r->view.cache_fd = -1;
 	r->deadman_w = -1;
 	r->out.spill_fd = r->err.spill_fd = -1;
-	r->out.spill_base_fd = r->err.spill_base_fd = -1;
+	spill_place_init(&r->spill, 0);
 	return r;
 }
 
@@ -318,14 +274,20 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	if (rc < 0)
 		goto fail;
 	if (spill) {
-		rc = choose_spill_base(r, cfg, err);
+		/* Spill files are written by sbx, unconfined: their place is
+		 * fixed now, away from what the command may write (spill.c). */
+		const char *writable[] = { r->root, "/tmp" };
+
+		spill_place_init(&r->spill, cfg->spill_max_bytes);
+		rc = spill_place_choose(&r->spill, cfg->spill_dir, writable,
+					r->mode == SBX_MODE_WORKSPACE_WRITE ? 2 : 0, err);
 		if (rc < 0)
 			goto fail;
 	}
-	if (stream_init(&r->out, "stdout", cfg->output_limit, cfg->pass_out, spill, r->spill_base,
-			r->spill_private) < 0 ||
-	    stream_init(&r->err, "stderr", cfg->output_limit, cfg->pass_err, spill, r->spill_base,
-			r->spill_private) < 0) {
+	if (stream_init(&r->out, "stdout", cfg->output_limit, cfg->pass_out,
+			spill ? &r->spill : NULL) < 0 ||
+	    stream_init(&r->err, "stderr", cfg->output_limit, cfg->pass_err,
+			spill ? &r->spill : NULL) < 0) {
 		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 		goto fail;
 	}
@@ -552,6 +514,7 @@ void run_discard(struct run_state *r)
 	free(r->w_err.buf);
 	stream_close(&r->out);
 	stream_close(&r->err);
+	spill_place_close(&r->spill);
 	free(r->out.spill_path);
 	free(r->err.spill_path);
 	run_limits_discard(&r->limits);

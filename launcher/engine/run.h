@@ -27,8 +27,7 @@ struct run_state {
 	char root[PATH_MAX];
 	int root_fd;                /* O_PATH handle on root, opened once */
 	char cwd[PATH_MAX];
-	char spill_base[PATH_MAX];  /* resolved at start; see choose_spill_base */
-	bool spill_private;         /* a fresh 0700 directory under spill_base */
+	struct spill_place spill;   /* fixed at start (spill.c) */
 	uint64_t timeout_ms;
 	bool escalation;
 	const struct runner_ops *runner; /* NULL: danger-full-access */

@@ -47,6 +47,7 @@ static void print_text(const json_t *f)
 	const json_t *rc = json_object_get(f, "root_caller");
 	const json_t *keeps = json_object_get(rc, "keeps");
 
+	printf("sbx %s\n", str(f, "version"));
 	if (flag(u, "available"))
 		printf("user namespaces: yes (the namespace runner works here)\n");
 	else
@@ -94,6 +95,14 @@ static void print_text(const json_t *f)
 	       "gives a run loopback only\n");
 }
 
+static const char probe_usage[] =
+	"usage: sbx probe [--json]\n"
+	"What this kernel offers (user namespaces, Landlock, io_uring, seccomp, the mount\n"
+	"API) and which runner and enforcement each confined mode would get here.\n\n"
+	"Options:\n"
+	"  --json               the same facts as one JSON object\n"
+	"  --help               print this help and exit\n";
+
 int cli_probe(int argc, char **argv)
 {
 	bool json = false;
@@ -102,10 +111,13 @@ int cli_probe(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = true;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(probe_usage, stdout);
+			return fflush(stdout) == EOF ? SBX_EXIT_FAILURE : 0;
 		} else {
 			struct sbx_error err;
 
-			sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "unknown option '%s' (sbx probe [--json])", argv[i]);
+			sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "unknown option '%s' (sbx probe --help lists them)", argv[i]);
 			return cli_fail(&err, false);
 		}
 	}

@@ -67,10 +67,17 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 	rc = sbx_run_set_command(run, command);
 	free(command);
-	if (rc < 0 || sbx_run_set_landlock_abi(run, o->landlock_abi) < 0 ||
-	    (o->cwd && sbx_run_set_cwd(run, o->cwd) < 0) ||
-	    (o->spill_dir && sbx_run_set_spill_dir(run, o->spill_dir) < 0))
-		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run settings");
+	if (rc < 0)
+		return sbx_error_set(err, -rc, SBX_E_USAGE, NULL, "unable to set the command: %s",
+				     strerror(-rc));
+	rc = sbx_run_set_landlock_abi(run, o->landlock_abi);
+	if (rc == 0 && o->cwd)
+		rc = sbx_run_set_cwd(run, o->cwd);
+	if (rc == 0 && o->spill_dir)
+		rc = sbx_run_set_spill_dir(run, o->spill_dir);
+	if (rc < 0)
+		return sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "unable to set up the run: %s",
+				     strerror(-rc));
 	if (!o->json)
 		sbx_run_set_passthrough(run, STDOUT_FILENO, STDERR_FILENO);
 	return 0;
@@ -89,8 +96,15 @@ int cli_run(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (cli_parse_run(argc, argv, &o, &err) < 0)
 		return cli_fail(&err, cli_wants_json(argc, argv));
+	if (o.help) {
+		cli_run_usage(stdout);
+		return fflush(stdout) == EOF ? SBX_EXIT_FAILURE : 0;
+	}
 	if (cli_load_config(o.config, &cfg, &err) < 0)
 		return cli_fail(&err, o.json);
+	/* Only --json spills; its old spills are cleaned up when it starts. */
+	if (o.json)
+		sbx_spill_cleanup(cfg.spill_max_age_ms);
 	run = sbx_run_new();
 	if (!run) {
 		sbx_error_set(&err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
