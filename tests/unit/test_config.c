@@ -113,6 +113,18 @@ static const struct key_row rows[] = {
 	{ "tmp_size", "1M to 1048576T bytes (suffix k, m, g or t: powers of 1024)",
 	  { { "1M", "1048576" }, { "256m", "268435456" }, { "1048576", "1048576" } },
 	  { "off", "1048575", "2000000T", "512MB" } },
+	{ "protected_paths",
+	  "comma-separated paths relative to the workspace root (no '..'), at most 48, or none",
+	  { { ".git/hooks", ".git/hooks" }, { ".envrc, .vscode", ".envrc .vscode" },
+	    { "none", "" }, { "a b/c", "a b/c" } },
+	  { "/abs", "../up", "a/../b", "a//b", "./x", "x/." } },
+	{ "deny_read", "comma-separated absolute or ~/ paths (no '..'), at most 48, or none",
+	  { { "~/.ssh", "~/.ssh" }, { "/etc/secret, ~/.aws", "/etc/secret ~/.aws" },
+	    { "none", "" } },
+	  { "relative", "~user/x", "/a/../b", "~", "/a//b" } },
+	{ "cache_dir", "an absolute path of at most 4095 bytes, or off",
+	  { { "/var/cache/sbx", "/var/cache/sbx" }, { "off", "off" } },
+	  { "relative", "Off", "~/cache" } },
 };
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -456,7 +468,10 @@ Test(config, every_key_in_one_file)
 		  "max_processes = 500\n"
 		  "memory_limit = 2G\n"
 		  "file_size_limit = off\n"
-		  "tmp_size = 64M\n");
+		  "tmp_size = 64M\n"
+		  "protected_paths = .git/hooks, .envrc\n"
+		  "deny_read = ~/.ssh\n"
+		  "cache_dir = /var/cache/sbx\n");
 	cr_assert_eq(cfg.mode, SBX_MODE_WORKSPACE_WRITE);
 	cr_assert_str_eq(cfg.workspace_root, "/srv/work");
 	cr_assert_eq(cfg.runner, SBX_RUNNER_LANDLOCK);
@@ -472,6 +487,9 @@ Test(config, every_key_in_one_file)
 	cr_assert_eq(cfg.memory_limit, 2ULL << 30);
 	cr_assert_eq(cfg.file_size_limit, POLICY_LIMIT_OFF);
 	cr_assert_eq(cfg.tmp_size, 64ULL << 20);
+	cr_assert_eq(cfg.n_protected, 2);
+	cr_assert_str_eq(cfg.deny_read[0], "~/.ssh");
+	cr_assert_str_eq(cfg.cache_dir, "/var/cache/sbx");
 	for (size_t i = 0; i < config_n_keys; i++)
 		if (config_keys[i].kind != CONFIG_CUSTOM)
 			cr_assert(config_key_is_set(&config_keys[i], &cfg), "%s", config_keys[i].name);
