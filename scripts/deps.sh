@@ -4,8 +4,12 @@
 # Idempotent: with everything present it installs nothing and says so.
 set -eu
 
+# locales, libc-l10n: localedef and the C library's translations (the
+# classifier corpus runs in de_DE.UTF-8 and zh_CN.UTF-8); python3-pytest and
+# default-jdk-headless: real test-runner and Java output in that corpus.
 PACKAGES="gcc make pkg-config liburing-dev libseccomp-dev libmnl-dev libcriterion-dev \
-libjansson-dev bubblewrap git util-linux procps iproute2 python3 nodejs man-db libcap2-bin"
+libjansson-dev bubblewrap git util-linux procps iproute2 python3 nodejs man-db libcap2-bin \
+locales libc-l10n python3-pytest default-jdk-headless"
 
 missing=""
 for pkg in $PACKAGES; do
