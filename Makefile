@@ -47,7 +47,8 @@ obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 obj-y += $(addprefix launcher/engine/,version.o error.o env.o pipes.o spawn.o tree.o stream.o spill.o \
 	 spill_clean.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
-	 utf8.o writable.o probe.o run_limits.o limit_hit.o)
+	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
+	 locale_dialect.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o caps.o userns.o rlimits.o cgroup.o cgroup_parse.o)
 obj-y += $(addprefix launcher/front/,serve.o serve_answers.o serve_out.o serve_tasks.o serve_request.o)
