@@ -13,9 +13,12 @@ RUN_PACKAGES="gcc make pkg-config libc6-dev liburing-dev libseccomp-dev libmnl-d
 # The test framework and the tools the tests and benchmarks drive: git and
 # util-linux in the corpus, procps and iproute2 in the containment tests,
 # python3 and nodejs for the serve examples, man-db and libcap2-bin for the
-# install check, bubblewrap as the benchmarks' baseline.
+# install check, bubblewrap as the benchmarks' baseline; locales and
+# libc-l10n: localedef and the C library's translations (the classifier corpus
+# runs in de_DE.UTF-8 and zh_CN.UTF-8); python3-pytest and
+# default-jdk-headless: real test-runner and Java output in that corpus.
 TEST_PACKAGES="libcriterion-dev git util-linux procps iproute2 python3 nodejs man-db \
-libcap2-bin bubblewrap keyutils tar"
+libcap2-bin bubblewrap keyutils tar locales libc-l10n python3-pytest default-jdk-headless"
 
 case ${1:-all} in
 run) PACKAGES=$RUN_PACKAGES ;;

@@ -192,7 +192,7 @@ const struct runner_ops *runner_by_id(enum sbx_runner id);
 extern const struct runner_ops *const runner_table[];
 
 /* ---- writable.c ---- */
-bool caller_could_write(const char *abs_path, void *ctx);
+enum caller_access caller_could_write(const char *abs_path, void *ctx);
 
 /* ---- privilege.c ---- */
 int privilege_check_self(struct sbx_error *err);

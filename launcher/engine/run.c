@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "locale_dialect.h"
 #include "policy.h"
 #include "run.h"
 #include "caps.h"
@@ -123,10 +124,10 @@ static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
 			r->drain_until = run_now_ms() + (r->drain_budget ? RUN_DRAIN_MS : 0);
 		}
 		stream_feed(s, buf, (size_t)n);
-		/* Evidence is gathered while the stream flows, so a denial
-		 * followed by much other output still counts. */
-		if (is_err)
-			evidence_feed(&r->ev, buf, (size_t)n);
+		/* Evidence is gathered while both streams flow (test runners
+		 * report on stdout), so a denial followed by much other output
+		 * still counts. */
+		evidence_feed(&r->ev, is_err ? EVIDENCE_STDERR : EVIDENCE_STDOUT, buf, (size_t)n);
 		return;
 	}
 	if (is_err)
@@ -332,7 +333,15 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	if (rc < 0)
 		goto fail_fds;
 	live_add(r->pid);
-	evidence_init(&r->ev, r->runner ? r->runner->dialects : 0);
+	if (r->runner) {
+		/* the denial texts in the command's own language (cached) */
+		struct dialect_texts local;
+
+		locale_dialect_for_env(r->envp, &local);
+		evidence_init(&r->ev, r->runner->dialects, &local);
+	} else {
+		evidence_init(&r->ev, 0, NULL);
+	}
 	r->fd_out = p_out[0];
 	r->fd_err = p_err[0];
 	if (r->timeout_ms)
