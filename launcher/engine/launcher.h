@@ -3,6 +3,7 @@
 #ifndef SBX_LAUNCHER_H
 #define SBX_LAUNCHER_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@ struct sbx_run {
 	char *command;
 	enum sbx_mode mode;
 	char *root;
+	int root_fd;            /* a pinned root (root_pin), borrowed; -1: none */
 	char *cwd;
 	enum sbx_runner runner;
 	uint64_t timeout_ms;
@@ -37,6 +39,18 @@ struct sbx_run {
 struct sbx_policy;
 /* run_builder.c: a resolved policy onto a builder. */
 int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct sbx_error *err);
+
+/* ---- root_pin.c: the workspace root as a handle ---- */
+/* Resolve given (absolute) once and open it O_PATH. Refused when a symlink on
+ * the way lies where a confined command could have planted it (/tmp,
+ * /dev/shm). resolved gets the real path; *fd an O_PATH|O_CLOEXEC handle. */
+int root_pin(const char *given, char resolved[PATH_MAX], int *fd, struct sbx_error *err);
+/* Whether resolved (followed without symlinks) still names the directory fd
+ * holds; else an error (USAGE): it was moved, removed or replaced. */
+int root_verify(const char *resolved, int fd, struct sbx_error *err);
+/* Use a root pinned by the caller (serve's sessions): the run checks it with
+ * root_verify and confines that handle. fd stays the caller's. */
+int run_set_pinned_root(struct sbx_run *run, const char *resolved, int fd);
 
 /* ---- env.c: the command's environment, credentials scrubbed ---- */
 extern const char *const env_builtin_scrub[];
