@@ -35,10 +35,10 @@ obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 # the launcher core
 obj-y += $(addprefix launcher/engine/,version.o error.o env.o pipes.o spawn.o tree.o stream.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
-	 utf8.o writable.o probe.o root_pin.o)
+	 utf8.o writable.o probe.o root_pin.o stream_view.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o caps.o userns.o)
-obj-y += $(addprefix launcher/front/,serve.o serve_answers.o serve_out.o serve_tasks.o serve_request.o)
+obj-y += $(addprefix launcher/front/,serve_main.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o ns_view.o ns_readonly.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o

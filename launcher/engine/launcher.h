@@ -100,6 +100,22 @@ char *stream_render(const struct stream *s, size_t *len);
 bool stream_truncated(const struct stream *s);
 void stream_close(struct stream *s); /* frees buffers, closes the spill fd, keeps spill_path */
 
+/* ---- stream_view.c: what a stream keeps, read by byte offset ---- */
+struct stream_view {
+	char *head;             /* bytes [0, head_len) */
+	size_t head_len;
+	char *tail;             /* bytes [total - tail_len, total) */
+	size_t tail_len;
+	uint64_t total;
+};
+int stream_view_take(const struct stream *s, struct stream_view *v);
+void stream_view_free(struct stream_view *v);
+/* The bytes after since, at most max of them (plus one "[... N bytes omitted
+ * ...]" line where the middle was not kept). malloc'd; *next is the offset
+ * to ask from next time. */
+char *stream_view_since(const struct stream_view *v, uint64_t since, size_t max, size_t *len,
+			uint64_t *next);
+
 /* ---- utf8.c ---- */
 /* A valid UTF-8 copy (invalid sequences become U+FFFD; NULs kept). malloc'd. */
 char *utf8_sanitize(const char *buf, size_t len, size_t *out_len);
