@@ -38,7 +38,8 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o pipes.o spawn.o tr
 	 utf8.o writable.o probe.o root_pin.o stream_view.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o caps.o userns.o)
-obj-y += $(addprefix launcher/front/,serve_main.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o)
+obj-y += $(addprefix launcher/front/,serve_main.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
+	mcp_main.o mcp_call.o mcp_tools.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o ns_view.o ns_readonly.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o
@@ -57,7 +58,7 @@ libs-y := $(static-libs-y) $(shared-libs-y)
 sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(shared-libs-y)
 
 CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_options.o cli_probe.o \
-	   cli_serve.o cli_signals.o)
+	   cli_serve.o cli_mcp.o cli_signals.o)
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)

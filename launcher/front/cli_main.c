@@ -7,7 +7,9 @@
 
 static const char usage[] =
 	"usage: sbx run [OPTIONS] -- COMMAND...\n"
-	"       sbx serve [--config FILE]\n"
+	"       sbx serve [--config FILE] [--spill-dir DIR] [--spill-max-age SECONDS]\n"
+	"                 [--max-line BYTES] [--max-answer BYTES]\n"
+	"       sbx mcp [--root DIR] [--mode MODE] [--config FILE] [--escalation]\n"
 	"       sbx probe [--json]\n"
 	"Run `man sbx` or see the README for every option.\n";
 
@@ -20,13 +22,15 @@ int main(int argc, char **argv)
 		return cli_fail(&err, false);
 	if (argc < 2) {
 		fputs(usage, stderr);
-		sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "missing subcommand (run, serve or probe)");
+		sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "missing subcommand (run, serve, mcp or probe)");
 		return cli_fail(&err, false);
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return cli_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "serve") == 0)
 		return cli_serve(argc - 1, argv + 1);
+	if (strcmp(argv[1], "mcp") == 0)
+		return cli_mcp(argc - 1, argv + 1);
 	if (strcmp(argv[1], "probe") == 0)
 		return cli_probe(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
