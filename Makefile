@@ -71,7 +71,7 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all check check-full check-minimal unit e2e examples deps demo clean install fuzz
+.PHONY: all check check-full check-minimal unit e2e examples mcp deps demo clean install fuzz
 all: sbx libsbx.a
 
 libsbx.a: $(obj-y)
@@ -115,7 +115,12 @@ examples: all examples/embed
 examples/embed: examples/embed.c libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(libs-y)
 
-check-full: all unit e2e examples
+# Real MCP clients (the TypeScript SDK, the inspector's CLI), installed from
+# the npm registry at the versions tests/mcp/package-lock.json pins.
+mcp: sbx tests/helpers/nofeature
+	tests/mcp/run.sh
+
+check-full: all unit e2e examples mcp
 
 check-minimal:
 	scripts/check-minimal.sh
