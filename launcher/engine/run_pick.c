@@ -105,6 +105,16 @@ static int outcome_errno(const struct spawn_outcome *o)
 	return o->clone_failed ? o->clone_errno : o->status.err;
 }
 
+/* At any stage before exec: a shortage in the runner's setup (a helper's
+ * fork, a mount's memory) is no more a fact about the runner than one at
+ * clone time. */
+static bool failed_transiently(const struct spawn_outcome *o)
+{
+	if (!o->clone_failed && !(o->failed && o->status.stage != STAGE_EXEC))
+		return false;
+	return run_failure_is_transient(outcome_errno(o));
+}
+
 static void describe_failure(const struct runner_ops *r, const struct spawn_outcome *o,
 			     enum sbx_net net, char *buf, size_t size)
 {
@@ -269,9 +279,9 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		rc = spawn_with(r, runner, &o);
 		/* A transient shortage is tried once more, with the same runner:
 		 * never a reason to pick a weaker one. */
-		if (rc == 0 && failed_at_entry(&o) && run_failure_is_transient(outcome_errno(&o)))
+		if (rc == 0 && failed_transiently(&o))
 			rc = spawn_with(r, runner, &o);
-		if (rc == 0 && failed_at_entry(&o) && run_failure_is_transient(outcome_errno(&o)))
+		if (rc == 0 && failed_transiently(&o))
 			return transient_failure(runner, &o, err);
 		if (rc < 0)
 			return sbx_error_set(err, -rc, SBX_E_SPAWN, NULL, "unable to spawn: %s",

@@ -123,7 +123,7 @@ static int load_object(const char *line, size_t len, json_t **out, struct sbx_er
 		return BAD(err, "NUL byte in line at byte %zu", (size_t)(nul - line));
 	if (is_blank(line, len))
 		return BAD(err, "empty line");
-	root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
 	if (!root && json_error_code(&jerr) == json_error_out_of_memory)
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory reading line");
 	if (!root)
