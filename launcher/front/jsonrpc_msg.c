@@ -215,9 +215,9 @@ int rpc_parse(const char *line, size_t len, struct rpc_msg *m, json_t **id_out,
 	if (rc < 0)
 		return RPC_PARSE_ERROR;
 	if (!json_is_object(root)) {
-		json_decref(root);
 		BAD(err, json_is_array(root) ? "batches are not supported: one message per line"
 					     : "a message must be a JSON object");
+		json_decref(root);
 		return RPC_INVALID_REQUEST;
 	}
 	id = json_object_get(root, "id");
