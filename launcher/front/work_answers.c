@@ -113,6 +113,9 @@ static json_t *cut(const char *s, size_t len, size_t keep)
 	return j;
 }
 
+/* Output is cut, halved each round, never the markers: they stay whole at
+ * the end of text, as the model is told. Escaped JSON may take six bytes per
+ * byte of output, so the size is measured, not computed. */
 static size_t markers_len(const json_t *result)
 {
 	size_t i, n = 0;
@@ -123,14 +126,26 @@ static size_t markers_len(const json_t *result)
 	return n;
 }
 
-/* Output is cut, halved each round, never the markers: they stay whole at
- * the end of text, as the model is told. Escaped JSON may take six bytes per
- * byte of output, so the size is measured, not computed. */
+/* An upper bound of the dumped size without dumping: six bytes per byte of
+ * the long strings (\u00XX), plus room for the rest. */
+static size_t size_bound(const json_t *result)
+{
+	static const char *const strings[] = { "stdout", "stderr", "text" };
+	size_t n = 4096 + 2 * markers_len(result);
+
+	for (size_t i = 0; i < 3; i++)
+		n += 6 * json_string_length(json_object_get(result, strings[i]));
+	return n;
+}
+
 void work_fit_result(json_t *result, size_t budget)
 {
 	static const char *const fields[] = { "stdout", "stderr" };
 	size_t keep = 65536;
 
+	/* The usual answer is far below the budget: no need to measure it. */
+	if (size_bound(result) <= budget)
+		return;
 	while (keep >= 64 && dumped_size(result) > budget) {
 		json_t *text = json_object_get(result, "text");
 		size_t ml = markers_len(result);
