@@ -115,6 +115,9 @@ static void foreground_done(struct rpc_server *s, void *ctx, struct sbx_result *
 	}
 	answer(s, c, result ? mcp_tool_result(result, (mc->w.answer_max - ENVELOPE) / 2)
 			    : mcp_tool_error(err));
+	/* The call kept the session alive (see call_bash). */
+	mc->sess->busy--;
+	work_session_reap(&mc->w);
 }
 
 struct task_ctx {
@@ -207,10 +210,13 @@ static void call_bash(struct rpc_server *s, struct mcp *mc, struct mcp_call *c, 
 		c->job = rpc_job_start(s, run, false, foreground_done, c, &err);
 		/* SANDBOX_UNAVAILABLE and the like are tool results the model
 		 * reads, not protocol errors. */
-		if (!c->job)
+		if (!c->job) {
 			answer(s, c, mcp_tool_error(&err));
-		else if (c->progress_token)
-			c->next_progress_ms = 1; /* at once */
+		} else {
+			mc->sess->busy++;
+			if (c->progress_token)
+				c->next_progress_ms = 1; /* at once */
+		}
 	}
 	sbx_run_free(run);
 }

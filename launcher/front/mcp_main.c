@@ -189,8 +189,8 @@ static void on_eof(struct rpc_server *s, void *ctx)
 		mc->root_tried = true;
 		mcp_calls_release(s, mc);
 	}
+	/* The session stays while calls in flight finish (they are answered). */
 	work_close_all(&mc->w);
-	mc->sess = NULL;
 }
 
 static void on_tick(struct rpc_server *s, void *ctx, uint64_t now_ms, int *timeout_ms)

@@ -24,12 +24,16 @@ static struct serve_job *job_new(struct serve *sv, json_t *id, struct work_sessi
 	j->sv = sv;
 	j->id = json_incref(id);
 	j->sess = sess;
+	if (id)
+		sess->busy++;
 	j->mode = mode;
 	j->next = sv->jobs;
 	sv->jobs = j;
 	return j;
 }
 
+/* A foreground run keeps its session alive (closed or not) until it is
+ * answered: the answer still notes its spill files there. */
 static void job_free(struct serve *sv, struct serve_job *j)
 {
 	for (struct serve_job **p = &sv->jobs; *p; p = &(*p)->next)
@@ -37,6 +41,10 @@ static void job_free(struct serve *sv, struct serve_job *j)
 			*p = j->next;
 			break;
 		}
+	if (j->id) {
+		j->sess->busy--;
+		work_session_reap(&sv->w);
+	}
 	json_decref(j->id);
 	free(j);
 }

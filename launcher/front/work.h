@@ -48,6 +48,7 @@ struct work_session {
 	unsigned next_task;
 	unsigned n_settled;
 	unsigned running;           /* its tasks still running */
+	unsigned busy;              /* its foreground runs in flight */
 	bool closed;                /* closed: freed once its last task settles */
 	struct spill_note *spills;
 	size_t n_spills, cap_spills;

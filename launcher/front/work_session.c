@@ -113,7 +113,7 @@ void work_session_reap(struct work *w)
 	for (struct work_session **p = &w->sessions; *p;) {
 		struct work_session *s = *p;
 
-		if (s->closed && s->running == 0) {
+		if (s->closed && s->running == 0 && s->busy == 0) {
 			*p = s->next;
 			session_free(s);
 		} else {
@@ -150,8 +150,10 @@ void work_close_all(struct work *w)
 
 void work_free(struct work *w)
 {
-	for (struct work_session *s = w->sessions; s; s = s->next)
-		s->closed = true, s->running = 0;
+	for (struct work_session *s = w->sessions; s; s = s->next) {
+		s->closed = true;
+		s->running = s->busy = 0;
+	}
 	work_session_reap(w);
 	json_decref(w->facts);
 }

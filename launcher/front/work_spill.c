@@ -43,6 +43,9 @@ void work_spill_note(struct work_session *sess, const json_t *result, bool priva
 		note_one(sess, out, private_dir);
 	if (err)
 		note_one(sess, err, private_dir);
+	/* A run that ends after its session closed: nobody will read them. */
+	if (sess->closed)
+		work_spill_delete_all(sess);
 }
 
 /* The directory is opened without following symlinks (a confined run may
