@@ -452,6 +452,28 @@ Test(serve, spill_files_go_with_the_session, .timeout = 120)
 	free(root);
 }
 
+Test(serve, spill_files_go_after_their_age, .timeout = 120)
+{
+	char *root = e2e_tmpdir(AS_CALLER);
+	const char *extra[] = { "--spill-max-age", "1", NULL };
+	struct srv s;
+	srv_start_full(&s, AS_CALLER, NULL, NULL, extra);
+	const char *a = open_session(&s, 1, root, "read-only");
+	json_t *res = run_ok(&s, 2, a, "head -c 200000 /dev/zero");
+	char *path = strdup(str_at(json_object_get(res, "spill"), "stdout"));
+	cr_assert(e2e_exists(path), "no spill file");
+	/* The session stays open: only the age removes it. */
+	long long deadline = now_ms() + 30000;
+	while (e2e_exists(path)) {
+		cr_assert(now_ms() < deadline, "spill file %s outlived --spill-max-age", path);
+		srv_pump(&s, 200, false);
+	}
+	cr_assert_str_eq(str_at(run_ok(&s, 3, a, "echo alive"), "stdout"), "alive\n");
+	srv_stop(&s);
+	free(path);
+	free(root);
+}
+
 /* ---- 7. a client that does not read does not stall the server ---- */
 
 Test(serve, slow_reader_loses_nothing, .timeout = 180)
