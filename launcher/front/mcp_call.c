@@ -252,9 +252,11 @@ static void call_task_output(struct rpc_server *s, struct mcp *mc, struct mcp_ca
 	if (!task)
 		return;
 	rpc_since(args, "since", &since_out, &since_err);
+	/* The new bytes appear twice (content and structuredContent), each
+	 * possibly escaped to six bytes per byte, next to the settled result. */
 	answer(s, c,
 	       mcp_tool_task_output(work_task_output(task, since_out, since_err,
-						     (mc->w.answer_max - ENVELOPE) / 2 / 2 / 6)));
+						     (mc->w.answer_max - ENVELOPE) / 2 / 2 / 2 / 6)));
 }
 
 static void call_task_stop(struct rpc_server *s, struct mcp *mc, struct mcp_call *c,
@@ -324,14 +326,19 @@ void mcp_call_start(struct rpc_server *s, struct mcp *mc, json_t *id, json_t *pa
 void mcp_calls_release(struct rpc_server *s, struct mcp *mc)
 {
 	struct mcp_call *waiting[64];
-	size_t n = 0;
+	size_t n;
 
-	for (struct mcp_call *c = mc->calls; c && n < 64; c = c->next)
-		if (!c->job && !c->task)
-			waiting[n++] = c;
-	/* Oldest first: the list is newest first. */
-	while (n > 0)
-		dispatch(s, mc, waiting[--n]);
+	/* Each dispatched call is answered (and freed) or started: repeat
+	 * until none waits. Oldest first within a batch: the list is newest
+	 * first. */
+	do {
+		n = 0;
+		for (struct mcp_call *c = mc->calls; c && n < 64; c = c->next)
+			if (!c->job && !c->task)
+				waiting[n++] = c;
+		for (size_t i = n; i > 0; i--)
+			dispatch(s, mc, waiting[i - 1]);
+	} while (n == 64);
 }
 
 /* notifications/cancelled: the call's process tree ends at once, and the
