@@ -35,9 +35,9 @@ obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 # the launcher core
 obj-y += $(addprefix launcher/engine/,version.o error.o env.o pipes.o spawn.o tree.o stream.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
-	 utf8.o writable.o probe.o root_pin.o stream_view.o)
+	 utf8.o writable.o probe.o run_limits.o limit_hit.o root_pin.o stream_view.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
-obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o caps.o userns.o)
+obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o caps.o userns.o rlimits.o cgroup.o cgroup_parse.o)
 obj-y += $(addprefix launcher/front/,serve_main.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
 	mcp_main.o mcp_call.o mcp_tools.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
@@ -63,7 +63,7 @@ CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_opt
 UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
 E2E_COMMON := tests/e2e/common.o
-HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper
+HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper tests/helpers/forkloop
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)

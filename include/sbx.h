@@ -88,6 +88,18 @@ int sbx_run_set_escalation(struct sbx_run *run, bool available);
 int sbx_run_set_landlock_abi(struct sbx_run *run, int max_abi); /* 0: the kernel's */
 /* Extra credential name patterns ('*' wildcard) added to the built-in list. */
 int sbx_run_add_scrub_pattern(struct sbx_run *run, const char *pattern);
+/* Per-run resource limits (docs/limits.md). SBX_LIMIT_DEFAULT: sbx's default
+ * for this machine; SBX_LIMIT_OFF: none of sbx's (the caller's own limit
+ * stays). Processes count tasks (threads too); memory is the run's cgroup
+ * memory.max where sbx has a cgroup v2 of its own, else RLIMIT_DATA per
+ * process; file size is RLIMIT_FSIZE; tmp size is the namespace runner's
+ * private /tmp and /dev/shm. */
+#define SBX_LIMIT_DEFAULT 0
+#define SBX_LIMIT_OFF UINT64_MAX
+int sbx_run_set_max_processes(struct sbx_run *run, uint64_t n);          /* not OFF */
+int sbx_run_set_memory_limit(struct sbx_run *run, uint64_t bytes);
+int sbx_run_set_file_size_limit(struct sbx_run *run, uint64_t bytes);
+int sbx_run_set_tmp_size(struct sbx_run *run, uint64_t bytes);           /* not OFF */
 /* Human mode: copy both streams live to these fds as they arrive (-1: off).
  * With passthrough on, nothing is spilled: the caller already has every byte. */
 int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd);
@@ -108,6 +120,9 @@ void sbx_result_free(struct sbx_result *result);
 /* The exit status CONTRACT section 2 gives sbx: the command's own, 128+N, or 124. */
 int sbx_result_exit_status(const struct sbx_result *result);
 bool sbx_result_denied(const struct sbx_result *result);
+/* Which resource limit ended the run: "processes", "memory", "file_size", or
+ * NULL. */
+const char *sbx_result_limit_hit(const struct sbx_result *result);
 /* The markers, each ending in '\n' (empty string if none). Owned by the result. */
 const char *sbx_result_markers(const struct sbx_result *result);
 /* The result object of CONTRACT section 4 as a malloc'd JSON string. */

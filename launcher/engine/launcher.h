@@ -32,6 +32,11 @@ struct sbx_run {
 	int pass_out;
 	int pass_err;
 	int cancel_fd;
+	uint64_t max_processes;    /* SBX_LIMIT_DEFAULT or a number */
+	uint64_t memory_limit;     /* SBX_LIMIT_DEFAULT, SBX_LIMIT_OFF or bytes */
+	uint64_t file_size_limit;
+	uint64_t tmp_size;
+	unsigned concurrent_runs;  /* max_background: how many runs may be alive */
 	size_t n_patterns;
 	char *patterns[SBX_MAX_PATTERNS];
 };
@@ -227,6 +232,11 @@ struct sbx_result {
 	bool denied;
 	bool runner_failed;
 	bool cancelled;
+	struct {
+		uint64_t processes, memory, file_size; /* 0: not enforced */
+		bool cgroup;
+		const char *hit;
+	} limits;
 	char *markers;
 	char *text;
 	size_t text_len;

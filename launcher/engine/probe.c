@@ -14,6 +14,7 @@
 #include "mount_api.h"
 #include "launcher.h"
 #include "probe.h"
+#include "run_limits.h"
 
 
 #define LANDLOCK_GAP                                                                           \
@@ -170,6 +171,7 @@ json_t *probe_facts(void)
 	json_object_set_new(facts, "runners", runners);
 	json_object_set_new(facts, "modes", modes);
 	json_object_set_new(facts, "build", build_fact());
+	json_object_set_new(facts, "limits", run_limits_probe_json(0));
 	if (strcmp(root, "/") != 0)
 		rmdir(root);
 	return facts;

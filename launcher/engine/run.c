@@ -263,6 +263,7 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 					     "unable to build the seccomp filter: %s", strerror(e));
 	}
 #endif
+	run_limits_prepare(&r->limits, cfg, &r->spec);
 	return 0;
 }
 
@@ -530,6 +531,7 @@ void run_discard(struct run_state *r)
 	stream_close(&r->err);
 	free(r->out.spill_path);
 	free(r->err.spill_path);
+	run_limits_discard(&r->limits);
 	env_free(r->envp);
 	free(r->spec.scratch);
 	free(r->command);

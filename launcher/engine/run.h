@@ -8,6 +8,7 @@
 
 #include "launcher.h"
 #include "runner.h"
+#include "run_limits.h"
 
 /* Per-stream read buffer. 64 KiB keeps the copy out of the pipe in cache: a
  * 256 KiB buffer measured 1.9x slower than `| cat` here, 64 KiB 0.8x. */
@@ -30,6 +31,7 @@ struct run_state {
 	bool escalation;
 	const struct runner_ops *runner; /* NULL: danger-full-access */
 	struct child_spec spec;
+	struct run_limits limits;
 	char *argv[4];
 	char **envp;
 

@@ -29,6 +29,26 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 	return classify_denied(&in);
 }
 
+/* What the run was held to, and the limit that ended it: in the result and,
+ * for a hit, a line after the markers. */
+static void add_limits(struct run_state *r, struct sbx_result *res, char *markers, size_t size)
+{
+	const struct limits_report *rep = &r->limits.report;
+	char line[160];
+	size_t len;
+
+	run_limits_finish(&r->limits, res->exited, res->exit_code, res->signal, res->err_text,
+			  res->err_len);
+	res->limits.processes = rep->processes;
+	res->limits.memory = rep->memory;
+	res->limits.file_size = rep->file_size;
+	res->limits.cgroup = rep->cgroup;
+	res->limits.hit = rep->hit;
+	limit_hit_marker(rep, line, sizeof(line));
+	len = strlen(markers);
+	snprintf(markers + len, size - len, "%s", line);
+}
+
 int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error *err)
 {
 	struct sbx_result *res = calloc(1, sizeof(*res));
@@ -62,6 +82,7 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	res->denied = classify_run(r, res);
 	markers_build(markers, sizeof(markers), sbx_mode_name(r->mode), res->denied,
 		      r->escalation, false);
+	add_limits(r, res, markers, sizeof(markers));
 	res->markers = strdup(markers);
 	run_discard(r);
 	if (!res->out_text || !res->err_text || !res->markers || result_finish_text(res) < 0) {

@@ -158,6 +158,7 @@ static int spawn_with(struct run_state *r, const struct runner_ops *runner,
 	r->spec.runner = runner;
 	if (runner)
 		flags = runner->clone_flags(&r->spec);
+	run_limits_for_clone(&r->limits, &r->spec, flags);
 	return spawn_child(&r->spec, flags, o);
 }
 
@@ -206,6 +207,7 @@ static int spawn_unconfined(struct run_state *r, struct sbx_error *err)
 #endif
 		flags = CLONE_NEWNET | (r->spec.uid != 0 ? CLONE_NEWUSER : 0);
 	}
+	run_limits_for_clone(&r->limits, &r->spec, flags);
 	rc = spawn_child(&r->spec, flags, &o);
 	if (rc < 0)
 		return sbx_error_set(err, -rc, SBX_E_SPAWN, NULL, "unable to spawn: %s", strerror(-rc));

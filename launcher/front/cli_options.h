@@ -23,6 +23,12 @@ struct cli_options {
 	enum sbx_net net;
 	const char *config;
 	int landlock_abi;
+	bool has_max_processes;
+	uint64_t max_processes;
+	bool has_memory;
+	uint64_t memory;           /* bytes or POLICY_LIMIT_OFF */
+	bool has_file_size;
+	uint64_t file_size;        /* bytes or POLICY_LIMIT_OFF */
 	char **command_argv;
 	int command_argc;
 };

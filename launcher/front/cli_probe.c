@@ -19,6 +19,23 @@ static bool flag(const json_t *o, const char *key)
 	return json_is_true(json_object_get(o, key));
 }
 
+static void print_limits(const json_t *lim)
+{
+	const json_t *c = json_object_get(lim, "cgroup");
+
+	printf("limits: %lld processes per run by default, /tmp of %lld bytes (namespace runner)\n",
+	       (long long)json_integer_value(json_object_get(lim, "default_max_processes")),
+	       (long long)json_integer_value(json_object_get(lim, "default_tmp_size")));
+	if (json_is_object(c))
+		printf("  a cgroup per run: %s %s (pids.max%s)\n", str(c, "version"), str(c, "dir"),
+		       flag(c, "memory") ? ", memory.max" : "");
+	else
+		printf("  no cgroup per run: %s\n", str(lim, "cgroup_reason"));
+	if (!flag(lim, "rlimit_nproc_holds_caller"))
+		printf("  root is exempt from RLIMIT_NPROC: without a cgroup its runs have no "
+		       "process limit\n");
+}
+
 static void print_text(const json_t *f)
 {
 	const json_t *u = json_object_get(f, "user_namespaces");
@@ -59,6 +76,7 @@ static void print_text(const json_t *f)
 			printf("%s: refused (SANDBOX_UNAVAILABLE): %s\n", *mode, str(pick, "reason"));
 	}
 	printf("danger-full-access: no runner (no confinement)\n");
+	print_limits(json_object_get(f, "limits"));
 	printf("network and process visibility are not restricted by the modes; --net none "
 	       "gives a run loopback only\n");
 }

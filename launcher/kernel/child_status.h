@@ -25,6 +25,7 @@ enum child_stage {
 	STAGE_SECCOMP,
 	STAGE_CHDIR,
 	STAGE_EXEC,
+	STAGE_LIMITS,       /* resource limits and the run's cgroup */
 };
 
 /* What goes through the status pipe when a setup step fails. */

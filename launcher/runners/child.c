@@ -11,6 +11,7 @@
 
 #include "child.h"
 #include "netns.h"
+#include "rlimits.h"
 #include "runner.h"
 #include "userns.h"
 #include "syscall_filter.h"
@@ -72,7 +73,10 @@ int child_main(void *arg)
 	const struct child_spec *spec = arg;
 	struct child_status st = { 0 };
 
-	if (reset_signals(spec, &st) < 0 || setup_fds(spec, &st) < 0)
+	/* The run's cgroup first: every process the setup forks (the dead-man
+	 * helper) is the run's and counted there. */
+	if (reset_signals(spec, &st) < 0 || setup_fds(spec, &st) < 0 ||
+	    child_cgroup_join(&spec->limits, &st) < 0)
 		report_and_exit(spec, &st);
 	/* bash becomes the subreaper of its own tree (kept across execve): an
 	 * orphan stays below it, so a finished run's leftovers are told apart
@@ -82,6 +86,10 @@ int child_main(void *arg)
 		report_and_exit(spec, &st);
 	}
 	if (spec->runner && spec->runner->enter(spec, &st) < 0)
+		report_and_exit(spec, &st);
+	/* After the runner's own helpers are started; lowering a limit needs
+	 * no capability, and with none left the command cannot raise it. */
+	if (child_rlimits_apply(&spec->limits, &st) < 0)
 		report_and_exit(spec, &st);
 #ifdef CONFIG_NETNS
 	/* danger-full-access with --net none: only the network namespace. */

@@ -18,6 +18,17 @@
 struct runner_ops;
 struct sock_fprog;
 
+/* Per-run resource limits, worked out by the parent (engine/run_limits.c). Each
+ * rlimit only ever lowers what the caller had; 0 leaves it as inherited. A
+ * zeroed struct asks for nothing. */
+struct child_limits {
+	uint64_t nproc;            /* RLIMIT_NPROC */
+	uint64_t data;             /* RLIMIT_DATA */
+	uint64_t fsize;            /* RLIMIT_FSIZE */
+	bool cgroup;               /* join the run's cgroup through cgroup_procs_fd */
+	int cgroup_procs_fd;       /* O_WRONLY cgroup.procs of the run's cgroup */
+};
+
 struct child_spec {
 	enum sbx_mode mode;
 	const char *root;          /* resolved once (realpath) by the parent */
@@ -26,6 +37,9 @@ struct child_spec {
 				    * must still resolve names the same inode */
 	const char *cwd;           /* resolved, absolute, inside the visible tree */
 	const char *tmp_dir;       /* "/tmp" */
+	const char *tmpfs_opts;    /* "mode=1777,size=N": the namespace runner's
+				    * private tmpfs mounts (NULL: ns_view.h's) */
+	struct child_limits limits;
 	enum sbx_net net;
 	int landlock_abi;          /* ABI to enforce with (capped, probed); 0: none */
 	uid_t uid;                 /* caller's ids, for identity maps */

@@ -241,7 +241,7 @@ static int build(const struct child_spec *spec, bool ww, const char *tmp, struct
 	 * ENOSPC instead of pushing the host towards the OOM killer. */
 	if (ww) {
 		if (mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV,
-			  "mode=1777,size=" NS_VIEW_TMP_SIZE) < 0)
+			  spec->tmpfs_opts ? spec->tmpfs_opts : "mode=1777,size=" NS_VIEW_TMP_SIZE) < 0)
 			return child_status_set(st, STAGE_MOUNT, errno, "mount tmpfs", tmp);
 		if (attach_root(spec->root, tmp, h, st) < 0)
 			return -1;
