@@ -48,11 +48,12 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 	 protect.o protect_snapshot.o pipes.o spawn.o tree.o stream.o spill.o spill_clean.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
-	 locale_dialect.o)
+	 locale_dialect.o root_pin.o stream_view.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
 	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o)
-obj-y += $(addprefix launcher/front/,serve.o serve_answers.o serve_out.o serve_tasks.o serve_request.o)
+obj-y += $(addprefix launcher/front/,serve_main.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
+	mcp_main.o mcp_call.o mcp_tools.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o pidns_init.o ns_view.o \
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
@@ -78,7 +79,7 @@ pc-requires-$(CONFIG_NETNS) += libmnl
 sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(shared-libs-y)
 
 CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_options.o cli_probe.o \
-	   cli_serve.o cli_signals.o)
+	   cli_serve.o cli_mcp.o cli_signals.o)
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
@@ -92,7 +93,7 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all check check-full check-minimal unit e2e examples deps deps-run demo clean install fuzz
+.PHONY: all check check-full check-minimal unit e2e examples mcp deps deps-run demo clean install fuzz
 all: sbx libsbx.a $(SO_REAL)
 
 libsbx.a: $(obj-y)
@@ -155,7 +156,12 @@ examples: all examples/embed $(HELPERS)
 examples/embed: examples/embed.c libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(libs-y)
 
-check-full: all unit e2e examples
+# Real MCP clients (the TypeScript SDK, the inspector's CLI), installed from
+# the npm registry at the versions tests/mcp/package-lock.json pins.
+mcp: sbx tests/helpers/nofeature
+	tests/mcp/run.sh
+
+check-full: all unit e2e examples mcp
 
 check-minimal:
 	scripts/check-minimal.sh

@@ -167,4 +167,11 @@ bool path_is_within(const char *abs_path, const char *dir);
 size_t markers_build(char *out, size_t out_size, const char *mode_name, bool denied,
 		     bool escalation, bool runner_failed);
 
+/* Command output shown to a model must not pass for sbx's markers: a line of
+ * it that holds "[sandbox" (any case, blanks or control characters allowed
+ * after the '[') gets this visible prefix. Copies in (len bytes) to out with
+ * the prefixes added and returns the new length; out NULL: only the length. */
+#define MARKER_FORGED_PREFIX "(command output) "
+size_t markers_neutralise(const char *in, size_t len, char *out);
+
 #endif

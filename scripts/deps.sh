@@ -35,6 +35,10 @@ for pkg in $PACKAGES; do
 	[ "$status" = "installed" ] || missing="$missing $pkg"
 done
 
+# npm comes with NodeSource's nodejs and separately with Debian's (which
+# conflicts with NodeSource's): ask for it only when there is none.
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
+
 if [ -z "$missing" ]; then
 	echo "deps: all packages present (${1:-all})"
 	exit 0

@@ -3,6 +3,7 @@
 #ifndef SBX_LAUNCHER_H
 #define SBX_LAUNCHER_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,7 @@ struct sbx_run {
 	char *command;
 	enum sbx_mode mode;
 	char *root;
+	int root_fd;            /* a pinned root (root_pin), borrowed; -1: none */
 	char *cwd;
 	enum sbx_runner runner;
 	uint64_t timeout_ms;
@@ -47,6 +49,18 @@ struct sbx_run {
 struct sbx_policy;
 /* run_builder.c: a resolved policy onto a builder. */
 int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct sbx_error *err);
+
+/* ---- root_pin.c: the workspace root as a handle ---- */
+/* Resolve given (absolute) once and open it O_PATH. Refused when a symlink on
+ * the way lies where a confined command could have planted it (/tmp,
+ * /dev/shm). resolved gets the real path; *fd an O_PATH|O_CLOEXEC handle. */
+int root_pin(const char *given, char resolved[PATH_MAX], int *fd, struct sbx_error *err);
+/* Whether resolved (followed without symlinks) still names the directory fd
+ * holds; else an error (USAGE): it was moved, removed or replaced. */
+int root_verify(const char *resolved, int fd, struct sbx_error *err);
+/* Use a root pinned by the caller (serve's sessions): the run checks it with
+ * root_verify and confines that handle. fd stays the caller's. */
+int run_set_pinned_root(struct sbx_run *run, const char *resolved, int fd);
 
 /* ---- env.c: the command's environment, credentials scrubbed ---- */
 extern const char *const env_builtin_scrub[];
@@ -103,6 +117,22 @@ void stream_feed(struct stream *s, const char *buf, size_t len);
 char *stream_render(const struct stream *s, size_t *len);
 bool stream_truncated(const struct stream *s);
 void stream_close(struct stream *s); /* frees buffers, closes the spill fd, keeps spill_path */
+
+/* ---- stream_view.c: what a stream keeps, read by byte offset ---- */
+struct stream_view {
+	char *head;             /* bytes [0, head_len) */
+	size_t head_len;
+	char *tail;             /* bytes [total - tail_len, total) */
+	size_t tail_len;
+	uint64_t total;
+};
+int stream_view_take(const struct stream *s, struct stream_view *v);
+void stream_view_free(struct stream_view *v);
+/* The bytes after since, at most max of them (plus one "[... N bytes omitted
+ * ...]" line where the middle was not kept). malloc'd; *next is the offset
+ * to ask from next time. */
+char *stream_view_since(const struct stream_view *v, uint64_t since, size_t max, size_t *len,
+			uint64_t *next);
 
 /* ---- utf8.c ---- */
 /* A valid UTF-8 copy (invalid sequences become U+FFFD; NULs kept). malloc'd. */

@@ -53,23 +53,24 @@ const char *sbx_result_markers(const struct sbx_result *r)
 }
 
 /* text = stdout, then stderr, then the markers, each part starting on a line
- * of its own. */
+ * of its own. Command output that could pass for a marker is prefixed
+ * (markers_neutralise): the model must be able to tell sbx's facts from what
+ * the command printed, and the text never ends in a marker sbx did not add. */
 int result_finish_text(struct sbx_result *r)
 {
 	size_t ml = strlen(r->markers);
-	size_t cap = r->out_len + r->err_len + ml + 3;
-	char *t = malloc(cap), *p;
+	size_t ol = markers_neutralise(r->out_text, r->out_len, NULL);
+	size_t el = markers_neutralise(r->err_text, r->err_len, NULL);
+	char *t = malloc(ol + el + ml + 3), *p;
 
 	if (!t)
 		return -ENOMEM;
 	p = t;
-	memcpy(p, r->out_text, r->out_len);
-	p += r->out_len;
-	if (r->err_len) {
+	p += markers_neutralise(r->out_text, r->out_len, p);
+	if (el) {
 		if (p > t && p[-1] != '\n')
 			*p++ = '\n';
-		memcpy(p, r->err_text, r->err_len);
-		p += r->err_len;
+		p += markers_neutralise(r->err_text, r->err_len, p);
 	}
 	if (ml) {
 		if (p > t && p[-1] != '\n')

@@ -60,30 +60,38 @@ uint64_t run_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* The root is resolved once, here: symlinks in it cannot be swapped later to
- * point the writable bind somewhere else. */
+/* The root is resolved once, here, into a handle (root_pin.c): symlinks in
+ * it cannot be swapped later to point the writable bind somewhere else. A
+ * root pinned by a session is not resolved again: its path must still name
+ * the pinned directory, and the run confines the session's own handle. */
 static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err)
 {
 	char want[PATH_MAX];
 	struct stat st;
+	int rc;
 
-	if (!cfg->root) {
-		if (!getcwd(want, sizeof(want)))
-			return sbx_error_set(err, errno, SBX_E_USAGE, NULL,
-					     "unable to read the current directory: %s", strerror(errno));
+	if (cfg->root_fd >= 0) {
+		snprintf(r->root, sizeof(r->root), "%s", cfg->root);
+		rc = root_verify(r->root, cfg->root_fd, err);
+		if (rc < 0)
+			return rc;
+		r->root_fd = fcntl(cfg->root_fd, F_DUPFD_CLOEXEC, 3);
+		if (r->root_fd < 0)
+			return sbx_error_set(err, errno, SBX_E_INTERNAL, NULL, "dup: %s",
+					     strerror(errno));
 	} else {
-		snprintf(want, sizeof(want), "%s", cfg->root);
+		if (!cfg->root) {
+			if (!getcwd(want, sizeof(want)))
+				return sbx_error_set(err, errno, SBX_E_USAGE, NULL,
+						     "unable to read the current directory: %s",
+						     strerror(errno));
+		} else {
+			snprintf(want, sizeof(want), "%s", cfg->root);
+		}
+		rc = root_pin(want, r->root, &r->root_fd, err);
+		if (rc < 0)
+			return rc;
 	}
-	if (!realpath(want, r->root))
-		return sbx_error_set(err, errno, SBX_E_USAGE, want, "root %s: %s", want,
-				     strerror(errno));
-	/* Why a handle: the path may be swapped (a symlink planted by another
-	 * run) between now and the child's setup; what the child confines is
-	 * the directory this handle names, and nothing it finds later. */
-	r->root_fd = open(r->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (r->root_fd < 0 || fstat(r->root_fd, &st) < 0 || !S_ISDIR(st.st_mode))
-		return sbx_error_set(err, ENOTDIR, SBX_E_USAGE, r->root,
-				     "root %s: not a directory", r->root);
 	if (r->mode == SBX_MODE_WORKSPACE_WRITE && strcmp(r->root, "/") == 0)
 		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL,
 				     "refusing --root / with workspace-write: that is every file; "

@@ -93,5 +93,8 @@ json_t *run_snapshot_json(const struct run_state *r);
 
 /* run_pick.c */
 int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err);
+/* Whether a failure to start (this errno) can pass by itself: a shortage a
+ * command may cause, never remembered. */
+bool run_failure_is_transient(int err);
 
 #endif

@@ -21,6 +21,7 @@ struct sbx_run *sbx_run_new(void)
 	run->pass_out = -1;
 	run->pass_err = -1;
 	run->cancel_fd = -1;
+	run->root_fd = -1;
 	return run;
 }
 
@@ -313,4 +314,12 @@ int sbx_run_set_cancel_fd(struct sbx_run *run, int fd)
 {
 	run->cancel_fd = fd;
 	return 0;
+}
+
+int run_set_pinned_root(struct sbx_run *run, const char *resolved, int fd)
+{
+	if (fd < 0)
+		return -EBADF;
+	run->root_fd = fd;
+	return set_string(&run->root, resolved);
 }

@@ -7,7 +7,8 @@
 
 static const char usage[] =
 	"usage: sbx run [OPTIONS] -- COMMAND...   run one command under the policy\n"
-	"       sbx serve [OPTIONS]               serve runs over JSON lines on stdin/stdout\n"
+	"       sbx serve [OPTIONS]               serve runs over JSON-RPC lines on stdin/stdout\n"
+	"       sbx mcp [OPTIONS]                 a sandboxed bash tool for MCP clients (stdio)\n"
 	"       sbx probe [--json]                what this kernel lets sbx do\n"
 	"       sbx version                       print the version (also sbx --version)\n"
 	"       sbx help [SUBCOMMAND]             this help, or a subcommand's\n"
@@ -37,6 +38,8 @@ static int help(int argc, char **argv)
 		return cli_run(2, sub_argv);
 	if (strcmp(argv[2], "serve") == 0)
 		return cli_serve(2, sub_argv);
+	if (strcmp(argv[2], "mcp") == 0)
+		return cli_mcp(2, sub_argv);
 	if (strcmp(argv[2], "probe") == 0)
 		return cli_probe(2, sub_argv);
 	if (strcmp(argv[2], "version") == 0 || strcmp(argv[2], "help") == 0) {
@@ -47,7 +50,7 @@ static int help(int argc, char **argv)
 
 	fputs(usage, stderr);
 	sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
-		      "no help for '%s': not a subcommand (run, serve, probe, version, help)", argv[2]);
+		      "no help for '%s': not a subcommand (run, serve, mcp, probe, version, help)", argv[2]);
 	return cli_fail(&err, false);
 }
 
@@ -61,13 +64,15 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fputs(usage, stderr);
 		sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
-			      "missing subcommand (run, serve, probe, version or help)");
+			      "missing subcommand (run, serve, mcp, probe, version or help)");
 		return cli_fail(&err, false);
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return cli_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "serve") == 0)
 		return cli_serve(argc - 1, argv + 1);
+	if (strcmp(argv[1], "mcp") == 0)
+		return cli_mcp(argc - 1, argv + 1);
 	if (strcmp(argv[1], "probe") == 0)
 		return cli_probe(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
@@ -85,6 +90,6 @@ int main(int argc, char **argv)
 	}
 	fputs(usage, stderr);
 	sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
-		      "unknown subcommand '%s' (run, serve, probe, version or help)", argv[1]);
+		      "unknown subcommand '%s' (run, serve, mcp, probe, version or help)", argv[1]);
 	return cli_fail(&err, false);
 }

@@ -26,15 +26,16 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 					     "unable to read the current directory: %s", strerror(errno));
 		session.root = cwd;
 	}
-	/* A relative --root is taken from the current directory. */
+	/* A relative --root is taken from the current directory, as written:
+	 * the launcher follows it (and refuses planted symlinks) itself. */
 	if (session.root && session.root[0] != '/') {
-		char *abs = realpath(session.root, NULL);
+		char here[PATH_MAX];
 
-		if (!abs)
-			return sbx_error_set(err, errno, SBX_E_USAGE, NULL, "root %s: %s",
-					     session.root, strerror(errno));
-		snprintf(cwd, sizeof(cwd), "%s", abs);
-		free(abs);
+		if (!getcwd(here, sizeof(here)))
+			return sbx_error_set(err, errno, SBX_E_USAGE, NULL,
+					     "unable to read the current directory: %s", strerror(errno));
+		if (snprintf(cwd, sizeof(cwd), "%s/%s", here, session.root) >= (int)sizeof(cwd))
+			return sbx_error_set(err, ENAMETOOLONG, SBX_E_USAGE, NULL, "root too long");
 		session.root = cwd;
 	}
 	rc = policy_resolve(cfg, &session, NULL, &pol, err);
