@@ -185,9 +185,9 @@ static void usage_error(char *const args[], const char *says)
 
 Test(cli, errors_say_what_to_do)
 {
-	usage_error((char *[]){ NULL }, "sbx: USAGE: missing subcommand (run, serve, probe, version or help)");
+	usage_error((char *[]){ NULL }, "sbx: USAGE: missing subcommand (run, serve, mcp, probe, version or help)");
 	usage_error((char *[]){ "frobnicate", NULL },
-		    "sbx: USAGE: unknown subcommand 'frobnicate' (run, serve, probe, version or help)");
+		    "sbx: USAGE: unknown subcommand 'frobnicate' (run, serve, mcp, probe, version or help)");
 	usage_error((char *[]){ "run", "--frob", "--", "true", NULL },
 		    "sbx: USAGE: unknown option '--frob' (sbx run --help lists them)");
 	usage_error((char *[]){ "run", "--timeout", NULL },
