@@ -95,7 +95,7 @@ bad:
 		return cli_fail(&err, false);
 usage:
 		sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
-			      "bad option '%s' (" USAGE_SERVE "; sbx serve --help lists them)", name);
+			      "unknown option '%s' (sbx serve --help lists them)", name);
 		return cli_fail(&err, false);
 	}
 	/* A client that goes away must not kill us before we reap the trees. */
