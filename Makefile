@@ -26,6 +26,7 @@ defs-$(CONFIG_RUNNER_NAMESPACE) += -DCONFIG_RUNNER_NAMESPACE
 defs-$(CONFIG_RUNNER_LANDLOCK) += -DCONFIG_RUNNER_LANDLOCK
 defs-$(CONFIG_SECCOMP) += -DCONFIG_SECCOMP
 defs-$(CONFIG_NETNS) += -DCONFIG_NETNS
+defs-$(CONFIG_SUPERVISOR) += -DCONFIG_SUPERVISOR
 CPPFLAGS += $(defs-y) -DSBX_VERSION='"$(SBX_VERSION)"'
 # Rebuild everything when the feature set changes (e.g. `make CONFIG_IO_URING=n`).
 $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.stamp)
@@ -35,7 +36,7 @@ obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 # the launcher core
 obj-y += $(addprefix launcher/engine/,version.o error.o env.o pipes.o spawn.o tree.o stream.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
-	 utf8.o writable.o probe.o)
+	 utf8.o writable.o probe.o run_supervise.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o caps.o userns.o)
 obj-y += $(addprefix launcher/front/,serve.o serve_answers.o serve_out.o serve_tasks.o serve_request.o)
@@ -44,6 +45,9 @@ obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o
 obj-$(CONFIG_NETNS) += launcher/kernel/netns.o
+obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
+	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o \
+		supervisor_net.o supervisor_peer.o)
 
 # Libraries Debian ships as static archives are linked into the sbx binary
 # itself: every launch then skips their dynamic loading (measured here: about

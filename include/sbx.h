@@ -88,6 +88,11 @@ int sbx_run_set_escalation(struct sbx_run *run, bool available);
 int sbx_run_set_landlock_abi(struct sbx_run *run, int max_abi); /* 0: the kernel's */
 /* Extra credential name patterns ('*' wildcard) added to the built-in list. */
 int sbx_run_add_scrub_pattern(struct sbx_run *run, const char *pattern);
+/* The supervisor's allow-list (config unix_sockets): a socket path or pattern
+ * ('*' matches any run of characters, '/' included), or an abstract name
+ * starting with '@', that a confined command may connect to although it lies
+ * outside the run's writable set. */
+int sbx_run_add_unix_socket_pattern(struct sbx_run *run, const char *pattern);
 /* Human mode: copy both streams live to these fds as they arrive (-1: off).
  * With passthrough on, nothing is spilled: the caller already has every byte. */
 int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd);

@@ -10,7 +10,8 @@
  *     Any other control character (NUL included, tab excepted) is an error:
  *     a config is text, and a stray byte must not silently change a value;
  *   - at most CONFIG_LINE_MAX bytes per line;
- *   - every key but scrub_env may appear once; scrub_env accumulates.
+ *   - every key but scrub_env and unix_sockets may appear once; those two
+ *     accumulate.
  * Every error names FILE:LINE and the problem, with code CONFIG. */
 #include <errno.h>
 #include <stdarg.h>
@@ -266,6 +267,45 @@ static int value_scrub_env(struct parse_state *st, const char *val)
 	}
 }
 
+/* unix_sockets: comma-separated socket paths and '*' patterns (and '@'
+ * abstract names) a confined command may connect to outside its writable
+ * set. Each entry is checked by the supervisor's own rules (supervise.c). */
+static int value_unix_sockets(struct parse_state *st, const char *val)
+{
+	struct sbx_config *cfg = st->cfg;
+	const char *p = val;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		const char *end = comma ? comma : p + strlen(p);
+		char why[200];
+		size_t len;
+		bool seen = false;
+
+		while (p < end && is_blank(*p))
+			p++;
+		while (end > p && is_blank(end[-1]))
+			end--;
+		len = (size_t)(end - p);
+		if (unix_socket_pattern_check(p, len, why, sizeof(why)) < 0)
+			return bad(st, "unix_sockets: %s", why);
+		for (size_t i = 0; i < cfg->n_unix_sockets && !seen; i++)
+			seen = strlen(cfg->unix_sockets[i]) == len &&
+			       memcmp(cfg->unix_sockets[i], p, len) == 0;
+		if (!seen) {
+			if (cfg->n_unix_sockets >= POLICY_MAX_UNIX_SOCKETS)
+				return bad(st, "unix_sockets: too many entries (max %d)",
+					   POLICY_MAX_UNIX_SOCKETS);
+			memcpy(cfg->unix_sockets[cfg->n_unix_sockets], p, len);
+			cfg->unix_sockets[cfg->n_unix_sockets][len] = '\0';
+			cfg->n_unix_sockets++;
+		}
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
 /* ---- lines ---- */
 
 static const struct config_key {
@@ -282,6 +322,7 @@ static const struct config_key {
 	{ "net", value_net, false },
 	{ "max_background", value_max_background, false },
 	{ "scrub_env", value_scrub_env, true },
+	{ "unix_sockets", value_unix_sockets, true },
 };
 
 #define N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))

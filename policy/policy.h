@@ -14,6 +14,8 @@
 
 #define POLICY_MAX_SCRUB 64
 #define POLICY_PATTERN_MAX 128
+#define POLICY_MAX_UNIX_SOCKETS 32         /* unix_sockets entries */
+#define POLICY_SOCKET_PATTERN_MAX 256      /* bytes per entry, with the NUL */
 #define POLICY_DEFAULT_OUTPUT_LIMIT 65536
 #define POLICY_DEFAULT_MAX_BACKGROUND 16
 
@@ -44,6 +46,8 @@ struct sbx_config {
 	unsigned max_background;
 	size_t n_scrub;
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
+	size_t n_unix_sockets;
+	char unix_sockets[POLICY_MAX_UNIX_SOCKETS][POLICY_SOCKET_PATTERN_MAX];
 };
 
 void config_init(struct sbx_config *cfg);
@@ -75,6 +79,8 @@ struct sbx_policy {
 	unsigned max_background;
 	size_t n_scrub;
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
+	size_t n_unix_sockets;      /* the supervisor's allow-list (config unix_sockets) */
+	char unix_sockets[POLICY_MAX_UNIX_SOCKETS][POLICY_SOCKET_PATTERN_MAX];
 };
 
 /* Deployment config (fallback) + session + approved escalation
@@ -86,5 +92,23 @@ int policy_resolve(const struct sbx_config *cfg, const struct sbx_session *sessi
 
 /* Shell-style name pattern, '*' matches any run of characters (also empty). */
 bool pattern_match(const char *pattern, const char *name);
+
+/* ---- supervise.c: the supervisor's pure decisions ---- */
+#define SUPERVISE_MAX_WRITABLE 4
+/* The writable set of a run as canonical paths in the command's view. */
+struct supervise_writable {
+	const char *dirs[SUPERVISE_MAX_WRITABLE];
+	/* Only what lies below the directory, not the directory itself: /tmp's
+	 * own mode and sticky bit belong to the host. */
+	bool below_only[SUPERVISE_MAX_WRITABLE];
+	size_t n;
+};
+/* path (canonical, absolute) is one of the directories or below one. */
+bool supervise_in_writable(const struct supervise_writable *w, const char *path);
+/* name ("/canonical/path" or "@abstract") matches an allow-list entry; '*'
+ * matches any run of characters, '/' included. */
+bool supervise_socket_listed(const char *const *patterns, size_t n, const char *name);
+/* One unix_sockets entry [p, p+len): 0, or -1 with why filled. */
+int unix_socket_pattern_check(const char *p, size_t len, char *why, size_t why_size);
 
 #endif

@@ -83,6 +83,7 @@ static void resolve_limits(const struct sbx_config *cfg, struct sbx_policy *out)
 	out->net = SBX_NET_ALLOW;
 	out->max_background = POLICY_DEFAULT_MAX_BACKGROUND;
 	out->n_scrub = 0;
+	out->n_unix_sockets = 0;
 	if (!cfg)
 		return;
 	if (cfg->has_runner)
@@ -100,6 +101,10 @@ static void resolve_limits(const struct sbx_config *cfg, struct sbx_policy *out)
 	size_t n = cfg->n_scrub <= POLICY_MAX_SCRUB ? cfg->n_scrub : POLICY_MAX_SCRUB;
 	memcpy(out->scrub_env, cfg->scrub_env, n * sizeof(out->scrub_env[0]));
 	out->n_scrub = n;
+	n = cfg->n_unix_sockets <= POLICY_MAX_UNIX_SOCKETS ? cfg->n_unix_sockets
+							     : POLICY_MAX_UNIX_SOCKETS;
+	memcpy(out->unix_sockets, cfg->unix_sockets, n * sizeof(out->unix_sockets[0]));
+	out->n_unix_sockets = n;
 }
 
 int policy_resolve(const struct sbx_config *cfg, const struct sbx_session *session,

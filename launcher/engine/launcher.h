@@ -13,6 +13,7 @@
 #include "sbx.h"
 
 #define SBX_MAX_PATTERNS 80
+#define SBX_MAX_UNIX_SOCKETS 32
 
 /* ---- the builder (sbx_run_*) ---- */
 struct sbx_run {
@@ -32,6 +33,8 @@ struct sbx_run {
 	int cancel_fd;
 	size_t n_patterns;
 	char *patterns[SBX_MAX_PATTERNS];
+	size_t n_unix_sockets;
+	char *unix_sockets[SBX_MAX_UNIX_SOCKETS]; /* the supervisor's allow-list */
 };
 
 struct sbx_policy;

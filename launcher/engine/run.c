@@ -16,6 +16,7 @@
 
 #include "policy.h"
 #include "run.h"
+#include "run_supervise.h"
 #include "syscall_filter.h"
 
 extern char **environ;
@@ -255,6 +256,8 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 					     "unable to build the seccomp filter: %s", strerror(e));
 	}
 #endif
+	if (confined)
+		run_supervise_prepare(r);
 	return 0;
 }
 
@@ -268,6 +271,7 @@ static struct run_state *run_alloc(void)
 	r->root_fd = -1;
 	r->pidfd = r->fd_out = r->fd_err = -1;
 	r->deadman_w = -1;
+	r->notify_sock[0] = r->notify_sock[1] = -1;
 	r->out.spill_fd = r->err.spill_fd = -1;
 	r->out.spill_base_fd = r->err.spill_base_fd = -1;
 	return r;
@@ -340,6 +344,7 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	in_fd = p_out[1] = p_err[1] = -1;
 	if (rc < 0)
 		goto fail_fds;
+	run_supervise_attach(r, cfg);
 	live_add(r->pid);
 	evidence_init(&r->ev, r->runner ? r->runner->dialects : 0);
 	r->fd_out = p_out[0];
@@ -506,6 +511,7 @@ void run_discard(struct run_state *r)
 		waitpid(r->pid, NULL, __WALL);
 		live_remove(r->pid);
 	}
+	run_supervise_end(r);
 	if (r->pidfd >= 0)
 		close(r->pidfd);
 	if (r->root_fd >= 0)
