@@ -66,7 +66,8 @@ CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_opt
 UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
 E2E_COMMON := tests/e2e/common.o
-HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper
+HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper \
+	tests/helpers/sockserver tests/helpers/symrace
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)

@@ -8,7 +8,7 @@
 static const char usage[] =
 	"usage: sbx run [OPTIONS] -- COMMAND...\n"
 	"       sbx serve [--config FILE]\n"
-	"       sbx probe [--json]\n"
+	"       sbx probe [--json] [--config FILE]\n"
 	"Run `man sbx` or see the README for every option.\n";
 
 int main(int argc, char **argv)
