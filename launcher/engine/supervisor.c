@@ -15,6 +15,7 @@
 #include <linux/capability.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -318,9 +319,17 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 		sv->n_allow = i + 1;
 	}
 	if (rc == 0 && pthread_attr_init(&attr) == 0) {
+		sigset_t all, old;
+
+		/* Born with every signal blocked (its workers inherit that):
+		 * the caller's signals (SIGCHLD, SIGTERM) belong to its own
+		 * threads, and none of its handlers runs on ours. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		pthread_attr_setstacksize(&attr, 1024 * 1024);
 		rc = pthread_create(&thread, &attr, dispatcher_main, sv);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		pthread_attr_destroy(&attr);
 	}
 	if (rc != 0) {

@@ -14,7 +14,7 @@
 #include "policy.h"
 #include "supervisor.h"
 
-#define SV_MAX_INFLIGHT 128 /* blocking calls performed at once per run */
+#define SV_MAX_INFLIGHT 64 /* blocking calls performed at once per run */
 
 struct sv_inflight {
 	bool used;
@@ -87,7 +87,11 @@ enum sv_resolve_flags {
  * looked up in its mount namespace. /proc magic links are not followed (they
  * would be ours, not the command's). The handle, or -errno. */
 int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags);
-/* The canonical path of a handle as the command sees it. 0 or -errno. */
+/* The canonical path of a handle from the root of the command's mount
+ * namespace: what the writable set and the allow-list are written in. Not
+ * from the command's own root: a command that chroots (in a nested user
+ * namespace) into /var must not make /var/tmp/x look like /tmp/x. 0 or
+ * -errno; -ENOENT-like strings ("pipe:[12]") are returned as they are. */
 int sv_view_path(struct sv_call *c, int handle, char *buf, size_t size);
 
 /* supervisor_meta.c / supervisor_net.c */

@@ -243,16 +243,19 @@ static bool anonymous_object(int handle)
 static int decide(struct sv_call *c, const struct meta_req *q, int handle)
 {
 	char view[PATH_MAX];
+	int rc;
 
 	/* Never a setuid or setgid bit (CONTRACT section 1), not even inside
 	 * the root: EPERM, as the seccomp filter refuses it when it sees the
 	 * mode first. */
 	if (q->op == M_CHMOD && (q->mode & (S_ISUID | S_ISGID)))
 		return -EPERM;
-	if (anonymous_object(handle))
-		return 0;
-	if (sv_view_path(c, handle, view, sizeof(view)) < 0)
+	rc = sv_view_path(c, handle, view, sizeof(view));
+	if (rc < 0)
 		return -EACCES;
+	/* No path at all ("pipe:[12]"): perhaps a pipe or socket. */
+	if (view[0] != '/' && anonymous_object(handle))
+		return 0;
 	return supervise_in_writable(&c->sv->writable, view) ? 0 : -EACCES;
 }
 
@@ -271,13 +274,16 @@ static int perform(const struct meta_req *q, int handle, const struct timespec *
 	proc_path(handle, path, sizeof(path));
 	switch (q->op) {
 	case M_CHMOD:
-		/* Linux cannot change a symlink's mode (fchmodat2 says so). */
-		if (fstat(handle, &st) == 0 && S_ISLNK(st.st_mode))
-			return -EOPNOTSUPP;
-		if (syscall(NOTIFY_NR_FCHMODAT2, handle, "", q->mode & 07777, AT_EMPTY_PATH) == 0)
+		/* NOFOLLOW: Linux cannot change a symlink's mode, and says so
+		 * (EOPNOTSUPP) when the handle is one. */
+		if (syscall(NOTIFY_NR_FCHMODAT2, handle, "", q->mode & 07777,
+			    AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0)
 			return 0;
 		if (errno != ENOSYS && errno != EINVAL)
 			return -errno;
+		/* Before Linux 6.6: through our handle's magic link. */
+		if (fstat(handle, &st) == 0 && S_ISLNK(st.st_mode))
+			return -EOPNOTSUPP;
 		return chmod(path, q->mode & 07777) == 0 ? 0 : -errno;
 	case M_CHOWN:
 		return fchownat(handle, "", q->uid, q->gid, AT_EMPTY_PATH) == 0 ? 0 : -errno;

@@ -34,7 +34,12 @@
 #define MSG_ZEROCOPY 0x4000000
 #endif
 
-#define NET_MAX_DATA (4u << 20)     /* bytes copied for one call */
+/* Bytes copied for one call. A stream socket then sends less, as it may
+ * (programs loop); a message that must go whole may be this large (more than
+ * the kernel's default socket buffers allow anyway). Bounded so that a
+ * command blocking many sends at once cannot grow serve without end. */
+#define NET_MAX_STREAM (256u << 10)
+#define NET_MAX_DATA (1u << 20)
 #define NET_MAX_CONTROL (256u << 10)
 #define NET_MAX_MSGS 1024           /* UIO_MAXIOV */
 #define NET_MAX_IOV 1024
@@ -223,8 +228,7 @@ static int name_decision(struct sv_call *c, struct sv_net_op *op, struct net_msg
 	return 0;
 }
 
-/* The data of iov[0..n), copied into one buffer (at most NET_MAX_DATA: a
- * stream socket then sends less, as it may; anything else refuses). */
+/* The data of iov[0..n), copied into one buffer (bounded: see NET_MAX_*). */
 static int read_iov(struct sv_call *c, struct sv_net_op *op, uint64_t iov_addr, uint64_t n,
 		    struct net_msg *m)
 {
@@ -250,8 +254,8 @@ static int read_iov(struct sv_call *c, struct sv_net_op *op, uint64_t iov_addr, 
 	}
 	if (rc == 0 && total > NET_MAX_DATA && op->type != SOCK_STREAM)
 		rc = -EMSGSIZE;
-	if (rc == 0 && total > NET_MAX_DATA)
-		total = NET_MAX_DATA;
+	if (rc == 0 && op->type == SOCK_STREAM && total > NET_MAX_STREAM)
+		total = NET_MAX_STREAM;
 	if (rc == 0 && total) {
 		m->data = malloc(total);
 		if (!m->data)
@@ -337,8 +341,8 @@ static int read_sendto(struct sv_call *c, struct sv_net_op *op, struct net_msg *
 
 	if (len > NET_MAX_DATA && op->type != SOCK_STREAM)
 		return -EMSGSIZE;
-	if (len > NET_MAX_DATA)
-		len = NET_MAX_DATA;
+	if (op->type == SOCK_STREAM && len > NET_MAX_STREAM)
+		len = NET_MAX_STREAM;
 	rc = read_name(c, a[4], (uint32_t)a[5], m);
 	if (rc == 0 && len) {
 		m->data = malloc(len);

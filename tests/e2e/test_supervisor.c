@@ -370,6 +370,35 @@ Test(supervisor, meta_root_cannot_touch_system_files)
 	fx_teardown(&f);
 }
 
+/* A command that chroots (in a user namespace of its own) sees B/fake/tmp
+ * as /tmp: the writable set is the host's /tmp all the same. */
+PARAMS(meta_chroot_cannot_remap_writable_set, ll_params)
+ParameterizedTest(struct cp *p, supervisor, meta_chroot_cannot_remap_writable_set)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *fake = e2e_fmt("%s/fake", f.B), *tmp = e2e_fmt("%s/fake/tmp", f.B);
+	char *victim = e2e_fmt("%s/victim", tmp);
+
+	cr_assert(e2e_mkdir(f.who, fake) == 0 && e2e_mkdir(f.who, tmp) == 0 &&
+		  e2e_write_file(f.who, victim, "v\n") == 0 && chmod(victim, 0644) == 0);
+	struct snap before = snap_of(victim);
+
+	sbx(&f, "workspace-write", NULL, NULL, false,
+	    e2e_fmt("python3 -c \"import ctypes, os; c = ctypes.CDLL(None, use_errno=True); "
+		    "assert c.unshare(0x10000000) == 0, ctypes.get_errno(); os.chroot('%s'); "
+		    "print('chrooted', flush=True); os.chmod('/tmp/victim', 0o600)\"", fake),
+	    &o);
+	cr_assert(strstr(o.out, "chrooted"), "%s the command could not chroot:\n%s", f.tag, o.err);
+	cr_assert(o.status != 0 && strstr(o.err, "Permission denied"), "%s exit %d:\n%s", f.tag,
+		  o.status, o.err);
+	assert_untouched(&f, victim, &before, "chmod after a chroot:");
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
 /* AT_SYMLINK_NOFOLLOW acts on the link itself, never on what it names. */
 PARAMS(meta_nofollow_on_the_link, ll_params)
 ParameterizedTest(struct cp *p, supervisor, meta_nofollow_on_the_link)
@@ -662,6 +691,57 @@ ParameterizedTest(struct cp *p, supervisor, sock_abstract)
 	    &o);
 	cr_assert(o.status == 0, "%s own abstract server: exit %d\n%s%s", f.tag, o.status, o.out,
 		  o.err);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* i386's int $0x80 and x32's syscall numbers reach the same kernel code:
+ * neither may be a way around the supervisor. */
+PARAMS(other_abis_no_way_around, all_params)
+ParameterizedTest(struct cp *p, supervisor, other_abis_no_way_around)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *s = e2e_fmt("%s/s.sock", f.D), *w = e2e_fmt("%s/witness", f.D);
+	struct snap before = snap_of(f.Of);
+
+	start_daemon(&f, "stream", s, w);
+	sbx(&f, "workspace-write", NULL, NULL, false,
+	    e2e_fmt("%s chmod %s; %s connect %s", helper(&f, "abi32"), f.Of, helper(&f, "abi32"), s),
+	    &o);
+	/* 0 would mean it went through; anything else (EACCES from us,
+	 * ENOSYS where the ABI is off, EROFS from the namespace view) is fine */
+	cr_assert(!strstr(o.out, " 0\n"), "%s a 32-bit ABI went around the supervisor:\n%s%s",
+		  f.tag, o.out, o.err);
+	if (f.runner == LANDLOCK)
+		cr_assert(strstr(o.out, "i386_chmod 13") || strstr(o.out, "i386_chmod 38"), "%s\n%s",
+			  f.tag, o.out);
+	cr_assert(strstr(o.out, "i386_connect 13") || strstr(o.out, "i386_connect 38"), "%s\n%s",
+		  f.tag, o.out);
+	assert_untouched(&f, f.Of, &before, "chmod by a 32-bit ABI:");
+	usleep(20000);
+	cr_assert(!e2e_exists(w), "%s the host daemon got a line", f.tag);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* io_uring connects, sends and sets xattrs where seccomp cannot see it: a
+ * supervised run gets none (EPERM, as container runtimes refuse it). */
+PARAMS(io_uring_refused, all_params)
+ParameterizedTest(struct cp *p, supervisor, io_uring_refused)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	sbx(&f, "workspace-write", NULL, NULL, false,
+	    "python3 -c 'import ctypes; c = ctypes.CDLL(None, use_errno=True); "
+	    "p = ctypes.create_string_buffer(120); "
+	    "print(c.syscall(425, 8, p), ctypes.get_errno())'", &o);
+	cr_assert(o.status == 0 && strcmp(o.out, "-1 1\n") == 0,
+		  "%s io_uring_setup under the supervisor: %s%s", f.tag, o.out, o.err);
 	e2e_out_free(&o);
 	fx_teardown(&f);
 }
