@@ -28,25 +28,20 @@
 
 #define X32_SYSCALL_BIT 0x40000000U
 
-struct worker {
-	struct supervisor *sv;
-	struct sv_net_op *op;
-	uint64_t id;
-	size_t slot;
-};
-
-static void sv_ref(struct supervisor *sv)
+void sv_ref(struct supervisor *sv)
 {
 	__atomic_add_fetch(&sv->refs, 1, __ATOMIC_SEQ_CST);
 }
 
-static void sv_unref(struct supervisor *sv)
+void sv_unref(struct supervisor *sv)
 {
 	if (__atomic_sub_fetch(&sv->refs, 1, __ATOMIC_SEQ_CST) != 0)
 		return;
-	for (size_t i = 0; i < SV_MAX_INFLIGHT; i++)
+	for (size_t i = 0; i < SV_MAX_INFLIGHT; i++) {
 		if (sv->inflight[i].used && sv->inflight[i].pidfd >= 0)
 			close(sv->inflight[i].pidfd);
+		sv_net_free(sv->inflight[i].op); /* handed over, never taken */
+	}
 	/* Closing the listener makes any call still waiting fail (ENOSYS):
 	 * nothing passes unchecked once we are gone. */
 	close(sv->listener);
@@ -54,11 +49,12 @@ static void sv_unref(struct supervisor *sv)
 	for (size_t i = 0; i < sv->n_allow; i++)
 		free(sv->allow[i]);
 	free(sv->allow);
+	pthread_cond_destroy(&sv->work);
 	pthread_mutex_destroy(&sv->lock);
 	free(sv);
 }
 
-static void wake(struct supervisor *sv)
+void sv_wake(struct supervisor *sv)
 {
 	uint64_t one = 1;
 	ssize_t n = write(sv->wake_fd, &one, sizeof(one));
@@ -66,7 +62,7 @@ static void wake(struct supervisor *sv)
 	(void)n;
 }
 
-static void respond(struct supervisor *sv, uint64_t id, const struct sv_answer *a)
+void sv_respond(struct supervisor *sv, uint64_t id, const struct sv_answer *a)
 {
 	struct seccomp_notif_resp resp = { .id = id, .val = a->val, .error = -a->err };
 
@@ -94,83 +90,13 @@ static int lower_caps(uint64_t keep)
 	return syscall(SYS_capset, &hdr, data) < 0 ? -errno : 0;
 }
 
-static void worker_finish(struct worker *w)
-{
-	struct supervisor *sv = w->sv;
-
-	sv_net_free(w->op);
-	pthread_mutex_lock(&sv->lock);
-	sv->inflight[w->slot].done = true;
-	pthread_mutex_unlock(&sv->lock);
-	wake(sv);
-	free(w);
-	sv_unref(sv);
-}
-
-/* Cancelled inside its blocking call: the caller is gone, nothing to answer. */
-static void worker_cancelled(void *arg)
-{
-	worker_finish(arg);
-}
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	struct sv_answer a = { 0 };
-
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-	pthread_cleanup_push(worker_cancelled, w);
-	sv_net_perform(w->op, &a);
-	pthread_cleanup_pop(0);
-	respond(w->sv, w->id, &a);
-	worker_finish(w);
-	return NULL;
-}
-
-/* A thread for a call that may block. false: no slot or no thread (the
- * dispatcher then performs it itself). */
-static bool start_worker(struct supervisor *sv, struct sv_call *c, struct sv_net_op *op)
-{
-	struct worker *w = calloc(1, sizeof(*w));
-	pthread_attr_t attr;
-	size_t slot = SV_MAX_INFLIGHT;
-	bool ok = false;
-
-	if (!w)
-		return false;
-	pthread_mutex_lock(&sv->lock);
-	for (size_t i = 0; i < SV_MAX_INFLIGHT && slot == SV_MAX_INFLIGHT; i++)
-		if (!sv->inflight[i].used)
-			slot = i;
-	if (slot < SV_MAX_INFLIGHT && sv_pidfd(c) >= 0 && pthread_attr_init(&attr) == 0) {
-		*w = (struct worker){ .sv = sv, .op = op, .id = c->n.id, .slot = slot };
-		sv->inflight[slot] = (struct sv_inflight){
-			.used = true, .pidfd = fcntl(c->pidfd, F_DUPFD_CLOEXEC, 3) };
-		sv_ref(sv);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&attr, 256 * 1024);
-		ok = pthread_create(&sv->inflight[slot].thread, &attr, worker_main, w) == 0;
-		pthread_attr_destroy(&attr);
-		if (!ok) {
-			if (sv->inflight[slot].pidfd >= 0)
-				close(sv->inflight[slot].pidfd);
-			sv->inflight[slot] = (struct sv_inflight){ 0 };
-			__atomic_sub_fetch(&sv->refs, 1, __ATOMIC_SEQ_CST);
-		}
-	}
-	pthread_mutex_unlock(&sv->lock);
-	if (!ok)
-		free(w);
-	return ok;
-}
-
 static void handle_socket_call(struct supervisor *sv, struct sv_call *c, struct sv_answer *a)
 {
 	struct sv_net_op *op = sv_net_prepare(c, a);
 
 	if (!op)
 		return;
-	if (sv_net_may_block(op) && start_worker(sv, c, op)) {
+	if (sv_net_may_block(op) && sv_worker_start(sv, c, op)) {
 		a->abandon = true; /* the worker answers */
 		return;
 	}
@@ -200,40 +126,9 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 	} else {
 		a.err = ENOSYS; /* the filter sends us nothing else */
 	}
-	respond(sv, c.n.id, &a);
+	sv_respond(sv, c.n.id, &a);
 	sv_call_release(&c);
 	return true;
-}
-
-static void cancel_all(struct supervisor *sv)
-{
-	pthread_mutex_lock(&sv->lock);
-	for (size_t i = 0; i < SV_MAX_INFLIGHT; i++)
-		if (sv->inflight[i].used && !sv->inflight[i].done)
-			pthread_cancel(sv->inflight[i].thread);
-	pthread_mutex_unlock(&sv->lock);
-}
-
-/* Collect the finished slots, and list the callers of the others. */
-static size_t watch_inflight(struct supervisor *sv, struct pollfd *pfd, size_t *slot_of)
-{
-	size_t n = 0;
-
-	pthread_mutex_lock(&sv->lock);
-	for (size_t i = 0; i < SV_MAX_INFLIGHT; i++) {
-		struct sv_inflight *f = &sv->inflight[i];
-
-		if (f->used && f->done) {
-			if (f->pidfd >= 0)
-				close(f->pidfd);
-			*f = (struct sv_inflight){ 0 };
-		} else if (f->used && f->pidfd >= 0) {
-			pfd[n] = (struct pollfd){ .fd = f->pidfd, .events = POLLIN };
-			slot_of[n++] = i;
-		}
-	}
-	pthread_mutex_unlock(&sv->lock);
-	return n;
 }
 
 static void *dispatcher_main(void *arg)
@@ -253,7 +148,7 @@ static void *dispatcher_main(void *arg)
 		if (listening)
 			pfd[n++] = (struct pollfd){ .fd = sv->listener, .events = POLLIN };
 		first = n;
-		n += watch_inflight(sv, pfd + first, slot_of);
+		n += sv_worker_watch(sv, pfd + first, slot_of);
 		if (poll(pfd, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -271,17 +166,12 @@ static void *dispatcher_main(void *arg)
 			listening = false;
 		else if (listening && (pfd[1].revents & POLLIN))
 			listening = handle_one(sv, refuse_all);
-		for (size_t i = first; i < n; i++) {
-			if (!pfd[i].revents)
-				continue;
-			/* The caller died: its call is over, end the worker. */
-			pthread_mutex_lock(&sv->lock);
-			if (sv->inflight[slot_of[i - first]].used && !sv->inflight[slot_of[i - first]].done)
-				pthread_cancel(sv->inflight[slot_of[i - first]].thread);
-			pthread_mutex_unlock(&sv->lock);
-		}
+		/* A caller died: its call is over, end its worker. */
+		for (size_t i = first; i < n; i++)
+			if (pfd[i].revents)
+				sv_worker_caller_gone(sv, slot_of[i - first]);
 	}
-	cancel_all(sv);
+	sv_worker_stop_all(sv);
 	sv_unref(sv);
 	return NULL;
 }
@@ -304,6 +194,7 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->caps = p->caps;
 	sv->self = getpid();
 	pthread_mutex_init(&sv->lock, NULL);
+	pthread_cond_init(&sv->work, NULL);
 	for (size_t i = 0; i < p->writable.n && i < SUPERVISE_MAX_WRITABLE; i++) {
 		strncpy(sv->writable_dirs[i], p->writable.dirs[i], PATH_MAX - 1);
 		sv->writable.dirs[i] = sv->writable_dirs[i];
@@ -348,7 +239,7 @@ void supervisor_stop(struct supervisor *sv)
 	if (!sv)
 		return;
 	__atomic_store_n(&sv->stopping, true, __ATOMIC_RELEASE);
-	wake(sv);
+	sv_wake(sv);
 	sv_unref(sv);
 }
 

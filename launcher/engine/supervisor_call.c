@@ -170,12 +170,13 @@ int sv_pidfd(struct sv_call *c)
 	if (c->pidfd >= 0)
 		return c->pidfd;
 	c->pidfd = (int)syscall(SYS_pidfd_open, c->n.pid, 0);
-	/* Not a thread group's leader: the thread itself where the kernel
-	 * allows (its own fd table if it unshared one), else its group. Either
-	 * way the pid is checked against the call (ID_VALID) afterwards. */
-	if (c->pidfd < 0 && errno == EINVAL)
+	/* Not a thread group's leader (EINVAL, or ENOENT on newer kernels):
+	 * the thread itself where the kernel allows (its own fd table if it
+	 * unshared one), else its group. Either way the pid is checked
+	 * against the call (ID_VALID) afterwards. */
+	if (c->pidfd < 0)
 		c->pidfd = (int)syscall(SYS_pidfd_open, c->n.pid, PIDFD_THREAD);
-	if (c->pidfd < 0 && errno == EINVAL && (tgid = tgid_of(c)) > 0)
+	if (c->pidfd < 0 && (tgid = tgid_of(c)) > 0)
 		c->pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	return c->pidfd >= 0 ? c->pidfd : -errno;
 }

@@ -16,11 +16,16 @@
 
 #define SV_MAX_INFLIGHT 64 /* blocking calls performed at once per run */
 
+/* A call handed to a worker (supervisor_worker.c). */
 struct sv_inflight {
 	bool used;
-	bool done;         /* the worker finished; the dispatcher may reuse the slot */
+	bool running;      /* a worker took it: thread is valid */
+	bool done;         /* performed (or cancelled); the slot is free again */
+	bool cancelled;
 	pthread_t thread;
 	int pidfd;         /* the calling process: readable once it is gone */
+	struct sv_net_op *op;
+	uint64_t id;
 };
 
 struct supervisor {
@@ -28,7 +33,9 @@ struct supervisor {
 	int wake_fd;              /* eventfd: stop, or a worker finished */
 	int refs;                 /* engine + dispatcher + workers (atomic) */
 	bool stopping;            /* set once by supervisor_stop (atomic) */
-	pthread_mutex_t lock;     /* guards inflight */
+	pthread_mutex_t lock;     /* guards inflight and the worker counts */
+	pthread_cond_t work;      /* idle workers wait here for a call */
+	size_t n_idle, n_unclaimed, n_workers;
 	struct sv_inflight inflight[SV_MAX_INFLIGHT];
 
 	bool metadata;
@@ -107,6 +114,23 @@ void sv_net_perform(struct sv_net_op *op, struct sv_answer *a);
 void sv_net_free(struct sv_net_op *op);
 /* The socket the op works on (ours: pidfd_getfd), for cancelling. */
 int sv_net_socket(const struct sv_net_op *op);
+
+/* supervisor.c */
+void sv_ref(struct supervisor *sv);
+void sv_unref(struct supervisor *sv);
+void sv_wake(struct supervisor *sv);
+void sv_respond(struct supervisor *sv, uint64_t id, const struct sv_answer *a);
+
+/* supervisor_worker.c: calls that may block, on threads of their own. */
+struct pollfd;
+/* Hand op over (the worker answers). false: no room, perform it yourself. */
+bool sv_worker_start(struct supervisor *sv, struct sv_call *c, struct sv_net_op *op);
+/* The caller of the call in slot died: end its worker. */
+void sv_worker_caller_gone(struct supervisor *sv, size_t slot);
+/* The run is over: end every call in flight, send idle workers away. */
+void sv_worker_stop_all(struct supervisor *sv);
+/* Free finished slots; fill pfd with the callers still waited for. */
+size_t sv_worker_watch(struct supervisor *sv, struct pollfd *pfd, size_t *slot_of);
 
 /* supervisor_peer.c: was this listener made by a run of ours? */
 bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file);

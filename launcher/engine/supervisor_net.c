@@ -54,7 +54,7 @@ struct net_msg {
 	size_t len;
 	char *control;
 	size_t controllen;
-	int fds[SCM_MAX_FDS * 4]; /* our copies of SCM_RIGHTS fds */
+	int *fds;                 /* our copies of SCM_RIGHTS fds */
 	size_t n_fds;
 	int target;               /* O_PATH on the unix socket file, -1 */
 };
@@ -94,6 +94,7 @@ void sv_net_free(struct sv_net_op *op)
 
 		for (size_t k = 0; k < m->n_fds; k++)
 			close(m->fds[k]);
+		free(m->fds);
 		if (m->target >= 0)
 			close(m->target);
 		free(m->data);
@@ -300,8 +301,13 @@ static int read_control(struct sv_call *c, uint64_t addr, uint64_t len, struct n
 		if (cm->cmsg_len < CMSG_LEN(0))
 			return -EINVAL;
 		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		if (n > SCM_MAX_FDS || m->n_fds + n > sizeof(m->fds) / sizeof(m->fds[0]))
+		if (n > SCM_MAX_FDS || m->n_fds + n > 4 * SCM_MAX_FDS)
 			return -EINVAL;
+		int *grown = realloc(m->fds, (m->n_fds + n) * sizeof(int));
+
+		if (!grown)
+			return -ENOMEM;
+		m->fds = grown;
 		fds = (int *)CMSG_DATA(cm);
 		for (size_t i = 0; i < n; i++) {
 			int fd;

@@ -746,6 +746,50 @@ ParameterizedTest(struct cp *p, supervisor, io_uring_refused)
 	fx_teardown(&f);
 }
 
+/* Calls from threads that lead no thread group (most threads of a server):
+ * their fds are looked up through a pidfd of the thread or its group. */
+PARAMS(calls_from_threads, all_params)
+ParameterizedTest(struct cp *p, supervisor, calls_from_threads)
+{
+	struct fx f;
+	struct e2e_out o;
+	const char *py =
+		"import os, socket, threading, sys\n"
+		"t = socket.socket(); t.bind(('127.0.0.1', 0)); t.listen(1024)\n"
+		"u = socket.socket(socket.AF_UNIX); u.bind('own.sock'); u.listen(1024)\n"
+		"def serve(s):\n"
+		"    while True: s.accept()[0].close()\n"
+		"for s in (t, u): threading.Thread(target=serve, args=(s,), daemon=True).start()\n"
+		"errors = []\n"
+		"def work(i):\n"
+		"    try:\n"
+		"        for k in range(20):\n"
+		"            a = socket.socket(); a.connect(t.getsockname()); a.close()\n"
+		"            b = socket.socket(socket.AF_UNIX); b.connect('own.sock'); b.close()\n"
+		"        fd = os.open('f', os.O_RDONLY); os.fchmod(fd, 0o600); os.close(fd)\n"
+		"    except OSError as e: errors.append(e)\n"
+		"ts = [threading.Thread(target=work, args=(i,)) for i in range(8)]\n"
+		"[x.start() for x in ts]; [x.join() for x in ts]\n"
+		"print('errors', errors)\n"
+		"sys.exit(1 if errors else 0)\n";
+	char *script;
+
+	fx_setup(&f, p);
+	script = e2e_fmt("%s/threads.py", f.B);
+	cr_assert(e2e_write_file(AS_CALLER, script, py) == 0 && chmod(script, 0644) == 0);
+	for (int n = 0; n < 2; n++) {
+		const char *net = n ? "none" : "allow";
+
+		sbx(&f, "workspace-write", net, NULL, false, e2e_fmt("cd %s && python3 %s", f.R, script),
+		    &o);
+		cr_assert(o.status == 0, "%s --net %s: calls from threads failed: exit %d\n%s%s",
+			  f.tag, net, o.status, o.out, o.err);
+		e2e_out_free(&o);
+		unlink(e2e_fmt("%s/own.sock", f.R));
+	}
+	fx_teardown(&f);
+}
+
 /* ---- where the kernel cannot supervise ---- */
 
 static json_t *run_json_under(struct fx *f, const char *features, const char *cmd)
