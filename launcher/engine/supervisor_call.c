@@ -331,6 +331,31 @@ static int resolve_here(struct sv_call *c, int dirfd, const char *path, struct o
 	return rc;
 }
 
+/* "/proc/self/fd/N[/rest]" and its spellings: the command's own fd N, as
+ * the kernel's magic link would take it (glibc emulates fchmodat's
+ * AT_SYMLINK_NOFOLLOW and lchmod so; programs connect to long socket paths
+ * so). Our own /proc/self would be sbx's. N, or -1 for any other path. */
+static int magic_fd(const char *path, const char **rest)
+{
+	static const char *const prefixes[] = { "/proc/self/fd/", "/proc/thread-self/fd/", "/dev/fd/" };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t len = strlen(prefixes[i]);
+		const char *p = path + len;
+		long n = 0;
+
+		if (strncmp(path, prefixes[i], len) != 0 || *p < '0' || *p > '9')
+			continue;
+		while (*p >= '0' && *p <= '9' && n < 1000000000)
+			n = n * 10 + (*p++ - '0');
+		if (*p != '\0' && *p != '/')
+			return -1;
+		*rest = p;
+		return (int)n;
+	}
+	return -1;
+}
+
 int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags)
 {
 	struct open_how how = {
@@ -341,8 +366,27 @@ int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags)
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	char abs[PATH_MAX * 2];
-	int proc, root, fd, rc;
+	const char *rest = NULL;
+	int proc, root, fd, rc, n = magic_fd(path, &rest);
 
+	if (n >= 0) {
+		fd = sv_getfd(c, n);
+		if (fd < 0 || rest[0] == '\0')
+			return fd == -EBADF ? -ENOENT : fd;
+		/* below a directory fd: from its path in the command's view */
+		rc = command_root(c);
+		if (rc == 0)
+			rc = sv_view_path(c, fd, abs, PATH_MAX);
+		close(fd);
+		if (rc == 0)
+			rc = strip_root(c, abs);
+		if (rc < 0)
+			return rc;
+		if (strlen(abs) + strlen(rest) >= PATH_MAX)
+			return -ENAMETOOLONG;
+		strcat(abs, rest);
+		path = abs;
+	}
 	if (path[0] != '\0' && same_root_as_ours(c)) {
 		strcpy(c->root, "/");
 		c->have_root = true;
@@ -365,7 +409,8 @@ int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags)
 	if (path[0] == '/') {
 		if (strlen(path) >= sizeof(abs))
 			return -ENAMETOOLONG;
-		strcpy(abs, path);
+		if (path != abs)
+			strcpy(abs, path);
 	} else {
 		rc = start_dir(c, dirfd, abs, PATH_MAX);
 		if (rc < 0)

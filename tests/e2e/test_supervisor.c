@@ -399,6 +399,44 @@ ParameterizedTest(struct cp *p, supervisor, meta_chroot_cannot_remap_writable_se
 	fx_teardown(&f);
 }
 
+/* /proc/self/fd/N names the command's fd N (glibc's fchmodat emulation,
+ * tar -p, connects to long socket paths): allowed where that object lies in
+ * the writable set, refused elsewhere. */
+PARAMS(meta_proc_self_fd_paths, ll_params)
+ParameterizedTest(struct cp *p, supervisor, meta_proc_self_fd_paths)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *script;
+
+	fx_setup(&f, p);
+	struct snap before = snap_of(f.Of);
+
+	script = e2e_fmt("import os, sys\n"
+			 "o = os.open(sys.argv[1], os.O_RDONLY)\n"
+			 "try:\n"
+			 "    os.chmod('/proc/self/fd/%%d' %% o, 0o600); print('outside changed')\n"
+			 "except PermissionError: print('outside refused')\n"
+			 "i = os.open(sys.argv[2], os.O_RDONLY)\n"
+			 "os.chmod('/dev/fd/%%d' %% i, 0o600)\n"
+			 "os.chmod(sys.argv[2], 0o640, follow_symlinks=False)\n"
+			 "p = os.open(sys.argv[2], os.O_PATH)\n"
+			 "os.utime('/proc/thread-self/fd/%%d' %% p, (3, 3))\n"
+			 "print('inside ok')\n");
+	sbx(&f, "workspace-write", NULL, NULL, false,
+	    e2e_fmt("python3 %s %s %s && mkdir -p d/e && tar cf t.tar d && rm -r d && tar xpf t.tar",
+		    script_file(&f, "fd.py", script), f.Of, f.Rf), &o);
+	cr_assert(o.status == 0 && strstr(o.out, "outside refused") && strstr(o.out, "inside ok"),
+		  "%s exit %d\n%s%s", f.tag, o.status, o.out, o.err);
+	assert_untouched(&f, f.Of, &before, "chmod /proc/self/fd/N:");
+	struct stat st;
+
+	cr_assert(stat(f.Rf, &st) == 0 && (st.st_mode & 07777) == 0640 && st.st_mtim.tv_sec == 3,
+		  "%s mode %o mtime %ld", f.tag, st.st_mode & 07777, (long)st.st_mtim.tv_sec);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
 /* AT_SYMLINK_NOFOLLOW acts on the link itself, never on what it names. */
 PARAMS(meta_nofollow_on_the_link, ll_params)
 ParameterizedTest(struct cp *p, supervisor, meta_nofollow_on_the_link)
