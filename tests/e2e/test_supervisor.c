@@ -919,9 +919,9 @@ Test(supervisor, probe_says_why)
 
 /* ---- a call in flight when its caller dies ---- */
 
-static int count_threads(void)
+static int count_entries(const char *dir)
 {
-	DIR *d = opendir("/proc/self/task");
+	DIR *d = opendir(dir);
 	struct dirent *e;
 	int n = 0;
 
@@ -931,6 +931,11 @@ static int count_threads(void)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	return n;
+}
+
+static int count_threads(void)
+{
+	return count_entries("/proc/self/task");
 }
 
 /* Wait (bounded) until the process has `want` threads. */
@@ -992,7 +997,7 @@ static int killed_child(const struct killed_case *k)
 	struct sbx_error err;
 	pthread_t sampler;
 	void *sampled = (void *)1L;
-	int baseline = count_threads();
+	int baseline = count_threads(), fds = count_entries("/proc/self/fd");
 	char *cmd = e2e_fmt(blocking_connects, k->port, k->unix_stuck);
 
 	if (k->kill_inside)
@@ -1017,7 +1022,10 @@ static int killed_child(const struct killed_case *k)
 	sbx_run_free(run);
 	if (!sampled)
 		return 3;
-	return threads_settle(baseline) ? 0 : 1;
+	if (!threads_settle(baseline))
+		return 1;
+	/* and every fd the supervisor took is closed again */
+	return count_entries("/proc/self/fd") == fds ? 0 : 6;
 }
 
 static void killed_mid_call(enum e2e_user who, bool kill_inside)
@@ -1047,6 +1055,8 @@ static void killed_mid_call(enum e2e_user who, bool kill_inside)
 	cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
 	cr_assert(WEXITSTATUS(status) != 2, "[user %s] the run failed", e2e_user_name(who));
 	cr_assert(WEXITSTATUS(status) != 3, "[user %s] a worker outlived its killed caller",
+		  e2e_user_name(who));
+	cr_assert(WEXITSTATUS(status) != 6, "[user %s] the supervisor left fds open",
 		  e2e_user_name(who));
 	cr_assert(WEXITSTATUS(status) == 0, "[user %s] status %d: a supervisor thread outlived the run",
 		  e2e_user_name(who), WEXITSTATUS(status));
