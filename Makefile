@@ -47,7 +47,7 @@ obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o
 obj-$(CONFIG_NETNS) += launcher/kernel/netns.o
 obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
 	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o \
-		supervisor_net.o supervisor_peer.o supervisor_worker.o)
+		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o)
 
 # Libraries Debian ships as static archives are linked into the sbx binary
 # itself: every launch then skips their dynamic loading (measured here: about
