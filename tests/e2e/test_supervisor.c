@@ -119,11 +119,19 @@ static char *helper(struct fx *f, const char *name)
 	return dst;
 }
 
+/* Daemons end with the test process, whether it passed or not (a failed
+ * assertion skips fx_teardown): kill_daemons at exit. */
+static pid_t all_daemons[16];
+static size_t n_all_daemons;
+
 static void fx_teardown(struct fx *f)
 {
 	for (size_t i = 0; i < f->n_daemons; i++) {
-		kill(f->daemons[i], SIGKILL);
-		waitpid(f->daemons[i], NULL, 0);
+		if (kill(f->daemons[i], SIGKILL) == 0)
+			waitpid(f->daemons[i], NULL, 0);
+		for (size_t k = 0; k < n_all_daemons; k++)
+			if (all_daemons[k] == f->daemons[i])
+				all_daemons[k] = 0; /* reaped: never kill its pid again */
 	}
 	if (f->tmpdir)
 		e2e_rm_rf(f->tmpdir);
@@ -520,14 +528,34 @@ static void wait_for(const char *path)
 	cr_assert(e2e_exists(path), "the test daemon never made %s", path);
 }
 
+
+static void kill_daemons(void)
+{
+	for (size_t i = 0; i < n_all_daemons; i++)
+		if (all_daemons[i] > 0 && kill(all_daemons[i], SIGKILL) == 0)
+			waitpid(all_daemons[i], NULL, 0);
+}
+
+static pid_t spawn_daemon(struct fx *f, char *const argv[])
+{
+	pid_t pid;
+
+	cr_assert(f->n_daemons < 4 && n_all_daemons < 16);
+	if (n_all_daemons == 0)
+		atexit(kill_daemons);
+	pid = e2e_spawn(AS_CALLER, "/", argv);
+	all_daemons[n_all_daemons++] = pid;
+	f->daemons[f->n_daemons++] = pid;
+	return pid;
+}
+
 /* A host daemon, started by the test (as the caller), not by any run. */
 static void start_daemon(struct fx *f, const char *kind, const char *sock, const char *witness)
 {
 	char *argv[] = { (char *)e2e_helper("sockserver"), (char *)kind, (char *)sock,
 			 (char *)witness, NULL };
 
-	cr_assert(f->n_daemons < 4);
-	f->daemons[f->n_daemons++] = e2e_spawn(AS_CALLER, "/", argv);
+	spawn_daemon(f, argv);
 	wait_for(sock[0] == '@' ? e2e_fmt("%s.ready", witness) : sock);
 }
 
@@ -1041,7 +1069,7 @@ static void killed_mid_call(enum e2e_user who, bool kill_inside)
 	char *argv[] = { (char *)e2e_helper("sockserver"), "stuck", (char *)k.unix_stuck, NULL };
 
 	k.port = stuck_tcp(&fill);
-	f.daemons[f.n_daemons++] = e2e_spawn(AS_CALLER, "/", argv);
+	spawn_daemon(&f, argv);
 	wait_for(k.unix_stuck);
 	fflush(NULL);
 	pid = fork();
