@@ -529,11 +529,15 @@ static void wait_for(const char *path)
 }
 
 
+static char *host_tmp_dir; /* made in the host's /tmp, removed at exit too */
+
 static void kill_daemons(void)
 {
 	for (size_t i = 0; i < n_all_daemons; i++)
 		if (all_daemons[i] > 0 && kill(all_daemons[i], SIGKILL) == 0)
 			waitpid(all_daemons[i], NULL, 0);
+	if (host_tmp_dir)
+		e2e_rm_rf(host_tmp_dir);
 }
 
 static pid_t spawn_daemon(struct fx *f, char *const argv[])
@@ -639,6 +643,7 @@ ParameterizedTest(struct cp *p, supervisor, sock_host_daemon_in_writable_set_unr
 	fx_setup(&f, p);
 	cr_assert(mkdtemp(tmpl) && chmod(tmpl, 0755) == 0);
 	f.tmpdir = strdup(tmpl);
+	host_tmp_dir = f.tmpdir;
 	char *ts = e2e_fmt("%s/tmux.sock", tmpl), *tw = e2e_fmt("%s/witness", f.D);
 	char *ws = e2e_fmt("%s/host.sock", f.R), *ww = e2e_fmt("%s/wwitness", f.D);
 
