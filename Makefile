@@ -37,6 +37,7 @@ defs-$(CONFIG_RUNNER_NAMESPACE) += -DCONFIG_RUNNER_NAMESPACE
 defs-$(CONFIG_RUNNER_LANDLOCK) += -DCONFIG_RUNNER_LANDLOCK
 defs-$(CONFIG_SECCOMP) += -DCONFIG_SECCOMP
 defs-$(CONFIG_NETNS) += -DCONFIG_NETNS
+defs-$(CONFIG_SUPERVISOR) += -DCONFIG_SUPERVISOR
 CPPFLAGS += $(defs-y) -DSBX_VERSION='"$(SBX_VERSION)"'
 # Rebuild everything when the feature set changes (e.g. `make CONFIG_IO_URING=n`).
 $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.stamp)
@@ -48,7 +49,7 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 	 protect.o protect_snapshot.o pipes.o spawn.o tree.o stream.o spill.o spill_clean.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
-	 locale_dialect.o root_pin.o stream_view.o)
+	 locale_dialect.o root_pin.o stream_view.o run_supervise.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
 	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o)
@@ -60,6 +61,9 @@ obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_rules.o
 obj-$(CONFIG_NETNS) += launcher/kernel/netns.o
+obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
+	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o \
+		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o)
 
 # Libraries Debian ships as static archives are linked into the sbx binary
 # itself: every launch then skips their dynamic loading (measured here: about
@@ -85,7 +89,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
 E2E_COMMON := tests/e2e/common.o
 HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper tests/helpers/forkloop \
-	   tests/helpers/sidedoor
+	   tests/helpers/sidedoor tests/helpers/sockserver tests/helpers/symrace tests/helpers/abi32
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)

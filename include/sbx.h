@@ -118,6 +118,11 @@ int sbx_run_set_max_processes(struct sbx_run *run, uint64_t n);          /* not 
 int sbx_run_set_memory_limit(struct sbx_run *run, uint64_t bytes);
 int sbx_run_set_file_size_limit(struct sbx_run *run, uint64_t bytes);
 int sbx_run_set_tmp_size(struct sbx_run *run, uint64_t bytes);           /* not OFF */
+/* The supervisor's allow-list (config unix_sockets): a socket path or pattern
+ * ('*' matches any run of characters, '/' included), or an abstract name
+ * starting with '@', that a confined command may connect to although it lies
+ * outside the run's writable set. */
+int sbx_run_add_unix_socket_pattern(struct sbx_run *run, const char *pattern);
 /* Human mode: copy both streams live to these fds as they arrive (-1: off).
  * With passthrough on, nothing is spilled: the caller already has every byte. */
 int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd);

@@ -25,6 +25,19 @@ static bool scrub_pattern_ok(const char *item, size_t len);
 #define DENY_READ_EXPECTED                                                                     \
 	"comma-separated absolute or ~/ paths (no '..'), at most 48, or none"
 
+#define UNIX_SOCKETS_EXPECTED                                                                  \
+	"comma-separated absolute socket paths or * patterns (no '.', '..' or '//'), or @abstract "  \
+	"names, each at most 255 bytes, 32 in all"
+
+/* The supervisor's own rules for one entry (policy/supervise.c). */
+static bool unix_socket_item_ok(const char *item, size_t len)
+{
+	char why[200];
+
+	return len < POLICY_SOCKET_PATTERN_MAX &&
+	       unix_socket_pattern_check(item, len, why, sizeof(why)) == 0;
+}
+
 /* One line per key, in the order sbx.conf(5) lists them. */
 const struct config_key config_keys[] = {
 	KEY_CHOICE(mode, mode, mode_words),
@@ -53,6 +66,9 @@ const struct config_key config_keys[] = {
 	KEY_LIST_OR(deny_read, deny_read, n_deny_read, "path", policy_deny_read_item_ok,
 		    DENY_READ_EXPECTED, "none"),
 	KEY_PATH_OR(cache_dir, cache_dir, "off"),
+	/* The supervisor's allow-list (docs/supervisor.md). */
+	KEY_LIST(unix_sockets, unix_sockets, n_unix_sockets, "socket", unix_socket_item_ok,
+		 UNIX_SOCKETS_EXPECTED),
 };
 
 const size_t config_n_keys = sizeof(config_keys) / sizeof(config_keys[0]);

@@ -16,6 +16,8 @@
 #define POLICY_PATTERN_MAX 128
 #define POLICY_MAX_PATHS 48
 #define POLICY_PATH_ITEM_MAX 512
+#define POLICY_MAX_UNIX_SOCKETS 32         /* unix_sockets entries */
+#define POLICY_SOCKET_PATTERN_MAX 256      /* bytes per entry, with the NUL */
 #define POLICY_DEFAULT_OUTPUT_LIMIT 65536
 #define POLICY_DEFAULT_MAX_BACKGROUND 16
 /* Spill files (docs/output.md): at most this much of one stream is kept on
@@ -85,6 +87,9 @@ struct sbx_config {
 	uint64_t file_size_limit;     /* bytes, or POLICY_LIMIT_OFF */
 	bool has_tmp_size;
 	uint64_t tmp_size;            /* bytes */
+	bool has_unix_sockets;
+	size_t n_unix_sockets;
+	char unix_sockets[POLICY_MAX_UNIX_SOCKETS][POLICY_SOCKET_PATTERN_MAX];
 };
 
 void config_init(struct sbx_config *cfg);
@@ -142,6 +147,8 @@ struct sbx_policy {
 	uint64_t memory_limit;
 	uint64_t file_size_limit;
 	uint64_t tmp_size;
+	size_t n_unix_sockets;      /* the supervisor's allow-list (config unix_sockets) */
+	char unix_sockets[POLICY_MAX_UNIX_SOCKETS][POLICY_SOCKET_PATTERN_MAX];
 };
 
 /* Deployment config (fallback) + session + approved escalation
@@ -157,5 +164,23 @@ int policy_parse_bytes(const char *s, uint64_t max, uint64_t *out);
 
 /* Shell-style name pattern, '*' matches any run of characters (also empty). */
 bool pattern_match(const char *pattern, const char *name);
+
+/* ---- supervise.c: the supervisor's pure decisions ---- */
+#define SUPERVISE_MAX_WRITABLE 4
+/* The writable set of a run as canonical paths in the command's view. */
+struct supervise_writable {
+	const char *dirs[SUPERVISE_MAX_WRITABLE];
+	/* Only what lies below the directory, not the directory itself: /tmp's
+	 * own mode and sticky bit belong to the host. */
+	bool below_only[SUPERVISE_MAX_WRITABLE];
+	size_t n;
+};
+/* path (canonical, absolute) is one of the directories or below one. */
+bool supervise_in_writable(const struct supervise_writable *w, const char *path);
+/* name ("/canonical/path" or "@abstract") matches an allow-list entry; '*'
+ * matches any run of characters, '/' included. */
+bool supervise_socket_listed(const char *const *patterns, size_t n, const char *name);
+/* One unix_sockets entry [p, p+len): 0, or -1 with why filled. */
+int unix_socket_pattern_check(const char *p, size_t len, char *why, size_t why_size);
 
 #endif

@@ -89,6 +89,7 @@ static void resolve_limits(const struct sbx_config *cfg, struct sbx_policy *out)
 	out->memory_limit = 0;
 	out->file_size_limit = 0;
 	out->tmp_size = 0;
+	out->n_unix_sockets = 0;
 	if (!cfg)
 		return;
 	if (cfg->has_spill_max_bytes)
@@ -125,6 +126,10 @@ static void resolve_limits(const struct sbx_config *cfg, struct sbx_policy *out)
 	out->n_deny_read = cfg->n_deny_read;
 	out->deny_read = (const char(*)[POLICY_PATH_ITEM_MAX])cfg->deny_read;
 	out->cache_dir = cfg->has_cache_dir ? cfg->cache_dir : NULL;
+	n = cfg->n_unix_sockets <= POLICY_MAX_UNIX_SOCKETS ? cfg->n_unix_sockets
+							     : POLICY_MAX_UNIX_SOCKETS;
+	memcpy(out->unix_sockets, cfg->unix_sockets, n * sizeof(out->unix_sockets[0]));
+	out->n_unix_sockets = n;
 }
 
 int policy_resolve(const struct sbx_config *cfg, const struct sbx_session *session,

@@ -15,6 +15,7 @@
 #include "spill.h"
 
 #define SBX_MAX_PATTERNS 80
+#define SBX_MAX_UNIX_SOCKETS 32
 
 /* ---- the builder (sbx_run_*) ---- */
 struct sbx_run {
@@ -44,6 +45,8 @@ struct sbx_run {
 	char *protected_paths;      /* NULL: default */
 	char *deny_read;            /* NULL: default */
 	char *cache_dir;            /* NULL: default */
+	size_t n_unix_sockets;
+	char *unix_sockets[SBX_MAX_UNIX_SOCKETS]; /* the supervisor's allow-list */
 };
 
 struct sbx_policy;

@@ -18,6 +18,7 @@
 #include "policy.h"
 #include "run.h"
 #include "caps.h"
+#include "run_supervise.h"
 #include "syscall_filter.h"
 #include "view_prepare.h"
 
@@ -237,6 +238,8 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 	r->spec.full_map_fd = -1;
 	r->spec.caps_keep = confined ? caps_for_caller(r->spec.uid) : 0;
 	run_limits_prepare(&r->limits, cfg, &r->spec);
+	if (confined)
+		run_supervise_prepare(r);
 	return 0;
 }
 
@@ -252,6 +255,7 @@ static struct run_state *run_alloc(void)
 	r->pidfd = r->fd_out = r->fd_err = -1;
 	r->view.tmp_fd = r->view.cache_fd = -1;
 	r->deadman_w = -1;
+	r->notify_sock[0] = r->notify_sock[1] = -1;
 	r->out.spill_fd = r->err.spill_fd = -1;
 	spill_place_init(&r->spill, 0);
 	return r;
@@ -340,6 +344,7 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	in_fd = p_out[1] = p_err[1] = -1;
 	if (rc < 0)
 		goto fail_fds;
+	run_supervise_attach(r, cfg);
 	live_add(r->pid);
 	if (r->runner) {
 		/* the denial texts in the command's own language (cached) */
@@ -515,6 +520,7 @@ void run_discard(struct run_state *r)
 		waitpid(r->pid, NULL, __WALL);
 		live_remove(r->pid);
 	}
+	run_supervise_end(r);
 	if (r->pidfd >= 0)
 		close(r->pidfd);
 	if (r->root_fd >= 0)

@@ -49,6 +49,8 @@ struct run_state {
 	int fd_out, fd_err;
 	int deadman_w;             /* write end of the dead-man trigger, -1: none */
 	pid_t deadman_pid;         /* its helper (0: none) */
+	struct supervisor *sup;    /* the syscall supervisor (NULL: none) */
+	int notify_sock[2];        /* its listener's way from the child */
 	struct loop *loop;
 	struct loop_watch w_out, w_err, w_pid, w_cancel;
 	struct stream out, err;

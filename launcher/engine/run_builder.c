@@ -38,6 +38,8 @@ void sbx_run_free(struct sbx_run *run)
 	free(run->cache_dir);
 	for (size_t i = 0; i < run->n_patterns; i++)
 		free(run->patterns[i]);
+	for (size_t i = 0; i < run->n_unix_sockets; i++)
+		free(run->unix_sockets[i]);
 	free(run);
 }
 
@@ -221,6 +223,21 @@ int sbx_run_set_cache_dir(struct sbx_run *run, const char *dir)
 	return set_string(&run->cache_dir, dir);
 }
 
+int sbx_run_add_unix_socket_pattern(struct sbx_run *run, const char *pattern)
+{
+	char why[200];
+
+	if (!pattern || unix_socket_pattern_check(pattern, strlen(pattern), why, sizeof(why)) < 0)
+		return -EINVAL;
+	if (run->n_unix_sockets >= SBX_MAX_UNIX_SOCKETS)
+		return -E2BIG;
+	run->unix_sockets[run->n_unix_sockets] = strdup(pattern);
+	if (!run->unix_sockets[run->n_unix_sockets])
+		return -ENOMEM;
+	run->n_unix_sockets++;
+	return 0;
+}
+
 int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd)
 {
 	run->pass_out = out_fd;
@@ -307,6 +324,10 @@ int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct s
 		if (sbx_run_add_scrub_pattern(run, pol->scrub_env[i]) < 0)
 			return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,
 					     "bad scrub_env pattern '%s'", pol->scrub_env[i]);
+	for (size_t i = 0; i < pol->n_unix_sockets; i++)
+		if (sbx_run_add_unix_socket_pattern(run, pol->unix_sockets[i]) < 0)
+			return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,
+					     "bad unix_sockets entry '%s'", pol->unix_sockets[i]);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "runner.h"
 #include "userns.h"
 #include "syscall_filter.h"
+#include "seccomp_notify.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -129,6 +130,16 @@ static int command_main(void *arg)
 		child_status_set(&st, STAGE_FDS, errno, "close_range", NULL);
 		report_and_exit(spec, &st);
 	}
+#ifdef CONFIG_SUPERVISOR
+	/* The very last step: nothing of our own setup may be trapped while
+	 * sbx waits for us in vfork. Landlock does not see metadata: under its
+	 * runner the supervisor decides those calls too. */
+	if (spec->runner && spec->notify_sockets &&
+	    notify_install_and_send(spec->runner->id == SBX_RUNNER_LANDLOCK ? spec->notify_metadata
+									 : spec->notify_sockets,
+				    spec->notify_fd, &st) < 0)
+		report_and_exit(spec, &st);
+#endif
 	execve(spec->bash, spec->argv, spec->envp);
 	child_status_set(&st, STAGE_EXEC, errno, "execve", spec->bash);
 	report_and_exit(spec, &st);

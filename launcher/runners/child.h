@@ -70,6 +70,12 @@ struct child_spec {
 				    * sbx after the clone (PID namespace runs) */
 	int full_map_fd;           /* child: where sbx says it is written (-1) */
 	const struct sock_fprog *seccomp; /* installed last; NULL: none */
+	/* The supervisor's filters (seccomp_notify.h), one of them installed
+	 * right before execve, its listener sent over notify_fd; NULL: none. */
+	const struct sock_fprog *notify_sockets;  /* namespace runner */
+	const struct sock_fprog *notify_metadata; /* landlock runner: metadata too */
+	int notify_fd;
+	bool supervised;           /* parent, after spawn: a supervisor answers */
 	uint64_t signals_to_reset; /* bit N-1: signal N is ignored or caught here */
 
 	char *scratch;             /* parent-allocated memory the child may use */

@@ -11,10 +11,15 @@
  *   landlock       landlock_create_ruleset/add_rule/restrict_self -> ENOSYS
  *   io_uring       io_uring_setup/enter/register -> EPERM
  *   mount_setattr  mount_setattr -> ENOSYS (a kernel before 5.12)
+ *   user_notif     seccomp user notification unknown (a kernel before 5.0):
+ *                  SECCOMP_GET_ACTION_AVAIL -> EOPNOTSUPP, a filter with
+ *                  SECCOMP_FILTER_FLAG_NEW_LISTENER -> EINVAL
+ *   pidfd_getfd    pidfd_getfd -> ENOSYS (a kernel before 5.6)
  *
  * Everything else is allowed. Exit status: 125 for nofeature's own errors,
  * 126/127 if PROGRAM cannot be executed or found (as env(1) and timeout(1)). */
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdbool.h>
@@ -39,7 +44,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: nofeature FEATURE[,FEATURE...] -- PROGRAM [ARGS...]\n"
-		"features: userns netns landlock io_uring mount_setattr\n");
+		"features: userns netns landlock io_uring mount_setattr user_notif pidfd_getfd\n");
 	exit(EXIT_OWN);
 }
 
@@ -92,6 +97,22 @@ static void deny_ns_flag(scmp_filter_ctx ctx, unsigned long flag)
 	}
 }
 
+/* seccomp(2) as a kernel without user notification answers it: the action
+ * is unknown, and so is the flag that asks for a listener. */
+static void deny_user_notif(scmp_filter_ctx ctx)
+{
+	struct scmp_arg_cmp avail = { .arg = 0, .op = SCMP_CMP_EQ, .datum_a = SECCOMP_GET_ACTION_AVAIL };
+	struct scmp_arg_cmp listener = { .arg = 1, .op = SCMP_CMP_MASKED_EQ,
+					 .datum_a = SECCOMP_FILTER_FLAG_NEW_LISTENER,
+					 .datum_b = SECCOMP_FILTER_FLAG_NEW_LISTENER };
+
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), resolve("seccomp"), 1, avail) < 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), resolve("seccomp"), 1, listener) < 0) {
+		fprintf(stderr, "nofeature: unable to add the user_notif rules\n");
+		exit(EXIT_OWN);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4 || strcmp(argv[2], "--") != 0)
@@ -126,6 +147,10 @@ int main(int argc, char **argv)
 			add_rule(ctx, EPERM, "io_uring_register");
 		} else if (strcmp(f, "mount_setattr") == 0) {
 			add_rule(ctx, ENOSYS, "mount_setattr");
+		} else if (strcmp(f, "user_notif") == 0) {
+			deny_user_notif(ctx);
+		} else if (strcmp(f, "pidfd_getfd") == 0) {
+			add_rule(ctx, ENOSYS, "pidfd_getfd");
 		} else {
 			die("unknown feature", f);
 		}
