@@ -3,6 +3,8 @@
  * allocation, no stdio). Shared by the namespace runner and by the landlock
  * runner's --net none. */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -74,7 +76,38 @@ int userns_write_identity_maps(uid_t uid, gid_t gid, struct child_status *st)
  * born inside its new namespace: so sbx writes it for the child, which waits
  * until it is there. */
 
-#define FULL_MAP "0 0 4294967295\n" /* ids 0..4294967294 onto themselves */
+/* Every id our own namespace has, onto itself: "0 0 4294967295" in the
+ * initial namespace; inside another, as many lines as its own map has (a
+ * map may name no id its parent lacks). */
+static int own_ids_map(const char *own, char *out, size_t size)
+{
+	char buf[1024];
+	size_t pos = 0;
+	ssize_t n;
+	int fd = open(own, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return EIO;
+	buf[n] = '\0';
+	for (char *line = buf, *next; line && *line; line = next) {
+		unsigned long inside, outside, count;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (sscanf(line, "%lu %lu %lu", &inside, &outside, &count) != 3)
+			continue;
+		n = snprintf(out + pos, size - pos, "%lu %lu %lu\n", inside, inside, count);
+		if (n < 0 || (size_t)n >= size - pos)
+			return E2BIG;
+		pos += (size_t)n;
+	}
+	return pos ? 0 : EIO;
+}
 
 bool userns_can_map_all(void)
 {
@@ -89,7 +122,8 @@ bool userns_can_map_all(void)
 int userns_map_all(pid_t pid)
 {
 	static const char *const files[] = { "setgroups", "uid_map", "gid_map" };
-	char path[64];
+	static const char *const own[] = { NULL, "/proc/self/uid_map", "/proc/self/gid_map" };
+	char path[64], map[1024];
 	int err = 0;
 
 	for (size_t i = 0; i < 3 && !err; i++) {
@@ -100,7 +134,10 @@ int userns_map_all(pid_t pid)
 		child_put_str(path, n, sizeof(path), files[i]);
 		/* setgroups first: "deny" stays, as for any other caller, so
 		 * that no nested namespace can drop a group used to deny. */
-		err = i == 0 ? write_proc(path, "deny", 4) : write_proc(path, FULL_MAP, strlen(FULL_MAP));
+		if (i == 0)
+			err = write_proc(path, "deny", 4);
+		else if (!(err = own_ids_map(own[i], map, sizeof(map))))
+			err = write_proc(path, map, strlen(map));
 	}
 	return err;
 }
