@@ -48,6 +48,20 @@ static void add(struct run_state *r, struct ns_path_list *l, char *s)
 		l->path[l->n++] = kept;
 }
 
+/* A hidden path and, when it is reached through a symlink (dotfiles kept
+ * elsewhere: ~/.ssh -> ~/dotfiles/ssh), what it resolves to: the covers are
+ * mounts on paths, and the target must not stay readable by its own name. */
+static void add_hidden(struct run_state *r, char *s)
+{
+	char *real = s ? realpath(s, NULL) : NULL;
+
+	add(r, &r->view.hide, s);
+	if (real && s && strcmp(real, s) != 0)
+		add(r, &r->view.hide, real);
+	else
+		free(real);
+}
+
 static const char *home_dir(void)
 {
 	const char *home = getenv("HOME");
@@ -83,7 +97,9 @@ static void add_list(struct run_state *r, struct ns_path_list *l, const char *li
 			p++;
 		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
 			end--;
-		if (end > p)
+		if (end > p && l == &r->view.hide)
+			add_hidden(r, expand(p, (size_t)(end - p), home));
+		else if (end > p)
 			add(r, l, expand(p, (size_t)(end - p), home));
 		if (!comma)
 			return;
@@ -130,7 +146,7 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 			char *p;
 
 			if (asprintf(&p, "%s/%s", home, view_default_hidden[i]) >= 0)
-				add(r, &r->view.hide, p);
+				add_hidden(r, p);
 		}
 	}
 	/* sbx's own state: other roots' /tmp and caches, spill files. This

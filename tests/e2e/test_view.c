@@ -378,7 +378,9 @@ ParameterizedTest(struct vp *p, view, protected_absent_swept, .timeout = 60)
 static void home_secrets(struct fx *f)
 {
 	cr_assert(e2e_mkdir(f->p.who, e2e_fmt("%s/.ssh", f->home)) == 0);
-	cr_assert(e2e_mkdir(f->p.who, e2e_fmt("%s/.aws", f->home)) == 0);
+	/* kept elsewhere, as dotfile managers do: hidden by both names */
+	cr_assert(e2e_mkdir(f->p.who, e2e_fmt("%s/dotaws", f->base)) == 0);
+	cr_assert(symlink(e2e_fmt("%s/dotaws", f->base), e2e_fmt("%s/.aws", f->home)) == 0);
 	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.ssh/id_ed25519", f->home), "SECRETKEY\n") == 0);
 	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.ssh/id_ed25519.pub", f->home), "PUBKEY\n") == 0);
 	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.ssh/known_hosts", f->home), "HOSTS\n") == 0);
@@ -391,7 +393,7 @@ ParameterizedTest(struct vp *p, view, credentials_hidden, .timeout = 60)
 {
 	static const char *const modes[] = { "read-only", "workspace-write" };
 	const char *cmd = "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc; ls -A ~/.ssh; "
-			  "cat ~/.ssh/known_hosts ~/.ssh/id_ed25519.pub";
+			  "cat ~/.ssh/known_hosts ~/.ssh/id_ed25519.pub; cat $(readlink ~/.aws)/credentials";
 	struct fx f;
 	struct e2e_out o;
 
