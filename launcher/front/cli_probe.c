@@ -115,8 +115,8 @@ static void print_text(const json_t *f)
 	}
 	printf("danger-full-access: no runner (no confinement)\n");
 	print_limits(json_object_get(f, "limits"));
-	printf("network and process visibility are not restricted by the modes; --net none "
-	       "gives a run loopback only\n");
+	printf("the network is not restricted by the modes (--net none gives a run loopback "
+	       "only); the namespace runner shows a run its own processes only\n");
 }
 
 static const char probe_usage[] =
