@@ -35,9 +35,10 @@ obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 # the launcher core
 obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o statedir.o view_prepare.o protect.o pipes.o spawn.o tree.o stream.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
-	 utf8.o writable.o probe.o)
+	 utf8.o writable.o probe.o probe_causes.o exit_watch.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
-obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_scope.o caps.o userns.o)
+obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_scope.o caps.o userns.o \
+	syscall_table.o syscalls_as_of.o fds.o)
 obj-y += $(addprefix launcher/front/,serve.o serve_answers.o serve_out.o serve_tasks.o serve_request.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o pidns_init.o ns_view.o \
@@ -63,7 +64,8 @@ CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_opt
 UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
 E2E_COMMON := tests/e2e/common.o
-HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper
+HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper \
+	tests/helpers/syscallprobe
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)
@@ -71,7 +73,8 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all check check-full check-minimal unit e2e examples deps demo clean install fuzz
+.PHONY: all check check-full check-minimal check-kernels check-vm unit e2e examples deps demo clean \
+	install fuzz
 all: sbx libsbx.a
 
 libsbx.a: $(obj-y)
@@ -86,14 +89,22 @@ sbx: $(CLI_OBJ) libsbx.a
 	@echo "  CC      $@"
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# The system call table is data included by its module.
+launcher/kernel/syscall_table.o: launcher/kernel/syscall_table.def
+
 tests/unit/%: tests/unit/%.c libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(libs-y) -lcriterion
 
 tests/e2e/%: tests/e2e/%.c $(E2E_COMMON) libsbx.a
 	$(CC) $(CPPFLAGS) -Itests/e2e $(CFLAGS) $(LDFLAGS) -o $@ $< $(E2E_COMMON) libsbx.a $(libs-y) -lcriterion
 
-tests/helpers/nofeature: tests/helpers/nofeature.c
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -lseccomp
+# nofeature emulates an old kernel with sbx's own system call table.
+NOFEATURE_OBJ := $(addprefix launcher/kernel/,syscall_table.o syscalls_as_of.o child_status.o)
+tests/helpers/nofeature: tests/helpers/nofeature.c $(NOFEATURE_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(NOFEATURE_OBJ) -lseccomp
+
+tests/helpers/syscallprobe: tests/helpers/syscallprobe.c launcher/kernel/syscall_table.o
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< launcher/kernel/syscall_table.o
 
 tests/helpers/%: tests/helpers/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
@@ -120,9 +131,22 @@ check-full: all unit e2e examples
 check-minimal:
 	scripts/check-minimal.sh
 
+# The old-kernel matrix: the containment and run suites with the system
+# calls of 4.19, 5.4, 5.10 and 5.15 (scripts/kernel-matrix.sh, ~1 min).
+check-kernels: sbx $(HELPERS) tests/e2e/test_contain tests/e2e/test_run
+	scripts/kernel-matrix.sh
+
+# Real kernels: Debian 12's cloud kernel under qemu, in four configurations
+# (scripts/vm-check.sh, ~10 min under TCG).
+VM_TESTS := $(addprefix tests/e2e/,test_contain test_failclosed test_run test_escape test_view)
+check-vm: sbx $(HELPERS) $(VM_TESTS)
+	scripts/vm-check.sh
+
 check: deps
 	$(MAKE) check-full
 	$(MAKE) check-minimal
+	$(MAKE) check-kernels
+	$(MAKE) check-vm
 
 demo: deps
 	$(MAKE) all

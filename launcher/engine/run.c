@@ -17,6 +17,7 @@
 #include "policy.h"
 #include "run.h"
 #include "syscall_filter.h"
+#include "syscalls_as_of.h"
 #include "view_prepare.h"
 
 extern char **environ;
@@ -264,6 +265,15 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 		r->spec.scratch = malloc(RUN_SCRATCH_SIZE);
 		if (!r->spec.scratch)
 			return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	}
+	if (cfg->syscalls_as_of) {
+		int rc = syscalls_as_of_build(cfg->syscalls_as_of, &r->as_of);
+
+		if (rc < 0)
+			return sbx_error_set(err, -rc, SBX_E_USAGE, NULL,
+					     "unable to build the --syscalls-as-of filter: %s",
+					     strerror(-rc));
+		r->spec.syscalls_as_of = &r->as_of;
 	}
 #ifdef CONFIG_SECCOMP
 	if (confined) {
@@ -560,6 +570,7 @@ void run_discard(struct run_state *r)
 	env_free(r->envp);
 	view_release(r);
 	free(r->spec.scratch);
+	free(r->as_of.filter);
 	free(r->command);
 	free(r);
 }

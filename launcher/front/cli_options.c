@@ -62,7 +62,7 @@ int cli_load_config(const char *flag_path, struct sbx_config *cfg, struct sbx_er
 
 static const char *const value_flags[] = {
 	"--mode", "--root", "--cwd", "--runner", "--timeout", "--output-limit", "--spill-dir",
-	"--net", "--config", "--landlock-abi", NULL,
+	"--net", "--config", "--landlock-abi", "--syscalls-as-of", NULL,
 };
 
 static bool takes_value(const char *name)
@@ -116,6 +116,8 @@ static int apply(struct cli_options *o, const char *name, const char *val, struc
 		if (parse_size(val, 64, &abi) < 0)
 			return bad(err, "bad --landlock-abi '%s': expected a number >= 1", val);
 		o->landlock_abi = (int)abi;
+	} else if (strcmp(name, "--syscalls-as-of") == 0) {
+		o->syscalls_as_of = val;
 	}
 	return 0;
 }

@@ -23,6 +23,7 @@ struct cli_options {
 	enum sbx_net net;
 	const char *config;
 	int landlock_abi;
+	const char *syscalls_as_of; /* a kernel release, NULL: off */
 	char **command_argv;
 	int command_argc;
 };

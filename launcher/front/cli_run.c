@@ -65,6 +65,14 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 	    (o->cwd && sbx_run_set_cwd(run, o->cwd) < 0) ||
 	    (o->spill_dir && sbx_run_set_spill_dir(run, o->spill_dir) < 0))
 		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run settings");
+	rc = sbx_run_set_syscalls_as_of(run, o->syscalls_as_of);
+	if (rc < 0)
+		return sbx_error_set(err, -rc, SBX_E_USAGE, NULL,
+				     rc == -ENOSYS ? "--syscalls-as-of: no system call table for this "
+						     "architecture (x86_64 and aarch64 have one)"
+						   : "bad --syscalls-as-of '%s': expected a kernel release "
+						     "from 3.10 to 6.17, e.g. 5.4",
+				     o->syscalls_as_of);
 	if (!o->json)
 		sbx_run_set_passthrough(run, STDOUT_FILENO, STDERR_FILENO);
 	return 0;

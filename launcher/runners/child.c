@@ -10,15 +10,13 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "fds.h"
 #include "pidns_init.h"
 #include "netns.h"
 #include "runner.h"
 #include "userns.h"
 #include "syscall_filter.h"
-
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
+#include "syscalls_as_of.h"
 
 static void report_and_exit(const struct child_spec *spec, const struct child_status *st)
 {
@@ -113,10 +111,15 @@ static int command_main(void *arg)
 	/* Every fd of ours is CLOEXEC from birth; this is the backstop for any
 	 * that a library opened without it: the command sees 0, 1, 2 only. The
 	 * status pipe stays open until exec succeeds, then closes by itself. */
-	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0 && errno != ENOSYS) {
-		child_status_set(&st, STAGE_FDS, errno, "close_range", NULL);
+	int rc = fds_close_from(3, true);
+
+	if (rc < 0) {
+		child_status_set(&st, STAGE_FDS, -rc, "close_range", NULL);
 		report_and_exit(spec, &st);
 	}
+	/* Last of all, so nothing of sbx's own setup is told a call is missing. */
+	if (spec->syscalls_as_of && syscalls_as_of_install(spec->syscalls_as_of, &st) < 0)
+		report_and_exit(spec, &st);
 	execve(spec->bash, spec->argv, spec->envp);
 	child_status_set(&st, STAGE_EXEC, errno, "execve", spec->bash);
 	report_and_exit(spec, &st);

@@ -48,6 +48,8 @@ struct child_spec {
 	pid_t *deadman_pid;        /* where the child reports the helper's pid */
 
 	const struct sock_fprog *seccomp; /* installed last; NULL: none */
+	const struct sock_fprog *syscalls_as_of; /* --syscalls-as-of: right before
+						  * exec; NULL: none */
 	uint64_t signals_to_reset; /* bit N-1: signal N is ignored or caught here */
 
 	char *scratch;             /* parent-allocated memory the child may use */
