@@ -11,6 +11,16 @@
  *   landlock       landlock_create_ruleset/add_rule/restrict_self -> ENOSYS
  *   io_uring       io_uring_setup/enter/register -> EPERM
  *   mount_setattr  mount_setattr -> ENOSYS (a kernel before 5.12)
+ *   kernel=X.Y     a kernel X.Y as sbx's system call table knows it
+ *                  (launcher/kernel/syscall_table.def): every call introduced
+ *                  after X.Y -> ENOSYS, the same filter as `sbx run
+ *                  --syscalls-as-of X.Y`; and the newer flags and operations
+ *                  of old calls that sbx and its supervisor depend on ->
+ *                  EINVAL, as the old kernel answers: close_range's
+ *                  CLOSE_RANGE_CLOEXEC (5.11), io_uring's opcode probe
+ *                  (5.6), seccomp's SECCOMP_FILTER_FLAG_NEW_LISTENER (5.0).
+ *                  Not emulated: what an old kernel silently ignores (clone's
+ *                  CLONE_PIDFD before 5.2), changed semantics, /proc, /sys.
  *
  * Everything else is allowed. Exit status: 125 for nofeature's own errors,
  * 126/127 if PROGRAM cannot be executed or found (as env(1) and timeout(1)). */
@@ -23,6 +33,17 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+#include <linux/filter.h>
+
+#include "syscall_table.h"
+#include "syscalls_as_of.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#define IORING_REGISTER_PROBE_OP 8
+#define SECCOMP_SET_MODE_FILTER_OP 1
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER_BIT (1UL << 3)
 
 #define EXIT_OWN 125
 
@@ -39,7 +60,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: nofeature FEATURE[,FEATURE...] -- PROGRAM [ARGS...]\n"
-		"features: userns netns landlock io_uring mount_setattr\n");
+		"features: userns netns landlock io_uring mount_setattr kernel=X.Y\n");
 	exit(EXIT_OWN);
 }
 
@@ -92,6 +113,45 @@ static void deny_ns_flag(scmp_filter_ctx ctx, unsigned long flag)
 	}
 }
 
+/* EINVAL when argument arg has every bit of mask (or equals it, exact). */
+static void deny_arg(scmp_filter_ctx ctx, const char *name, unsigned arg, unsigned long mask,
+		     bool exact)
+{
+	struct scmp_arg_cmp cmp = {
+		.arg = arg,
+		.op = exact ? SCMP_CMP_EQ : SCMP_CMP_MASKED_EQ,
+		.datum_a = mask,
+		.datum_b = mask,
+	};
+	int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), resolve(name), 1, cmp);
+
+	if (rc < 0) {
+		fprintf(stderr, "nofeature: unable to add a rule for %s: %s\n", name, strerror(-rc));
+		exit(EXIT_OWN);
+	}
+}
+
+/* The new flags and operations of old calls that sbx relies on, refused as
+ * the kernel before them refuses them. */
+static void deny_new_flags(scmp_filter_ctx ctx, unsigned release)
+{
+	if (release < KERNEL_RELEASE(5, 11))
+		deny_arg(ctx, "close_range", 2, CLOSE_RANGE_CLOEXEC, false);
+	if (release < KERNEL_RELEASE(5, 6))
+		deny_arg(ctx, "io_uring_register", 1, IORING_REGISTER_PROBE_OP, true);
+	if (release < KERNEL_RELEASE(5, 0)) {
+		struct scmp_arg_cmp op = { .arg = 0, .op = SCMP_CMP_EQ,
+					   .datum_a = SECCOMP_SET_MODE_FILTER_OP };
+		struct scmp_arg_cmp flag = { .arg = 1, .op = SCMP_CMP_MASKED_EQ,
+					     .datum_a = SECCOMP_FILTER_FLAG_NEW_LISTENER_BIT,
+					     .datum_b = SECCOMP_FILTER_FLAG_NEW_LISTENER_BIT };
+
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), resolve("seccomp"), 2, op,
+				     flag) < 0)
+			die("unable to add a rule for", "seccomp");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4 || strcmp(argv[2], "--") != 0)
@@ -102,6 +162,7 @@ int main(int argc, char **argv)
 		die("seccomp_init failed", NULL);
 
 	bool clone3_denied = false;
+	unsigned release = 0;
 	char list[256];
 	if (strlen(argv[1]) >= sizeof(list))
 		die("feature list too long", NULL);
@@ -126,6 +187,11 @@ int main(int argc, char **argv)
 			add_rule(ctx, EPERM, "io_uring_register");
 		} else if (strcmp(f, "mount_setattr") == 0) {
 			add_rule(ctx, ENOSYS, "mount_setattr");
+		} else if (strncmp(f, "kernel=", 7) == 0) {
+			if (kernel_release_parse(f + 7, &release) < 0 ||
+			    release < syscall_table_oldest() || release > syscall_table_newest())
+				die("kernel=X.Y: a release sbx's table covers (3.10 to 6.17), not", f + 7);
+			deny_new_flags(ctx, release);
 		} else {
 			die("unknown feature", f);
 		}
@@ -145,6 +211,24 @@ int main(int argc, char **argv)
 		return EXIT_OWN;
 	}
 	seccomp_release(ctx);
+	/* Stacked last, as sbx stacks it: ENOSYS wins over the rules above. */
+	if (release) {
+		struct sock_fprog as_of;
+		struct child_status st;
+
+		rc = syscalls_as_of_build(release, &as_of);
+		if (rc < 0) {
+			fprintf(stderr, "nofeature: unable to build the kernel=%u.%u filter: %s\n",
+				release >> 8, release & 0xff, strerror(-rc));
+			return EXIT_OWN;
+		}
+		if (syscalls_as_of_install(&as_of, &st) < 0) {
+			fprintf(stderr, "nofeature: unable to load the kernel= filter: %s\n",
+				strerror(st.err));
+			return EXIT_OWN;
+		}
+		free(as_of.filter);
+	}
 
 	const char *prog = argv[3];
 	if (strchr(prog, '/'))
