@@ -33,18 +33,19 @@ $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.
 # pure parts: every file in policy/ and classify/
 obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 # the launcher core
-obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o statedir.o view_prepare.o protect.o pipes.o spawn.o tree.o stream.o loop.o \
+obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o statedir.o view_prepare.o protect.o protect_snapshot.o pipes.o spawn.o tree.o stream.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
-	 utf8.o writable.o probe.o probe_causes.o exit_watch.o)
+	 utf8.o writable.o probe.o probe_causes.o exit_watch.o run_limits.o limit_hit.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
-obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_scope.o caps.o userns.o \
-	syscall_table.o syscalls_as_of.o fds.o)
+obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
+	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
+	 fds.o)
 obj-y += $(addprefix launcher/front/,serve.o serve_answers.o serve_out.o serve_tasks.o serve_request.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o pidns_init.o ns_view.o \
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o
-obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o
+obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_rules.o
 obj-$(CONFIG_NETNS) += launcher/kernel/netns.o
 
 # Libraries Debian ships as static archives are linked into the sbx binary
@@ -64,8 +65,8 @@ CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_opt
 UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
 E2E_COMMON := tests/e2e/common.o
-HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper \
-	tests/helpers/syscallprobe
+HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper tests/helpers/forkloop \
+	   tests/helpers/sidedoor tests/helpers/syscallprobe
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)

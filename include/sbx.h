@@ -104,6 +104,18 @@ int sbx_run_set_deny_read(struct sbx_run *run, const char *list);
 /* Where the per-root tool-cache directories live (a base directory), "off",
  * or NULL for the default (sbx's state directory). */
 int sbx_run_set_cache_dir(struct sbx_run *run, const char *dir);
+/* Per-run resource limits (docs/limits.md). SBX_LIMIT_DEFAULT: sbx's default
+ * for this machine; SBX_LIMIT_OFF: none of sbx's (the caller's own limit
+ * stays). Processes count tasks (threads too); memory is the run's cgroup
+ * memory.max where sbx has a cgroup v2 of its own, else RLIMIT_DATA per
+ * process; file size is RLIMIT_FSIZE; tmp size is the namespace runner's
+ * private /tmp and /dev/shm. */
+#define SBX_LIMIT_DEFAULT 0
+#define SBX_LIMIT_OFF UINT64_MAX
+int sbx_run_set_max_processes(struct sbx_run *run, uint64_t n);          /* not OFF */
+int sbx_run_set_memory_limit(struct sbx_run *run, uint64_t bytes);
+int sbx_run_set_file_size_limit(struct sbx_run *run, uint64_t bytes);
+int sbx_run_set_tmp_size(struct sbx_run *run, uint64_t bytes);           /* not OFF */
 /* Human mode: copy both streams live to these fds as they arrive (-1: off).
  * With passthrough on, nothing is spilled: the caller already has every byte. */
 int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd);
@@ -124,6 +136,9 @@ void sbx_result_free(struct sbx_result *result);
 /* The exit status CONTRACT section 2 gives sbx: the command's own, 128+N, or 124. */
 int sbx_result_exit_status(const struct sbx_result *result);
 bool sbx_result_denied(const struct sbx_result *result);
+/* Which resource limit ended the run: "processes", "memory", "file_size", or
+ * NULL. */
+const char *sbx_result_limit_hit(const struct sbx_result *result);
 /* The markers, each ending in '\n' (empty string if none). Owned by the result. */
 const char *sbx_result_markers(const struct sbx_result *result);
 /* The result object of CONTRACT section 4 as a malloc'd JSON string. */

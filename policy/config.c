@@ -209,6 +209,67 @@ static int value_max_background(struct parse_state *st, const char *val)
 	return 0;
 }
 
+static int value_max_processes(struct parse_state *st, const char *val)
+{
+	uint64_t v;
+	enum num_rc rc = parse_uint(val, strlen(val), POLICY_MAX_PROCESSES_LIMIT, &v);
+
+	if (rc == NUM_JUNK || (rc == NUM_OK && v == 0))
+		return bad(st, "bad max_processes " QUOTE " (expected 1 to %llu)", val,
+			   POLICY_MAX_PROCESSES_LIMIT);
+	if (rc == NUM_TOO_BIG)
+		return bad(st, "max_processes " QUOTE " is too large (max %llu)", val,
+			   POLICY_MAX_PROCESSES_LIMIT);
+	st->cfg->max_processes = v;
+	st->cfg->has_max_processes = true;
+	return 0;
+}
+
+/* A size in bytes ("64M" style) of at least min, or "off" when off_ok. */
+static int limit_bytes(struct parse_state *st, const char *key, const char *val, uint64_t min,
+		       bool off_ok, uint64_t *out)
+{
+	int rc;
+
+	if (off_ok && strcmp(val, "off") == 0) {
+		*out = POLICY_LIMIT_OFF;
+		return 0;
+	}
+	rc = policy_parse_bytes(val, POLICY_MAX_LIMIT_BYTES, out);
+	if (rc == -ERANGE)
+		return bad(st, "%s " QUOTE " is too large (max %llu bytes, 1 EiB)", key, val,
+			   POLICY_MAX_LIMIT_BYTES);
+	if (rc < 0 || *out < min)
+		return bad(st, "bad %s " QUOTE " (expected bytes, e.g. 64M or 2G, at least %llu%s)",
+			   key, val, (unsigned long long)min, off_ok ? ", or off" : "");
+	return 0;
+}
+
+static int value_memory_limit(struct parse_state *st, const char *val)
+{
+	if (limit_bytes(st, "memory_limit", val, POLICY_MIN_MEMORY_LIMIT, true,
+			&st->cfg->memory_limit) < 0)
+		return -1;
+	st->cfg->has_memory_limit = true;
+	return 0;
+}
+
+static int value_file_size_limit(struct parse_state *st, const char *val)
+{
+	if (limit_bytes(st, "file_size_limit", val, 1, true, &st->cfg->file_size_limit) < 0)
+		return -1;
+	st->cfg->has_file_size_limit = true;
+	return 0;
+}
+
+static int value_tmp_size(struct parse_state *st, const char *val)
+{
+	if (limit_bytes(st, "tmp_size", val, POLICY_MIN_TMP_SIZE, false, &st->cfg->tmp_size) < 0)
+		return -1;
+	st->cfg->has_tmp_size = true;
+	return 0;
+}
+
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t';
@@ -320,6 +381,10 @@ static const struct config_key {
 	{ "protected_paths", value_protected_paths, false },
 	{ "deny_read", value_deny_read, false },
 	{ "cache_dir", value_cache_dir, false },
+	{ "max_processes", value_max_processes, false },
+	{ "memory_limit", value_memory_limit, false },
+	{ "file_size_limit", value_file_size_limit, false },
+	{ "tmp_size", value_tmp_size, false },
 };
 
 #define N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))

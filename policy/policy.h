@@ -24,6 +24,15 @@
 #define CONFIG_LINE_MAX 4096                               /* bytes per line, without EOL */
 #define CONFIG_FILE_MAX (1024 * 1024)                      /* bytes per config file */
 
+/* Per-run resource limits (docs/limits.md). In a policy, 0 means "sbx's
+ * default" (worked out by the launcher from the machine) and
+ * POLICY_LIMIT_OFF means "none of ours: the caller's own limit stays". */
+#define POLICY_LIMIT_OFF SBX_LIMIT_OFF
+#define POLICY_MAX_PROCESSES_LIMIT 4194304ULL              /* PID_MAX_LIMIT on 64-bit */
+#define POLICY_MIN_MEMORY_LIMIT (16ULL << 20)              /* bash itself needs a few MiB */
+#define POLICY_MIN_TMP_SIZE (1ULL << 20)
+#define POLICY_MAX_LIMIT_BYTES (1ULL << 60)
+
 /* The deployment config (CONTRACT section 6). has_* says a key was given. */
 struct sbx_config {
 	bool has_mode;
@@ -48,6 +57,14 @@ struct sbx_config {
 	char protected_paths[CONFIG_LINE_MAX + 1];
 	char deny_read[CONFIG_LINE_MAX + 1];
 	char cache_dir[PATH_MAX];   /* a base directory, or "off" */
+	bool has_max_processes;
+	uint64_t max_processes;
+	bool has_memory_limit;
+	uint64_t memory_limit;        /* bytes, or POLICY_LIMIT_OFF */
+	bool has_file_size_limit;
+	uint64_t file_size_limit;     /* bytes, or POLICY_LIMIT_OFF */
+	bool has_tmp_size;
+	uint64_t tmp_size;            /* bytes */
 };
 
 void config_init(struct sbx_config *cfg);
@@ -89,6 +106,11 @@ struct sbx_policy {
 	const char *protected_paths; /* NULL: default; points into the config */
 	const char *deny_read;
 	const char *cache_dir;
+	/* Resource limits: 0 = sbx's default, POLICY_LIMIT_OFF = none. */
+	uint64_t max_processes;
+	uint64_t memory_limit;
+	uint64_t file_size_limit;
+	uint64_t tmp_size;
 };
 
 /* Deployment config (fallback) + session + approved escalation
@@ -97,6 +119,10 @@ struct sbx_policy {
  * relative root, escalation to read-only or to an unknown mode). */
 int policy_resolve(const struct sbx_config *cfg, const struct sbx_session *session,
 		   const char *escalation, struct sbx_policy *out, struct sbx_error *err);
+
+/* "1048576", "64M", "2g": decimal digits and at most one binary suffix
+ * (k, m, g, t). 0, -EINVAL (not a size) or -ERANGE (above max). */
+int policy_parse_bytes(const char *s, uint64_t max, uint64_t *out);
 
 /* Shell-style name pattern, '*' matches any run of characters (also empty). */
 bool pattern_match(const char *pattern, const char *name);

@@ -83,6 +83,10 @@ static void resolve_limits(const struct sbx_config *cfg, struct sbx_policy *out)
 	out->net = SBX_NET_ALLOW;
 	out->max_background = POLICY_DEFAULT_MAX_BACKGROUND;
 	out->n_scrub = 0;
+	out->max_processes = 0;
+	out->memory_limit = 0;
+	out->file_size_limit = 0;
+	out->tmp_size = 0;
 	if (!cfg)
 		return;
 	if (cfg->has_runner)
@@ -97,6 +101,14 @@ static void resolve_limits(const struct sbx_config *cfg, struct sbx_policy *out)
 		out->net = cfg->net;
 	if (cfg->has_max_background)
 		out->max_background = cfg->max_background;
+	if (cfg->has_max_processes)
+		out->max_processes = cfg->max_processes;
+	if (cfg->has_memory_limit)
+		out->memory_limit = cfg->memory_limit;
+	if (cfg->has_file_size_limit)
+		out->file_size_limit = cfg->file_size_limit;
+	if (cfg->has_tmp_size)
+		out->tmp_size = cfg->tmp_size;
 	size_t n = cfg->n_scrub <= POLICY_MAX_SCRUB ? cfg->n_scrub : POLICY_MAX_SCRUB;
 	memcpy(out->scrub_env, cfg->scrub_env, n * sizeof(out->scrub_env[0]));
 	out->n_scrub = n;

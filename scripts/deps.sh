@@ -8,7 +8,7 @@ set -eu
 # cloud kernel (which it unpacks itself, never installs) with them.
 PACKAGES="gcc make pkg-config liburing-dev libseccomp-dev libmnl-dev libcriterion-dev \
 libjansson-dev bubblewrap git util-linux procps iproute2 python3 nodejs man-db libcap2-bin \
-qemu-system-x86 busybox-static cpio"
+keyutils tar qemu-system-x86 busybox-static cpio"
 
 missing=""
 for pkg in $PACKAGES; do

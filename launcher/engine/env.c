@@ -8,13 +8,41 @@
 #include "launcher.h"
 #include "policy.h"
 
-/* Matched against the upper-cased name, so `github_token` goes too. The
- * README lists these; keep the two in step. */
+/* Matched against the upper-cased name, so `github_token` and
+ * `npm_config__authToken` go too. docs/security.md lists these; keep the two
+ * in step. Names that must pass (tests/unit/test_env.c): PATH, HOME, TERM,
+ * KEYMAP, SSH_AUTH_SOCK (a path, not a secret), PWD, OLDPWD, LANG, ... */
 const char *const env_builtin_scrub[] = {
-	"*_API_KEY", "*_API_KEY_*", "*_APIKEY", "*_TOKEN", "*_TOKEN_*", "*_SECRET*",
-	"*PASSWORD*", "*PASSWD*", "*_ACCESS_KEY*", "*_PRIVATE_KEY*", "*_CREDENTIALS*",
-	"*_AUTH_TOKEN*", "API_KEY", "TOKEN", "SECRET", NULL,
+	/* keys: OPENAI_API_KEY, AZURE_OPENAI_KEY, STRIPE_KEY, OPENAI_KEY */
+	"*_API_KEY", "*_API_KEY_*", "*_APIKEY", "*_KEY", "API_KEY",
+	/* tokens: GITHUB_TOKEN, HF_TOKEN, npm_config__authToken, NPM_AUTH_TOKEN */
+	"*_TOKEN", "*_TOKEN_*", "TOKEN", "*_AUTHTOKEN", "*_AUTH_TOKEN*",
+	/* npm_config__auth (base64 user:password), BASIC_AUTH, PROXY_AUTH */
+	"*_AUTH",
+	/* CI_JOB_JWT, CI_JOB_JWT_V2 */
+	"*_JWT", "*_JWT_*", "JWT",
+	/* personal access tokens: GITHUB_PAT, GH_PAT, AZURE_DEVOPS_EXT_PAT */
+	"*_PAT",
+	/* CLIENT_SECRET, SECRET_KEY_BASE, AWS_SECRET_ACCESS_KEY */
+	"*SECRET*",
+	/* DB_PASSWORD, MYSQL_PWD, SMTP_PASS, GPG_PASSPHRASE */
+	"*PASSWORD*", "*PASSWD*", "*PASSPHRASE*", "*_PWD", "*_PASS",
+	/* AWS_ACCESS_KEY_ID, *_PRIVATE_KEY_PATH, GOOGLE_APPLICATION_CREDENTIALS */
+	"*_ACCESS_KEY*", "*_PRIVATE_KEY*", "*_CREDENTIALS*",
+	/* AZURE_STORAGE_CONNECTION_STRING (carries AccountKey=), SESSION_COOKIE */
+	"*CONNECTION_STRING*", "*_COOKIE",
+	NULL,
 };
+
+/* In confined modes only: names whose value bash runs or obeys before the
+ * command itself. A workspace file named by BASH_ENV (or ENV, for sh) would
+ * run before every later command; SHELLOPTS/BASHOPTS switch on options such
+ * as xtrace with a PS4 of the caller's; PROMPT_COMMAND and exported
+ * functions (BASH_FUNC_name%%) are code. */
+static const char *const shell_startup[] = {
+	"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND", NULL,
+};
+#define EXPORTED_FUNCTION_PREFIX "BASH_FUNC_"
 
 bool env_name_scrubbed(const char *name, size_t name_len, const char *const *extra,
 		       size_t n_extra)
@@ -42,6 +70,38 @@ bool env_name_scrubbed(const char *name, size_t name_len, const char *const *ext
 	return false;
 }
 
+/* A URL with a password in it, anywhere in the value: scheme://user:pass@host
+ * (DATABASE_URL, REDIS_URL, HTTPS_PROXY, PIP_EXTRA_INDEX_URL, ...). Decided
+ * by value, so the name does not matter. A user without a password
+ * (ssh://git@host) is not a credential. */
+bool env_value_has_password(const char *value)
+{
+	for (const char *s = strstr(value, "://"); s; s = strstr(s, "://")) {
+		const char *auth = s + 3, *end = auth, *at = NULL;
+
+		/* The authority ends at the path, query, fragment or a separator
+		 * of a list of URLs; its userinfo ends at its last '@'. */
+		while (*end && !strchr("/?#, \t\n;", *end)) {
+			if (*end == '@')
+				at = end;
+			end++;
+		}
+		if (at && memchr(auth, ':', (size_t)(at - auth)))
+			return true;
+		s = end;
+	}
+	return false;
+}
+
+bool env_shell_startup(const char *name, size_t name_len)
+{
+	for (const char *const *p = shell_startup; *p; p++)
+		if (strlen(*p) == name_len && strncmp(*p, name, name_len) == 0)
+			return true;
+	return name_len >= strlen(EXPORTED_FUNCTION_PREFIX) &&
+	       strncmp(name, EXPORTED_FUNCTION_PREFIX, strlen(EXPORTED_FUNCTION_PREFIX)) == 0;
+}
+
 char **env_build(char *const *environ_in, const char *const *extra, size_t n_extra, bool confined)
 {
 	size_t n = 0, o = 0;
@@ -55,13 +115,16 @@ char **env_build(char *const *environ_in, const char *const *extra, size_t n_ext
 	for (size_t i = 0; i < n; i++) {
 		const char *kv = environ_in[i];
 		const char *eq = strchr(kv, '=');
+		size_t name_len = eq ? (size_t)(eq - kv) : 0;
 
 		if (!eq || eq == kv)
 			continue;
-		if (env_name_scrubbed(kv, (size_t)(eq - kv), extra, n_extra))
+		if (env_name_scrubbed(kv, name_len, extra, n_extra) || env_value_has_password(eq + 1))
+			continue;
+		if (confined && env_shell_startup(kv, name_len))
 			continue;
 		/* In confined modes /tmp is what the policy allows: point there. */
-		if (confined && (size_t)(eq - kv) == 6 && strncmp(kv, "TMPDIR", 6) == 0)
+		if (confined && name_len == 6 && strncmp(kv, "TMPDIR", 6) == 0)
 			continue;
 		env[o] = strdup(kv);
 		if (!env[o])

@@ -31,6 +31,11 @@ struct sbx_run {
 	int pass_out;
 	int pass_err;
 	int cancel_fd;
+	uint64_t max_processes;    /* SBX_LIMIT_DEFAULT or a number */
+	uint64_t memory_limit;     /* SBX_LIMIT_DEFAULT, SBX_LIMIT_OFF or bytes */
+	uint64_t file_size_limit;
+	uint64_t tmp_size;
+	unsigned concurrent_runs;  /* max_background: how many runs may be alive */
 	size_t n_patterns;
 	char *patterns[SBX_MAX_PATTERNS];
 	char *protected_paths;      /* NULL: default */
@@ -49,6 +54,11 @@ char **env_build(char *const *environ_in, const char *const *extra_patterns, siz
 		 bool confined);
 bool env_name_scrubbed(const char *name, size_t name_len, const char *const *extra,
 		       size_t n_extra);
+/* A value holding a URL with a password (scheme://user:pass@host). */
+bool env_value_has_password(const char *value);
+/* BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PROMPT_COMMAND, BASH_FUNC_*: dropped
+ * in confined modes. */
+bool env_shell_startup(const char *name, size_t name_len);
 void env_free(char **env);
 /* env_cache.c: point the usual tool-cache variables the caller left unset
  * into cache_dir (realloc'ing *envp). 0 or -1 (out of memory). */
@@ -214,10 +224,16 @@ struct sbx_result {
 	enum sbx_enforcement enforcement;
 	bool denied;
 	bool private_processes;    /* the run saw only its own processes */
+	const char *protected_how; /* "read-only", "restored", "partial"; NULL: none */
 	char *reverted[16];        /* protected paths the run created, removed after it */
 	size_t n_reverted;
 	bool runner_failed;
 	bool cancelled;
+	struct {
+		uint64_t processes, memory, file_size; /* 0: not enforced */
+		bool cgroup;
+		const char *hit;
+	} limits;
 	char *markers;
 	char *text;
 	size_t text_len;

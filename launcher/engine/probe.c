@@ -10,11 +10,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "landlock.h"
 #include "mount_api.h"
+#include "userns.h"
 #include "launcher.h"
 #include "probe.h"
 #include "runner.h"
+#include "run_limits.h"
 
 
 #define LANDLOCK_GAP                                                                           \
@@ -65,6 +68,10 @@ static json_t *io_uring_fact(void)
 	return o;
 }
 
+#define SECCOMP_REFUSES                                                                        \
+	"setuid and setgid bits, the kernel keyrings, io_uring, TIOCSTI and TIOCLINUX"
+#define SECCOMP_REFUSES_LANDLOCK "new user namespaces, setns and every mount call"
+
 static json_t *seccomp_fact(void)
 {
 	/* Asking for an action the kernel must know tells whether it has
@@ -72,9 +79,28 @@ static json_t *seccomp_fact(void)
 	unsigned int action = SECCOMP_RET_ERRNO;
 	long rc = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action);
 
-	if (rc == 0)
-		return json_pack("{s:b, s:n}", "available", 1, "reason");
-	return json_pack("{s:b, s:s}", "available", 0, "reason", strerror(errno));
+	if (rc != 0)
+		return json_pack("{s:b, s:s}", "available", 0, "reason", strerror(errno));
+#ifdef CONFIG_SECCOMP
+	return json_pack("{s:b, s:n, s:s, s:s}", "available", 1, "reason", "refuses",
+			 SECCOMP_REFUSES, "refuses_landlock", SECCOMP_REFUSES_LANDLOCK);
+#else
+	return json_pack("{s:b, s:n, s:n}", "available", 1, "reason", "refuses");
+#endif
+}
+
+/* What a root caller's confined command keeps (CONTRACT section 1). */
+static json_t *root_caller_fact(void)
+{
+	json_t *keeps = json_array();
+
+	for (size_t i = 0; i < caps_root_keeps_count; i++)
+		json_array_append_new(keeps, json_string(caps_root_keeps[i].name));
+	return json_pack("{s:o, s:s, s:s}", "keeps", keeps, "identity_map",
+			 userns_can_map_all() ? "full (namespace runner: every id onto itself)"
+					      : "own id only (sbx lacks CAP_SETUID/CAP_SETGID)",
+			 "why", "a workspace owned by another user works as it does for root; "
+				"the mount view, Landlock and the filters still decide where");
 }
 
 static json_t *mount_api_fact(void)
@@ -98,10 +124,13 @@ static json_t *landlock_fact(struct probe_cause *c)
 		return json_pack("{s:n, s:s, s:s, s:s}", "abi", "reason", c->reason, "fix", c->fix,
 				 "gap", LANDLOCK_GAP);
 	}
-	return json_pack("{s:i, s:n, s:s, s:s, s:s}", "abi", abi, "reason", "enforcement",
+	return json_pack("{s:i, s:n, s:s, s:s, s:s, s:s}", "abi", abi, "reason", "enforcement",
 			 abi >= 3 ? "full" : "partial", "covers",
 			 abi >= 3 ? "create, write, truncate, remove, rename and link of files"
 				  : "create, write, remove, rename and link of files; not truncate(2) (needs ABI 3)",
+			 "scopes",
+			 abi >= 6 ? "signals and abstract unix sockets stay inside the run"
+				  : "none (ABI 6 confines signals and abstract unix sockets)",
 			 "gap", LANDLOCK_GAP);
 }
 
@@ -194,10 +223,12 @@ json_t *probe_facts(void)
 	json_object_set_new(facts, "landlock", ll_fact);
 	json_object_set_new(facts, "io_uring", io_uring_fact());
 	json_object_set_new(facts, "seccomp", seccomp_fact());
+	json_object_set_new(facts, "root_caller", root_caller_fact());
 	json_object_set_new(facts, "mount_api", mount_api_fact());
 	json_object_set_new(facts, "runners", runners);
 	json_object_set_new(facts, "modes", modes);
 	json_object_set_new(facts, "build", build_fact());
+	json_object_set_new(facts, "limits", run_limits_probe_json(0));
 	if (strcmp(root, "/") != 0)
 		rmdir(root);
 	return facts;

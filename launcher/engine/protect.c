@@ -43,8 +43,19 @@ static int open_parent(int root_fd, const char *path, const char **last)
 	fd = (int)syscall(SYS_openat2, root_fd, buf, &how, sizeof(how));
 	if (fd >= 0 || errno != ENOSYS)
 		return fd >= 0 ? fd : -errno;
-	fd = (int)fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
-	for (char *p = buf, *next; fd >= 0 && p; p = next) {
+	return protect_open_dir_nofollow(root_fd, buf);
+}
+
+int protect_open_dir_nofollow(int dirfd, const char *rel)
+{
+	char buf[PATH_MAX];
+	int fd;
+
+	if (strlen(rel) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, rel);
+	fd = (int)fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	for (char *p = buf, *next; fd >= 0 && p && *p; p = next) {
 		int sub;
 
 		next = strchr(p, '/');
@@ -115,25 +126,61 @@ int protect_remove_tree(int dirfd, const char *name)
 	return remove_at(dirfd, name, 0);
 }
 
-size_t protect_end(const struct protect_state *ps, int root_fd, const struct ns_path_list *paths,
+bool protect_snapshot_all(struct protect_state *ps, int root_fd, const struct ns_path_list *paths)
+{
+	bool whole = true;
+
+	ps->snapshots = true;
+	for (size_t i = 0; i < paths->n && i < NS_VIEW_MAX_PATHS; i++) {
+		const char *last;
+		int dir;
+
+		if (ps->absent[i])
+			continue;
+		dir = open_parent(root_fd, paths->path[i], &last);
+		if (dir < 0 || protect_snapshot_take(&ps->snap[i], dir, last) < 0 ||
+		    ps->snap[i].partial)
+			whole = false;
+		if (dir >= 0)
+			close(dir);
+	}
+	return whole;
+}
+
+size_t protect_end(struct protect_state *ps, int root_fd, const struct ns_path_list *paths,
 		   const char **removed, size_t max)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < paths->n && i < NS_VIEW_MAX_PATHS; i++) {
 		const char *last;
+		bool changed = false;
 		int dir;
 
-		if (!ps->absent[i] || !resolves(root_fd, paths->path[i]))
+		if (ps->absent[i] && !resolves(root_fd, paths->path[i]))
+			continue;
+		if (!ps->absent[i] && !ps->snap[i].snap)
 			continue;
 		dir = open_parent(root_fd, paths->path[i], &last);
 		if (dir < 0)
 			continue;
-		/* Why remove rather than restore: nothing was there, and what
-		 * the run put there would run later outside any sandbox. */
-		if (protect_remove_tree(dir, last) == 0 && n < max)
+		/* Why remove rather than restore an absent one: nothing was
+		 * there, and what the run put there would run later outside
+		 * any sandbox. */
+		if (ps->absent[i])
+			changed = protect_remove_tree(dir, last) == 0;
+		else
+			protect_snapshot_put_back(&ps->snap[i], dir, last, &changed);
+		if (changed && n < max)
 			removed[n++] = paths->path[i];
 		close(dir);
 	}
+	protect_free(ps);
 	return n;
+}
+
+void protect_free(struct protect_state *ps)
+{
+	for (size_t i = 0; i < NS_VIEW_MAX_PATHS; i++)
+		protect_snapshot_free(&ps->snap[i]);
 }

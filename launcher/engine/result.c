@@ -42,6 +42,11 @@ bool sbx_result_denied(const struct sbx_result *r)
 	return r->denied;
 }
 
+const char *sbx_result_limit_hit(const struct sbx_result *r)
+{
+	return r->limits.hit;
+}
+
 const char *sbx_result_markers(const struct sbx_result *r)
 {
 	return r->markers ? r->markers : "";
@@ -128,6 +133,8 @@ static json_t *sandbox_object(const struct sbx_result *r)
 		      r->runner ? r->runner : "none", "enforcement",
 		      r->enforcement == SBX_ENFORCEMENT_FULL ? "full" : "partial", "denied",
 		      r->denied, "processes", r->private_processes ? "private" : "host");
+	if (o && r->protected_how)
+		json_object_set_new(o, "protected", json_string(r->protected_how));
 	if (o && r->n_reverted) {
 		json_t *a = json_array();
 
@@ -135,6 +142,25 @@ static json_t *sandbox_object(const struct sbx_result *r)
 			json_array_append_new(a, json_string(r->reverted[i]));
 		json_object_set_new(o, "reverted", a);
 	}
+	return o;
+}
+
+static json_t *limit_value(uint64_t v)
+{
+	return v ? json_integer((json_int_t)v) : json_null();
+}
+
+/* What this run was held to (null: not enforced here) and which limit ended
+ * it (docs/limits.md). */
+static json_t *limits_object(const struct sbx_result *r)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "processes", limit_value(r->limits.processes));
+	json_object_set_new(o, "memory", limit_value(r->limits.memory));
+	json_object_set_new(o, "file_size", limit_value(r->limits.file_size));
+	json_object_set_new(o, "cgroup", json_boolean(r->limits.cgroup));
+	json_object_set_new(o, "hit", r->limits.hit ? json_string(r->limits.hit) : json_null());
 	return o;
 }
 
@@ -159,6 +185,7 @@ json_t *result_to_json_object(const struct sbx_result *r)
 	json_object_set_new(o, "truncated", json_boolean(r->truncated));
 	json_object_set_new(o, "spill", spill);
 	json_object_set_new(o, "sandbox", sandbox_object(r));
+	json_object_set_new(o, "limits", limits_object(r));
 	json_object_set_new(o, "markers", markers_array(r->markers));
 	json_object_set_new(o, "text", json_bytes(r->text, r->text_len));
 	return o;

@@ -16,6 +16,7 @@
 
 #include "policy.h"
 #include "run.h"
+#include "caps.h"
 #include "syscall_filter.h"
 #include "syscalls_as_of.h"
 #include "view_prepare.h"
@@ -275,16 +276,12 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 					     strerror(-rc));
 		r->spec.syscalls_as_of = &r->as_of;
 	}
-#ifdef CONFIG_SECCOMP
-	if (confined) {
-		int e = 0;
-
-		r->spec.seccomp = seccomp_filter_get(&e);
-		if (!r->spec.seccomp)
-			return sbx_error_set(err, e, SBX_E_SANDBOX_UNAVAILABLE, NULL,
-					     "unable to build the seccomp filter: %s", strerror(e));
-	}
-#endif
+	/* The runner's prepare fills these (its filter, its ruleset). */
+	r->spec.seccomp = NULL;
+	r->spec.landlock_ruleset_fd = -1;
+	r->spec.full_map_fd = -1;
+	r->spec.caps_keep = confined ? caps_for_caller(r->spec.uid) : 0;
+	run_limits_prepare(&r->limits, cfg, &r->spec);
 	return 0;
 }
 
@@ -567,7 +564,9 @@ void run_discard(struct run_state *r)
 	stream_close(&r->err);
 	free(r->out.spill_path);
 	free(r->err.spill_path);
+	run_limits_discard(&r->limits);
 	env_free(r->envp);
+	protect_free(&r->protect);
 	view_release(r);
 	free(r->spec.scratch);
 	free(r->as_of.filter);

@@ -11,6 +11,7 @@
 #include "ns_view.h"
 #include "protect.h"
 #include "runner.h"
+#include "run_limits.h"
 
 /* Per-stream read buffer. 64 KiB keeps the copy out of the pipe in cache: a
  * 256 KiB buffer measured 1.9x slower than `| cat` here, 64 KiB 0.8x. */
@@ -39,6 +40,8 @@ struct run_state {
 	char *view_strings[RUN_VIEW_STRINGS]; /* owned by the run; view points here */
 	size_t n_view_strings;
 	struct protect_state protect;
+	bool protect_partial;      /* a protected path too big to snapshot */
+	struct run_limits limits;
 	char *argv[4];
 	char **envp;
 

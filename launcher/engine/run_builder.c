@@ -144,6 +144,40 @@ int sbx_run_set_syscalls_as_of(struct sbx_run *run, const char *release)
 	return 0;
 }
 
+/* The bounds are the config's (policy.h), so every front end means the same. */
+int sbx_run_set_max_processes(struct sbx_run *run, uint64_t n)
+{
+	if (n > POLICY_MAX_PROCESSES_LIMIT)
+		return -EINVAL;
+	run->max_processes = n;
+	return 0;
+}
+
+int sbx_run_set_memory_limit(struct sbx_run *run, uint64_t bytes)
+{
+	if (bytes != SBX_LIMIT_DEFAULT && bytes != SBX_LIMIT_OFF &&
+	    (bytes < POLICY_MIN_MEMORY_LIMIT || bytes > POLICY_MAX_LIMIT_BYTES))
+		return -EINVAL;
+	run->memory_limit = bytes;
+	return 0;
+}
+
+int sbx_run_set_file_size_limit(struct sbx_run *run, uint64_t bytes)
+{
+	if (bytes != SBX_LIMIT_OFF && bytes > POLICY_MAX_LIMIT_BYTES)
+		return -EINVAL;
+	run->file_size_limit = bytes;
+	return 0;
+}
+
+int sbx_run_set_tmp_size(struct sbx_run *run, uint64_t bytes)
+{
+	if (bytes != SBX_LIMIT_DEFAULT && (bytes < POLICY_MIN_TMP_SIZE || bytes > POLICY_MAX_LIMIT_BYTES))
+		return -EINVAL;
+	run->tmp_size = bytes;
+	return 0;
+}
+
 int sbx_run_add_scrub_pattern(struct sbx_run *run, const char *pattern)
 {
 	if (!pattern || !*pattern)
@@ -212,13 +246,18 @@ int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct s
 	    sbx_run_set_runner(run, pol->runner) < 0 ||
 	    sbx_run_set_timeout_ms(run, pol->timeout_ms) < 0 ||
 	    sbx_run_set_output_limit(run, pol->output_limit) < 0 ||
-	    sbx_run_set_net(run, pol->net) < 0 || sbx_run_set_escalation(run, pol->escalation) < 0)
+	    sbx_run_set_net(run, pol->net) < 0 || sbx_run_set_escalation(run, pol->escalation) < 0 ||
+	    sbx_run_set_max_processes(run, pol->max_processes) < 0 ||
+	    sbx_run_set_memory_limit(run, pol->memory_limit) < 0 ||
+	    sbx_run_set_file_size_limit(run, pol->file_size_limit) < 0 ||
+	    sbx_run_set_tmp_size(run, pol->tmp_size) < 0)
 		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run settings");
 	if ((pol->protected_paths && sbx_run_set_protected_paths(run, pol->protected_paths) < 0) ||
 	    (pol->deny_read && sbx_run_set_deny_read(run, pol->deny_read) < 0) ||
 	    (pol->cache_dir && sbx_run_set_cache_dir(run, pol->cache_dir) < 0))
 		return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,
 				     "bad protected_paths, deny_read or cache_dir");
+	run->concurrent_runs = pol->max_background;
 	for (size_t i = 0; i < pol->n_scrub; i++)
 		if (sbx_run_add_scrub_pattern(run, pol->scrub_env[i]) < 0)
 			return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,

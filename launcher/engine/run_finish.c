@@ -48,6 +48,26 @@ static bool sweep_protected(struct run_state *r, struct sbx_result *res)
 	return n > 0;
 }
 
+/* What the run was held to, and the limit that ended it: in the result and,
+ * for a hit, a line after the markers. */
+static void add_limits(struct run_state *r, struct sbx_result *res, char *markers, size_t size)
+{
+	const struct limits_report *rep = &r->limits.report;
+	char line[160];
+	size_t len;
+
+	run_limits_finish(&r->limits, res->exited, res->exit_code, res->signal, res->err_text,
+			  res->err_len);
+	res->limits.processes = rep->processes;
+	res->limits.memory = rep->memory;
+	res->limits.file_size = rep->file_size;
+	res->limits.cgroup = rep->cgroup;
+	res->limits.hit = rep->hit;
+	limit_hit_marker(rep, line, sizeof(line));
+	len = strlen(markers);
+	snprintf(markers + len, size - len, "%s", line);
+}
+
 int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error *err)
 {
 	struct sbx_result *res = calloc(1, sizeof(*res));
@@ -79,9 +99,14 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	res->runner = r->runner ? r->runner->name : NULL;
 	res->enforcement = r->runner ? r->runner->enforcement(&r->spec) : SBX_ENFORCEMENT_FULL;
 	res->private_processes = r->runner && r->view.private_proc;
+	if (r->runner && r->mode == SBX_MODE_WORKSPACE_WRITE && r->view.protect.n)
+		res->protected_how = r->runner->protects_by_mounts ? "read-only"
+				     : r->protect_partial   ? "partial"
+							    : "restored";
 	res->denied = classify_run(r, res) || sweep_protected(r, res);
 	markers_build(markers, sizeof(markers), sbx_mode_name(r->mode), res->denied,
 		      r->escalation, false);
+	add_limits(r, res, markers, sizeof(markers));
 	res->markers = strdup(markers);
 	run_discard(r);
 	if (!res->out_text || !res->err_text || !res->markers || result_finish_text(res) < 0) {

@@ -87,15 +87,26 @@ static int check_cwd_visible(const struct run_state *r, struct sbx_error *err)
 	return 0;
 }
 
+/* 0 (o says how the spawn went), -errno (spawn_child failed), or 1: the
+ * runner's prepare failed, with the reason in prep_reason. */
 static int spawn_with(struct run_state *r, const struct runner_ops *runner,
-		      struct spawn_outcome *o)
+		      struct spawn_outcome *o, char *prep_reason, size_t prep_size)
 {
-	int flags = 0;
+	int flags, rc;
 
 	r->spec.runner = runner;
-	if (runner)
-		flags = runner->clone_flags(&r->spec);
-	return spawn_child(&r->spec, flags, o);
+	flags = runner->clone_flags(&r->spec);
+	/* No mount keeps the protected paths read-only: snapshot them, so the
+	 * end of the run can put back what the command changed there. */
+	if (!runner->protects_by_mounts && r->mode == SBX_MODE_WORKSPACE_WRITE &&
+	    !r->protect.snapshots)
+		r->protect_partial = !protect_snapshot_all(&r->protect, r->root_fd, &r->view.protect);
+	run_limits_for_clone(&r->limits, &r->spec, flags);
+	prep_reason[0] = '\0';
+	rc = runner->prepare(&r->spec, prep_reason, prep_size) < 0 ? 1
+	     : spawn_child(&r->spec, flags, o);
+	runner->release(&r->spec);
+	return rc;
 }
 
 static int exec_failure(const struct spawn_outcome *o, struct sbx_error *err)
@@ -123,6 +134,7 @@ static int spawn_unconfined(struct run_state *r, struct sbx_error *err)
 #endif
 		flags = CLONE_NEWNET | (r->spec.uid != 0 ? CLONE_NEWUSER : 0);
 	}
+	run_limits_for_clone(&r->limits, &r->spec, flags);
 	rc = spawn_child(&r->spec, flags, &o);
 	if (rc < 0)
 		return sbx_error_set(err, -rc, SBX_E_SPAWN, NULL, "unable to spawn: %s", strerror(-rc));
@@ -196,10 +208,19 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		probed_ok[runner->id] = true;
 		if (runner->id == SBX_RUNNER_NAMESPACE && check_cwd_visible(r, err) < 0)
 			return -EINVAL;
-		rc = spawn_with(r, runner, &o);
+		rc = spawn_with(r, runner, &o, reason, sizeof(reason));
 		if (rc < 0)
 			return sbx_error_set(err, -rc, SBX_E_SPAWN, NULL, "unable to spawn: %s",
 					     strerror(-rc));
+		/* Nothing started: a failure of this run, never remembered. */
+		if (rc == 1) {
+			char detail[400];
+
+			snprintf(detail, sizeof(detail), "%s: %s", runner->name, reason);
+			return sbx_error_set(err, EPERM, SBX_E_SANDBOX_UNAVAILABLE, detail,
+					     "the %s runner failed while preparing %s mode: %s",
+					     runner->name, sbx_mode_name(r->mode), reason);
+		}
 		if (!o.clone_failed && !o.failed) {
 			r->runner = runner;
 			r->pid = o.pid;

@@ -18,6 +18,7 @@
 
 #include "launcher.h"
 #include "runner.h"
+#include "userns.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
@@ -72,7 +73,7 @@ static int read_init_header(int fd, struct spawn_outcome *out)
 
 int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_outcome *out)
 {
-	int status_pipe[2], exit_pipe[2] = { -1, -1 };
+	int status_pipe[2], exit_pipe[2] = { -1, -1 }, map_pipe[2] = { -1, -1 };
 	bool pidns = spec->runner && spec->runner->pid_namespace;
 	/* Why not CLONE_VM for a PID namespace: its init outlives the command's
 	 * exec and must not share our memory; it is a real fork, and it starts
@@ -98,6 +99,18 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 		close(status_pipe[1]);
 		return -e;
 	}
+	/* A full identity map is written by us once the child exists (only a
+	 * process outside its namespace may write one); it waits for our word. */
+	if (pidns && spec->full_map && pipe2(map_pipe, O_CLOEXEC) < 0) {
+		int e = errno;
+
+		close(status_pipe[0]);
+		close(status_pipe[1]);
+		close(exit_pipe[0]);
+		close(exit_pipe[1]);
+		return -e;
+	}
+	spec->full_map_fd = map_pipe[0];
 	stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED) {
@@ -105,9 +118,10 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 
 		close(status_pipe[0]);
 		close(status_pipe[1]);
-		if (pidns) {
-			close(exit_pipe[0]);
-			close(exit_pipe[1]);
+		for (int i = 0; pidns && i < 2; i++) {
+			close(exit_pipe[i]);
+			if (map_pipe[i] >= 0)
+				close(map_pipe[i]);
 		}
 		return -e;
 	}
@@ -135,6 +149,15 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 	if (pidns)
 		close(exit_pipe[1]);
 	spec->exit_fd = -1;
+	if (map_pipe[0] >= 0) {
+		int map_err = pid > 0 ? userns_map_all(pid) : 0;
+
+		/* Said even on failure: the child reports it and gives up. */
+		(void)!write(map_pipe[1], &map_err, sizeof(map_err));
+		close(map_pipe[0]);
+		close(map_pipe[1]);
+	}
+	spec->full_map_fd = -1;
 
 	if (pid < 0) {
 		close(status_pipe[0]);
@@ -189,33 +212,28 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 	return 0;
 }
 
-/* One hex mask line ("SigIgn:\t0000000000001000") of /proc/self/status. */
-static bool status_mask(const char *status, const char *key, uint64_t *mask)
-{
-	const char *p = strstr(status, key);
-
-	if (!p)
-		return false;
-	*mask |= strtoull(p + strlen(key), NULL, 16);
-	return true;
-}
-
-/* The signals this process ignores or catches, from the kernel's own summary
- * in /proc/self/status (one read, instead of asking about all 64). Without
- * /proc: all of them, to be safe. */
+/* The signals this process ignores or catches, asked of the kernel one by
+ * one (rt_sigaction with no new action): cheaper than reading and parsing
+ * /proc/self/status, and it works without /proc. glibc's sigaction refuses
+ * its two reserved real-time signals; they are never ours to have changed,
+ * but a caller may have left them ignored, so ask the raw system call. */
 uint64_t signals_not_default(void)
 {
-	char buf[4096];
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		unsigned long mask;
+	} old;
 	uint64_t mask = 0;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return ~0ULL;
-	buf[n] = '\0';
-	if (!status_mask(buf, "SigIgn:\t", &mask) || !status_mask(buf, "SigCgt:\t", &mask))
-		return ~0ULL;
+	for (int sig = 1; sig <= 64; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (syscall(SYS_rt_sigaction, sig, NULL, &old, sizeof(old.mask)) < 0)
+			continue;
+		if (old.handler != SIG_DFL)
+			mask |= 1ULL << (sig - 1);
+	}
 	return mask;
 }

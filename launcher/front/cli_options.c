@@ -62,7 +62,8 @@ int cli_load_config(const char *flag_path, struct sbx_config *cfg, struct sbx_er
 
 static const char *const value_flags[] = {
 	"--mode", "--root", "--cwd", "--runner", "--timeout", "--output-limit", "--spill-dir",
-	"--net", "--config", "--landlock-abi", "--syscalls-as-of", NULL,
+	"--net", "--config", "--landlock-abi", "--max-processes", "--memory", "--file-size",
+	"--syscalls-as-of", NULL,
 };
 
 static bool takes_value(const char *name)
@@ -71,6 +72,42 @@ static bool takes_value(const char *name)
 		if (strcmp(value_flags[i], name) == 0)
 			return true;
 	return false;
+}
+
+/* --memory and --file-size: bytes ("64M" style) of at least min, or "off". */
+static int parse_limit(const char *val, uint64_t min, uint64_t *out)
+{
+	if (strcmp(val, "off") == 0) {
+		*out = POLICY_LIMIT_OFF;
+		return 0;
+	}
+	if (policy_parse_bytes(val, POLICY_MAX_LIMIT_BYTES, out) < 0 || *out < min)
+		return -EINVAL;
+	return 0;
+}
+
+static int apply_limit(struct cli_options *o, const char *name, const char *val,
+		       struct sbx_error *err)
+{
+	if (strcmp(name, "--max-processes") == 0) {
+		size_t n;
+
+		if (parse_size(val, POLICY_MAX_PROCESSES_LIMIT, &n) < 0)
+			return bad(err, "bad --max-processes '%s': expected 1 to %llu", val,
+				   POLICY_MAX_PROCESSES_LIMIT);
+		o->max_processes = n;
+		o->has_max_processes = true;
+	} else if (strcmp(name, "--memory") == 0) {
+		if (parse_limit(val, POLICY_MIN_MEMORY_LIMIT, &o->memory) < 0)
+			return bad(err, "bad --memory '%s': expected bytes (e.g. 512M, 2G), at least "
+				   "16M, or off", val);
+		o->has_memory = true;
+	} else if (strcmp(name, "--file-size") == 0) {
+		if (parse_limit(val, 1, &o->file_size) < 0)
+			return bad(err, "bad --file-size '%s': expected bytes (e.g. 100M), or off", val);
+		o->has_file_size = true;
+	}
+	return 0;
 }
 
 static int apply(struct cli_options *o, const char *name, const char *val, struct sbx_error *err)
@@ -118,6 +155,8 @@ static int apply(struct cli_options *o, const char *name, const char *val, struc
 		o->landlock_abi = (int)abi;
 	} else if (strcmp(name, "--syscalls-as-of") == 0) {
 		o->syscalls_as_of = val;
+	} else {
+		return apply_limit(o, name, val, err);
 	}
 	return 0;
 }

@@ -24,6 +24,12 @@ struct cli_options {
 	const char *config;
 	int landlock_abi;
 	const char *syscalls_as_of; /* a kernel release, NULL: off */
+	bool has_max_processes;
+	uint64_t max_processes;
+	bool has_memory;
+	uint64_t memory;           /* bytes or POLICY_LIMIT_OFF */
+	bool has_file_size;
+	uint64_t file_size;        /* bytes or POLICY_LIMIT_OFF */
 	char **command_argv;
 	int command_argc;
 };

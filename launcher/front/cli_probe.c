@@ -26,6 +26,23 @@ static void print_fix(const json_t *o)
 		printf("  fix: %s\n", str(o, "fix"));
 }
 
+static void print_limits(const json_t *lim)
+{
+	const json_t *c = json_object_get(lim, "cgroup");
+
+	printf("limits: %lld processes per run by default, /tmp of %lld bytes (namespace runner)\n",
+	       (long long)json_integer_value(json_object_get(lim, "default_max_processes")),
+	       (long long)json_integer_value(json_object_get(lim, "default_tmp_size")));
+	if (json_is_object(c))
+		printf("  a cgroup per run: %s %s (pids.max%s)\n", str(c, "version"), str(c, "dir"),
+		       flag(c, "memory") ? ", memory.max" : "");
+	else
+		printf("  no cgroup per run: %s\n", str(lim, "cgroup_reason"));
+	if (!flag(lim, "rlimit_nproc_holds_caller"))
+		printf("  root is exempt from RLIMIT_NPROC: without a cgroup its runs have no "
+		       "process limit\n");
+}
+
 static void print_text(const json_t *f)
 {
 	const json_t *u = json_object_get(f, "user_namespaces");
@@ -35,6 +52,8 @@ static void print_text(const json_t *f)
 	const json_t *m = json_object_get(f, "mount_api");
 	const json_t *runners = json_object_get(f, "runners");
 	const json_t *modes = json_object_get(f, "modes");
+	const json_t *rc = json_object_get(f, "root_caller");
+	const json_t *keeps = json_object_get(rc, "keeps");
 
 	if (flag(u, "available"))
 		printf("user namespaces: yes\n");
@@ -42,9 +61,9 @@ static void print_text(const json_t *f)
 		printf("user namespaces: no: %s\n", str(u, "reason"));
 	print_fix(u);
 	if (json_integer_value(json_object_get(l, "abi")) > 0)
-		printf("landlock: ABI %lld, enforcement %s: covers %s\n  gap: %s\n",
+		printf("landlock: ABI %lld, enforcement %s: covers %s\n  scopes: %s\n  gap: %s\n",
 		       (long long)json_integer_value(json_object_get(l, "abi")), str(l, "enforcement"),
-		       str(l, "covers"), str(l, "gap"));
+		       str(l, "covers"), str(l, "scopes"), str(l, "gap"));
 	else
 		printf("landlock: no: %s\n", str(l, "reason"));
 	print_fix(l);
@@ -53,10 +72,21 @@ static void print_text(const json_t *f)
 	else
 		printf("io_uring: no: %s (output is collected with poll; same bytes)\n", str(io, "reason"));
 	print_fix(io);
-	if (flag(sc, "available"))
-		printf("seccomp: yes (TIOCSTI and TIOCLINUX are refused in confined modes)\n");
+	if (flag(sc, "available") && json_string_value(json_object_get(sc, "refuses")))
+		printf("seccomp: yes; refused to confined commands: %s; under the landlock "
+		       "runner also %s\n", str(sc, "refuses"), str(sc, "refuses_landlock"));
+	else if (flag(sc, "available"))
+		printf("seccomp: yes, but this build has no filter (CONFIG_SECCOMP=n): setuid bits, "
+		       "keyrings and nested mounts are not refused\n");
 	else
 		printf("seccomp: no: %s\n", str(sc, "reason"));
+	if (json_array_size(keeps)) {
+		printf("root caller: keeps ");
+		for (size_t i = 0; i < json_array_size(keeps); i++)
+			printf("%s%s", i ? ", " : "", json_string_value(json_array_get(keeps, i)));
+		printf(" and nothing else (%s); identity map: %s\n", str(rc, "why"),
+		       str(rc, "identity_map"));
+	}
 	printf("mount API: mount_setattr %s (read-only view by %s)\n",
 	       flag(m, "mount_setattr") ? "yes" : "no", str(m, "read_only_view"));
 	for (const char *const *name = (const char *const[]){ "namespace", "landlock", NULL };
@@ -81,6 +111,7 @@ static void print_text(const json_t *f)
 		print_fix(pick);
 	}
 	printf("danger-full-access: no runner (no confinement)\n");
+	print_limits(json_object_get(f, "limits"));
 	printf("network is not restricted by the modes (--net none gives a run loopback only); "
 	       "processes: \"private\" means the run sees and signals only its own\n");
 }

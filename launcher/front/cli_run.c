@@ -50,6 +50,12 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 		pol.net = o->net;
 	if (o->escalation)
 		pol.escalation = true;
+	if (o->has_max_processes)
+		pol.max_processes = o->max_processes;
+	if (o->has_memory)
+		pol.memory_limit = o->memory;
+	if (o->has_file_size)
+		pol.file_size_limit = o->file_size;
 
 	rc = run_apply_policy(run, &pol, err);
 	if (rc < 0)

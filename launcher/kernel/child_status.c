@@ -52,12 +52,14 @@ const char *child_stage_name(enum child_stage stage)
 	case STAGE_MOUNT_PRIVATE: return "mount namespace";
 	case STAGE_MOUNT: return "mount";
 	case STAGE_NETNS: return "network namespace";
+	case STAGE_KEYRING: return "session keyring";
 	case STAGE_LANDLOCK: return "landlock";
 	case STAGE_CAPS: return "capabilities";
 	case STAGE_NO_NEW_PRIVS: return "no_new_privs";
 	case STAGE_SECCOMP: return "seccomp";
 	case STAGE_CHDIR: return "chdir";
 	case STAGE_EXEC: return "exec";
+	case STAGE_LIMITS: return "resource limits";
 	case STAGE_NONE: break;
 	}
 	return "setup";

@@ -19,12 +19,14 @@ enum child_stage {
 	STAGE_MOUNT_PRIVATE,/* first mount in the new namespace: "runner unusable here" */
 	STAGE_MOUNT,        /* building the view */
 	STAGE_NETNS,
+	STAGE_KEYRING,
 	STAGE_LANDLOCK,
 	STAGE_CAPS,
 	STAGE_NO_NEW_PRIVS,
 	STAGE_SECCOMP,
 	STAGE_CHDIR,
 	STAGE_EXEC,
+	STAGE_LIMITS,       /* resource limits and the run's cgroup */
 };
 
 /* What goes through the status pipe when a setup step fails. */

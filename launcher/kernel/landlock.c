@@ -15,41 +15,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <linux/landlock.h>
-
 #include "landlock.h"
-
-/* Debian 12 ships the 6.1 headers: define what later kernels added. */
-#ifndef LANDLOCK_ACCESS_FS_REFER
-#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)       /* ABI 2 */
-#endif
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)    /* ABI 3 */
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)   /* ABI 5 */
-#endif
-
-/* ABI 6: scopes. LANDLOCK_SCOPE_SIGNAL confines signals to the domain. */
-#define SBX_LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
-
-/* struct landlock_ruleset_attr as of ABI 6 (the 6.1 header has only the
- * first field); the kernel takes a longer struct if the extra bytes are 0. */
-struct sbx_ruleset_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
 
 /* ABI 1: EXECUTE (bit 0) through MAKE_SYM (bit 12). */
 #define LL_FS_ABI1 ((1ULL << 13) - 1)
-
-/* The rights Landlock accepts on a rule for a non-directory: a rule naming a
- * file with a directory-only right fails with EINVAL. */
-#define LL_FS_FILE                                                             \
-	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |          \
-	 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |          \
-	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 int landlock_abi_probe(char *reason, size_t reason_size)
 {
@@ -128,6 +97,31 @@ static int add_path_rule(int ruleset, const char *path, uint64_t access,
 	return 0;
 }
 
+uint64_t landlock_scopes(int abi)
+{
+	/* Why signals: a command that can signal outside its domain can
+	 * SIGKILL or SIGSTOP sbx itself, orphaning its tree past the run and
+	 * stopping the timeout. Why abstract unix sockets: with --net allow
+	 * the command would reach every abstract socket on the host (session
+	 * buses, X11, IDE helpers) and ask those daemons to write for it. Both
+	 * scoped, it reaches only what its own run created (ABI 6+; older
+	 * kernels cannot refuse either, see docs/security.md). */
+	return abi >= 6 ? SBX_LANDLOCK_SCOPE_SIGNAL | SBX_LANDLOCK_SCOPE_ABSTRACT_UNIX : 0;
+}
+
+int landlock_restrict(int ruleset, struct child_status *st)
+{
+	/* landlock_restrict_self requires no_new_privs (or CAP_SYS_ADMIN); we
+	 * want it regardless, so that nothing exec'd can shed the domain's
+	 * intent by gaining privileges through a setuid binary. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return child_status_set(st, STAGE_NO_NEW_PRIVS, errno,
+					"prctl(PR_SET_NO_NEW_PRIVS)", NULL);
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+		return child_status_set(st, STAGE_LANDLOCK, errno, "landlock_restrict_self", NULL);
+	return 0;
+}
+
 int landlock_enforce(int abi, const char *const *write_dirs, size_t n_write_dirs,
 		     struct child_status *st)
 {
@@ -141,12 +135,7 @@ int landlock_enforce(int abi, const char *const *write_dirs, size_t n_write_dirs
 	struct sbx_ruleset_attr rattr;
 	memset(&rattr, 0, sizeof(rattr));
 	rattr.handled_access_fs = all;
-	/* Why: a command that can signal outside its domain can SIGKILL or
-	 * SIGSTOP sbx itself, orphaning its tree past the run and stopping the
-	 * timeout. Scoped, it signals only processes of its own run (ABI 6+;
-	 * older kernels cannot refuse this, see README). */
-	if (abi >= 6)
-		rattr.scoped = SBX_LANDLOCK_SCOPE_SIGNAL;
+	rattr.scoped = landlock_scopes(abi);
 	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &rattr,
 				   sizeof(rattr), 0);
 	if (ruleset < 0)
@@ -157,9 +146,7 @@ int landlock_enforce(int abi, const char *const *write_dirs, size_t n_write_dirs
 	 * read-only still takes ioctls that change the outside, such as
 	 * tcsetattr or a window size on the caller's terminal. The command's own
 	 * fds 0-2 are pipes and /dev/null, opened before the domain. */
-	uint64_t read_exec = LANDLOCK_ACCESS_FS_EXECUTE |
-			     LANDLOCK_ACCESS_FS_READ_FILE |
-			     LANDLOCK_ACCESS_FS_READ_DIR;
+	uint64_t read_exec = LL_READ_EXEC;
 	if (add_path_rule(ruleset, "/", read_exec, st) < 0)
 		goto fail;
 
@@ -179,19 +166,8 @@ int landlock_enforce(int abi, const char *const *write_dirs, size_t n_write_dirs
 	if (add_path_rule(ruleset, "/dev/null", devnull, st) < 0)
 		goto fail;
 
-	/* landlock_restrict_self requires no_new_privs (or CAP_SYS_ADMIN); we
-	 * want it regardless, so that nothing exec'd can shed the domain's
-	 * intent by gaining privileges through a setuid binary. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		child_status_set(st, STAGE_NO_NEW_PRIVS, errno,
-				 "prctl(PR_SET_NO_NEW_PRIVS)", NULL);
+	if (landlock_restrict(ruleset, st) < 0)
 		goto fail;
-	}
-	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) {
-		child_status_set(st, STAGE_LANDLOCK, errno,
-				 "landlock_restrict_self", NULL);
-		goto fail;
-	}
 	close(ruleset);
 	return 0;
 

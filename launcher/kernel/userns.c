@@ -4,7 +4,14 @@
  * runner's --net none. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include "userns.h"
 
@@ -59,3 +66,57 @@ int userns_write_identity_maps(uid_t uid, gid_t gid, struct child_status *st)
 	return 0;
 }
 
+
+/* ---- a full identity map for a root caller ---- */
+
+/* Only a process in the parent user namespace holding CAP_SETUID and
+ * CAP_SETGID there may write a map of more than its own id, and the child is
+ * born inside its new namespace: so sbx writes it for the child, which waits
+ * until it is there. */
+
+#define FULL_MAP "0 0 4294967295\n" /* ids 0..4294967294 onto themselves */
+
+bool userns_can_map_all(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	uint32_t want = CAP_TO_MASK(CAP_SETUID) | CAP_TO_MASK(CAP_SETGID);
+
+	memset(data, 0, sizeof(data));
+	return syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & want) == want;
+}
+
+int userns_map_all(pid_t pid)
+{
+	static const char *const files[] = { "setgroups", "uid_map", "gid_map" };
+	char path[64];
+	int err = 0;
+
+	for (size_t i = 0; i < 3 && !err; i++) {
+		size_t n = child_put_str(path, 0, sizeof(path), "/proc/");
+
+		n = child_put_uint(path, n, sizeof(path), (unsigned long)pid);
+		n = child_put_str(path, n, sizeof(path), "/");
+		child_put_str(path, n, sizeof(path), files[i]);
+		/* setgroups first: "deny" stays, as for any other caller, so
+		 * that no nested namespace can drop a group used to deny. */
+		err = i == 0 ? write_proc(path, "deny", 4) : write_proc(path, FULL_MAP, strlen(FULL_MAP));
+	}
+	return err;
+}
+
+int userns_wait_full_map(int fd, struct child_status *st)
+{
+	int err = 0;
+	ssize_t n;
+
+	do {
+		n = read(fd, &err, sizeof(err));
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(err))
+		return child_status_set(st, STAGE_USERNS, n < 0 ? errno : EPROTO,
+					"full identity map: no word from sbx", NULL);
+	if (err)
+		return child_status_set(st, STAGE_USERNS, err, "write full identity map", NULL);
+	return 0;
+}

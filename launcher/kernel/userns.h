@@ -11,4 +11,16 @@
  * themselves and deny setgroups. 0, or -1 with st (STAGE_USERNS). */
 int userns_write_identity_maps(uid_t uid, gid_t gid, struct child_status *st);
 
+/* A root caller's full identity map (uid and gid 0..4294967294 onto
+ * themselves), so that the capabilities it keeps apply to every owner inside
+ * the writable binds:
+ *  - parent: userns_can_map_all() says whether this process may write one
+ *    (CAP_SETUID and CAP_SETGID); userns_map_all() writes it for a child
+ *    (setgroups denied too): 0 or an errno;
+ *  - child, just after clone(CLONE_NEWUSER): userns_wait_full_map() reads
+ *    that errno from fd (0, or -1 with STAGE_USERNS). */
+bool userns_can_map_all(void);
+int userns_map_all(pid_t pid);
+int userns_wait_full_map(int fd, struct child_status *st);
+
 #endif

@@ -11,8 +11,10 @@
 
 #include "child.h"
 #include "fds.h"
+#include "keyring.h"
 #include "pidns_init.h"
 #include "netns.h"
+#include "rlimits.h"
 #include "runner.h"
 #include "userns.h"
 #include "syscall_filter.h"
@@ -72,7 +74,10 @@ static int command_main(void *arg)
 	const struct child_spec *spec = arg;
 	struct child_status st = { 0 };
 
-	if (reset_signals(spec, &st) < 0 || setup_fds(spec, &st) < 0)
+	/* The run's cgroup first: every process the setup forks (the dead-man
+	 * helper) is the run's and counted there. */
+	if (reset_signals(spec, &st) < 0 || setup_fds(spec, &st) < 0 ||
+	    child_cgroup_join(&spec->limits, &st) < 0)
 		report_and_exit(spec, &st);
 	/* bash becomes the subreaper of its own tree (kept across execve): an
 	 * orphan stays below it, so a finished run's leftovers are told apart
@@ -84,6 +89,13 @@ static int command_main(void *arg)
 	if (spec->runner && !spec->runner->pid_namespace && spec->runner->enter(spec, &st) < 0)
 		report_and_exit(spec, &st);
 	if (spec->runner && spec->runner->confine && spec->runner->confine(spec, &st) < 0)
+		report_and_exit(spec, &st);
+	/* After the runner's own helpers are started; lowering a limit needs
+	 * no capability, and with none left the command cannot raise it. */
+	if (child_rlimits_apply(&spec->limits, &st) < 0)
+		report_and_exit(spec, &st);
+	/* Every confined run has a session keyring of its own. */
+	if (spec->runner && keyring_join_new_session(&st) < 0)
 		report_and_exit(spec, &st);
 #ifdef CONFIG_NETNS
 	/* danger-full-access with --net none: only the network namespace. */
@@ -135,7 +147,8 @@ static int init_main(const struct child_spec *spec)
 	struct child_status st = { 0 };
 	pid_t pid;
 
-	if (spec->runner->enter(spec, &st) < 0)
+	/* The run's cgroup first, so init and all it starts are held by it. */
+	if (child_cgroup_join(&spec->limits, &st) < 0 || spec->runner->enter(spec, &st) < 0)
 		report_and_exit(spec, &st);
 	pid = pidns_init_start_command(spec, command_main, &st);
 	if (pid < 0)

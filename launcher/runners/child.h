@@ -22,6 +22,17 @@ struct runner_ops;
 struct sock_fprog;
 struct ns_view_spec;
 
+/* Per-run resource limits, worked out by the parent (engine/run_limits.c). Each
+ * rlimit only ever lowers what the caller had; 0 leaves it as inherited. A
+ * zeroed struct asks for nothing. */
+struct child_limits {
+	uint64_t nproc;            /* RLIMIT_NPROC */
+	uint64_t data;             /* RLIMIT_DATA */
+	uint64_t fsize;            /* RLIMIT_FSIZE */
+	bool cgroup;               /* join the run's cgroup through cgroup_procs_fd */
+	int cgroup_procs_fd;       /* O_WRONLY cgroup.procs of the run's cgroup */
+};
+
 struct child_spec {
 	enum sbx_mode mode;
 	const char *root;          /* resolved once (realpath) by the parent */
@@ -30,6 +41,9 @@ struct child_spec {
 				    * must still resolve names the same inode */
 	const char *cwd;           /* resolved, absolute, inside the visible tree */
 	const char *tmp_dir;       /* "/tmp" */
+	const char *tmpfs_opts;    /* "mode=1777,size=N": the namespace runner's
+				    * private tmpfs mounts (NULL: ns_view.h's) */
+	struct child_limits limits;
 	enum sbx_net net;
 	int landlock_abi;          /* ABI to enforce with (capped, probed); 0: none */
 	uid_t uid;                 /* caller's ids, for identity maps */
@@ -47,6 +61,14 @@ struct child_spec {
 	int exit_fd;               /* PID namespace runs: init reports there (-1: none) */
 	pid_t *deadman_pid;        /* where the child reports the helper's pid */
 
+	uint64_t caps_keep;        /* capabilities the command keeps (bit N:
+				    * capability N; caps_for_caller): a root
+				    * caller's few, else 0 */
+	/* Set by the runner's prepare in the parent, undone by its release: */
+	int landlock_ruleset_fd;   /* the landlock runner's ruleset; -1: none */
+	bool full_map;             /* a root caller's full identity map, written by
+				    * sbx after the clone (PID namespace runs) */
+	int full_map_fd;           /* child: where sbx says it is written (-1) */
 	const struct sock_fprog *seccomp; /* installed last; NULL: none */
 	const struct sock_fprog *syscalls_as_of; /* --syscalls-as-of: right before
 						  * exec; NULL: none */

@@ -59,7 +59,7 @@ static int mount_ptys(struct child_status *st)
 	return 0;
 }
 
-int ns_dev_populate(struct ns_handle *nodes, const char *shm_size, struct child_status *st)
+int ns_dev_populate(struct ns_handle *nodes, const char *shm_opts, struct child_status *st)
 {
 	static const char *const links[][2] = {
 		{ "/dev/fd", "/proc/self/fd" },
@@ -67,7 +67,7 @@ int ns_dev_populate(struct ns_handle *nodes, const char *shm_size, struct child_
 		{ "/dev/stdout", "/proc/self/fd/1" },
 		{ "/dev/stderr", "/proc/self/fd/2" },
 	};
-	char path[32], opts[64];
+	char path[32];
 
 	if (mount("tmpfs", "/dev", "tmpfs", DEV_TMPFS_FLAGS, DEV_TMPFS_OPTS) < 0)
 		return child_status_set(st, STAGE_MOUNT, errno, "mount tmpfs", "/dev");
@@ -86,9 +86,7 @@ int ns_dev_populate(struct ns_handle *nodes, const char *shm_size, struct child_
 	 * it is capped. */
 	if (mkdir("/dev/shm", 01777) < 0)
 		return child_status_set(st, STAGE_MOUNT, errno, "mkdir", "/dev/shm");
-	child_put_str(opts, child_put_str(opts, 0, sizeof(opts), "mode=1777,size="), sizeof(opts),
-		      shm_size);
-	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, shm_opts) < 0)
 		return child_status_set(st, STAGE_MOUNT, errno, "mount tmpfs", "/dev/shm");
 	/* The host's nodes, bound onto the empty files. A tmpfs mounted inside a
 	 * user namespace is nodev (SB_I_NODEV), so a node created there would

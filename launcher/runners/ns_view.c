@@ -40,6 +40,13 @@ struct handles {
 	struct ns_hide_handles hide;
 };
 
+/* The options of the private tmpfs mounts (/dev/shm; /tmp without a
+ * directory of the workspace's own): the run's tmp_size, set by the parent. */
+static const char *ns_view_tmpfs_opts(const struct child_spec *spec)
+{
+	return spec->tmpfs_opts ? spec->tmpfs_opts : "mode=1777,size=" NS_VIEW_TMP_SIZE;
+}
+
 /* How much of path lies on a tmpfs of ours that hides the host's tree there
  * (so a mount point must be made in it), or 0. */
 static size_t cover_of(const struct ns_view_spec *v, const char *path, const char *tmp, bool ww)
@@ -80,8 +87,7 @@ static int mount_tmp(const struct child_spec *spec, struct handles *h, const cha
 			return -1;
 		return h->tmp.detached ? 0 : ns_remount_writable(tmp, st);
 	}
-	(void)spec;
-	if (mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=" NS_VIEW_TMP_SIZE) < 0)
+	if (mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, ns_view_tmpfs_opts(spec)) < 0)
 		return child_status_set(st, STAGE_MOUNT, errno, "mount tmpfs", tmp);
 	return 0;
 }
@@ -115,7 +121,7 @@ static int build(const struct child_spec *spec, bool ww, const char *tmp, struct
 
 	if (grab_all(spec, ww, h, st) < 0 || ns_make_all_readonly(spec, ww, tmp, st) < 0 ||
 	    ns_proc_mount(&v->private_proc, st) < 0 ||
-	    ns_dev_populate(h->dev, NS_VIEW_TMP_SIZE, st) < 0 ||
+	    ns_dev_populate(h->dev, ns_view_tmpfs_opts(spec), st) < 0 ||
 	    ns_hide_apply(v, ww ? spec->root : NULL, false, st) < 0)
 		return -1;
 	if (ww) {

@@ -11,6 +11,7 @@
 #include "child.h"
 #include "classify.h"
 #include "sbx.h"
+#include "seccomp_rules.h"
 
 struct runner_ops {
 	const char *name;           /* "namespace", "landlock" */
@@ -20,6 +21,14 @@ struct runner_ops {
 	int (*probe)(char *reason, size_t reason_size);
 	/* Parent: extra clone(2) flags this runner's child is started with. */
 	int (*clone_flags)(const struct child_spec *spec);
+	/* Parent, right before the clone: build what the child only applies
+	 * (the seccomp filter for this runner; the landlock runner's ruleset;
+	 * the namespace runner's identity-map helper for a root caller), into
+	 * spec. 0, or -errno with a plain reason. release undoes it after the
+	 * spawn, whether or not the spawn happened (also after a failed
+	 * prepare); both may be called again for the next spawn. */
+	int (*prepare)(struct child_spec *spec, char *reason, size_t reason_size);
+	void (*release)(struct child_spec *spec);
 	/* Child, after clone, before exec: enter the confinement. 0, or -1 with st
 	 * filled (st->stage says how far it got). With pid_namespace, this runs
 	 * in the namespace's init, before the command's process exists. */
@@ -29,11 +38,19 @@ struct runner_ops {
 	int (*confine)(const struct child_spec *spec, struct child_status *st);
 	/* The child starts as the init of a new PID namespace (CLONE_NEWPID). */
 	bool pid_namespace;
+	/* Protected paths that exist are kept read-only by its mounts; without
+	 * that, the engine snapshots them and puts back what changed. */
+	bool protects_by_mounts;
 	/* Denial dialects (DIALECT_* mask) its denials are spoken in. */
 	unsigned dialects;
 	/* full or partial, given the Landlock ABI the run uses. */
 	enum sbx_enforcement (*enforcement)(const struct child_spec *spec);
 };
+
+/* runners.c: the seccomp filter with a runner's rules into spec->seccomp
+ * (none in a build without CONFIG_SECCOMP). 0, or -errno with reason. */
+int runner_prepare_filter(struct child_spec *spec, enum seccomp_rules_for rules, char *reason,
+			  size_t reason_size);
 
 extern const struct runner_ops runner_namespace;
 extern const struct runner_ops runner_landlock;

@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* The landlock runner: a Landlock ruleset on the host's file tree, then no
- * capabilities. A denied write fails with EACCES (EXDEV for a refused
+/* The landlock runner: a Landlock ruleset on the host's file tree, built in
+ * the parent (prepare) and enforced by the child, then no capabilities but a
+ * root caller's few. A denied write fails with EACCES (EXDEV for a refused
  * cross-directory rename or link). The session, the fds and the exec are the
  * child's common path (child.c), not ours. */
 #include <errno.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "caps.h"
 #include "deadman.h"
 #include "landlock.h"
 #include "netns.h"
+#include "ns_view.h"
 #include "runner.h"
 #include "userns.h"
 
@@ -31,22 +36,143 @@ static int runner_landlock_clone_flags(const struct child_spec *spec)
 	return CLONE_NEWNET | (spec->uid != 0 ? CLONE_NEWUSER : 0);
 }
 
-static int runner_landlock_enter(const struct child_spec *spec,
-				 struct child_status *st)
+/* ---- parent: the ruleset ---- */
+
+/* The device nodes a command needs, and nothing else of /dev: not /dev/pts,
+ * the ttyN and ttyS* consoles, /dev/console (the caller's terminal can be
+ * read, and the ABI 5 device right stops only ioctls), nor raw disks, input,
+ * sound and video devices. /dev/fd, stdin, stdout and stderr are symlinks
+ * into /proc/self/fd and need no rule. */
+static int allow_dev(int rs, uint64_t all, bool writable, char *failed, size_t failed_size)
 {
-	const char *write_dirs[2];
-	size_t n = 0;
+	uint64_t r = LANDLOCK_ACCESS_FS_READ_FILE;
+	uint64_t rw = r | LANDLOCK_ACCESS_FS_WRITE_FILE |
+		      (all & (LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV));
+	const struct {
+		const char *path;
+		uint64_t rights;
+	} nodes[] = {
+		/* Accepts writes in every mode (`>/dev/null`). */
+		{ "/dev/null", rw },
+		{ "/dev/zero", r },
+		{ "/dev/full", r },
+		{ "/dev/random", r },
+		{ "/dev/urandom", r },
+		/* The controlling terminal, and only the command's own: it has
+		 * none at start (a new session), so opening answers ENXIO, the
+		 * truth, not EACCES. */
+		{ "/dev/tty", rw },
+		/* New ptys: the master side. The slave cannot be opened by path
+		 * (/dev/pts is not granted), nor by TIOCGPTPEER (Landlock checks
+		 * the slave's /dev/pts path); a session leader reaches it as its
+		 * controlling terminal (TIOCSCTTY on the master, then /dev/tty). */
+		{ "/dev/ptmx", rw },
+		/* Host-wide shared memory: written only where the mode allows. */
+		{ "/dev/shm", writable ? all : LL_READ_EXEC },
+	};
 
-	/* read-only: no write dir; only /dev/null, which landlock_enforce always
-	 * allows. */
-	if (spec->mode == SBX_MODE_WORKSPACE_WRITE) {
-		write_dirs[n++] = spec->root;
-		write_dirs[n++] = spec->tmp_dir;
-	} else if (spec->mode != SBX_MODE_READ_ONLY) {
-		return child_status_set(st, STAGE_LANDLOCK, EINVAL,
-					"landlock runner: unconfined mode", NULL);
+	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		int rc = landlock_allow_path(rs, nodes[i].path, nodes[i].rights);
+
+		/* A minimal container /dev may lack some: nothing to grant. */
+		if (rc < 0 && rc != -ENOENT) {
+			snprintf(failed, failed_size, "%s", nodes[i].path);
+			return rc;
+		}
 	}
+	return 0;
+}
 
+static int build_ruleset(const struct child_spec *spec, char *reason, size_t reason_size)
+{
+	uint64_t all = landlock_fs_rights(spec->landlock_abi);
+	bool writable = spec->mode == SBX_MODE_WORKSPACE_WRITE;
+	/* Why not also devpts or /dev bound elsewhere (a chroot's): finding
+	 * them means reading the whole mount table on every run; deny_read
+	 * can name them where they exist. The hidden paths (credential stores,
+	 * sbx's own state) are left out the same way. */
+	const char *except[1 + NS_VIEW_MAX_PATHS] = { "/dev" };
+	size_t n_except = 1;
+	char failed[256] = "";
+	int rs, rc;
+
+	for (size_t i = 0; spec->view && i < spec->view->hide.n; i++)
+		except[n_except++] = spec->view->hide.path[i];
+	if (spec->mode != SBX_MODE_WORKSPACE_WRITE && spec->mode != SBX_MODE_READ_ONLY) {
+		snprintf(reason, reason_size, "landlock runner: unconfined mode");
+		return -EINVAL;
+	}
+	rs = landlock_ruleset_create(spec->landlock_abi, landlock_scopes(spec->landlock_abi));
+	if (rs < 0) {
+		snprintf(reason, reason_size, "landlock_create_ruleset: %s", strerror(-rs));
+		return rs;
+	}
+	/* Reads and execution everywhere but the device trees: every entry of
+	 * / except /dev, and / itself listable. Not IOCTL_DEV: a device opened
+	 * for reading would still take ioctls that change the outside. */
+	rc = landlock_allow_except(rs, "/", LL_READ_EXEC, LANDLOCK_ACCESS_FS_READ_DIR, except,
+				   n_except, failed, sizeof(failed));
+	if (rc == 0)
+		rc = allow_dev(rs, all, writable, failed, sizeof(failed));
+	/* What stays readable below a hidden directory (known_hosts, public
+	 * keys). */
+	for (size_t i = 0; rc == 0 && spec->view && i < spec->view->reveal.n; i++) {
+		rc = landlock_allow_path(rs, spec->view->reveal.path[i], LL_READ_EXEC);
+		if (rc == -ENOENT)
+			rc = 0;
+		else if (rc < 0)
+			snprintf(failed, sizeof(failed), "%s", spec->view->reveal.path[i]);
+	}
+	/* Everything beneath each write dir, REFER included (ABI 2+), so
+	 * renames and links between its subdirectories work. Under ABI 1 such
+	 * a rename fails with EXDEV: the classifier knows that dialect. The
+	 * root through the handle the engine opened: never resolved again. */
+	if (rc == 0 && writable) {
+		rc = landlock_allow_fd(rs, spec->root_fd, all);
+		if (rc < 0)
+			snprintf(failed, sizeof(failed), "%s", spec->root);
+		else if ((rc = landlock_allow_path(rs, spec->tmp_dir, all)) < 0)
+			snprintf(failed, sizeof(failed), "%s", spec->tmp_dir);
+		/* The workspace's tool cache (inside sbx's hidden state). */
+		else if (spec->view && spec->view->cache_fd >= 0 &&
+			 (rc = landlock_allow_fd(rs, spec->view->cache_fd, all)) < 0)
+			snprintf(failed, sizeof(failed), "%s", spec->view->cache_dir);
+	}
+	if (rc < 0) {
+		snprintf(reason, reason_size, "landlock_add_rule %s: %s", failed, strerror(-rc));
+		close(rs);
+		return rc;
+	}
+	return rs;
+}
+
+static int runner_landlock_prepare(struct child_spec *spec, char *reason, size_t reason_size)
+{
+	int rs, rc = runner_prepare_filter(spec, SECCOMP_RULES_LANDLOCK, reason, reason_size);
+
+	if (rc < 0)
+		return rc;
+	rs = build_ruleset(spec, reason, reason_size);
+	if (rs < 0)
+		return rs;
+	spec->landlock_ruleset_fd = rs;
+	return 0;
+}
+
+static void runner_landlock_release(struct child_spec *spec)
+{
+	if (spec->landlock_ruleset_fd >= 0)
+		close(spec->landlock_ruleset_fd);
+	spec->landlock_ruleset_fd = -1;
+}
+
+/* ---- child: no allocation, no stdio ---- */
+
+static int runner_landlock_enter(const struct child_spec *spec, struct child_status *st)
+{
+	if (spec->landlock_ruleset_fd < 0)
+		return child_status_set(st, STAGE_LANDLOCK, EBADF, "landlock runner: no ruleset",
+					NULL);
 #ifdef CONFIG_NETNS
 	if (spec->net == SBX_NET_NONE) {
 		if (spec->uid != 0 && userns_write_identity_maps(spec->uid, spec->gid, st) < 0)
@@ -55,14 +181,15 @@ static int runner_landlock_enter(const struct child_spec *spec,
 			return -1;
 	}
 #endif
-	if (deadman_start(spec, st) < 0 ||
-	    landlock_enforce(spec->landlock_abi, write_dirs, n, st) < 0)
+	if (deadman_start(spec, st) < 0 || landlock_restrict(spec->landlock_ruleset_fd, st) < 0)
 		return -1;
 
 	/* A root launcher's child would otherwise keep every capability under
 	 * the ruleset: CAP_SYS_ADMIN to mount over the workspace, CAP_DAC_*,
-	 * raw devices. Landlock restricts paths, not privilege. */
-	return caps_drop_all(st);
+	 * raw devices. Landlock restricts paths, not privilege. A root caller
+	 * keeps its few file capabilities (caps.c): in the init namespace,
+	 * so Landlock and the filters decide what they reach. */
+	return caps_keep_only(spec->caps_keep, st);
 }
 
 static enum sbx_enforcement runner_landlock_enforcement(const struct child_spec *spec)
@@ -77,6 +204,8 @@ const struct runner_ops runner_landlock = {
 	.id = SBX_RUNNER_LANDLOCK,
 	.probe = runner_landlock_probe,
 	.clone_flags = runner_landlock_clone_flags,
+	.prepare = runner_landlock_prepare,
+	.release = runner_landlock_release,
 	.enter = runner_landlock_enter,
 	.dialects = DIALECT_EACCES | DIALECT_EXDEV,
 	.enforcement = runner_landlock_enforcement,

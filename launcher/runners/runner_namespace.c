@@ -98,12 +98,29 @@ static enum sbx_enforcement runner_namespace_enforcement(const struct child_spec
 	return spec->landlock_abi >= 3 ? SBX_ENFORCEMENT_FULL : SBX_ENFORCEMENT_PARTIAL;
 }
 
+/* The filter with this runner's rules; for a root caller who may, a full
+ * identity map, which spawn writes for the child after the clone. */
+static int runner_namespace_prepare(struct child_spec *spec, char *reason, size_t reason_size)
+{
+	spec->full_map = spec->caps_keep && userns_can_map_all();
+	return runner_prepare_filter(spec, SECCOMP_RULES_NAMESPACE, reason, reason_size);
+}
+
+static void runner_namespace_release(struct child_spec *spec)
+{
+	spec->full_map = false;
+}
+
 /* ---- child: no allocation, no stdio ---- */
 
 /* In the namespace's init: identity maps, the network, the view. */
 static int runner_namespace_enter(const struct child_spec *spec, struct child_status *st)
 {
-	if (userns_write_identity_maps(spec->uid, spec->gid, st) < 0)
+	/* A root caller's kept capabilities must reach every owner inside the
+	 * writable binds (a workspace owned by another user): all ids mapped
+	 * onto themselves. The read-only binds still refuse everything. */
+	if (spec->full_map ? userns_wait_full_map(spec->full_map_fd, st) < 0
+			   : userns_write_identity_maps(spec->uid, spec->gid, st) < 0)
 		return -1;
 #ifdef CONFIG_NETNS
 	/* --net none: the new network namespace came with the clone; bring up
@@ -160,10 +177,10 @@ static int runner_namespace_confine(const struct child_spec *spec, struct child_
 	}
 
 	/* Last: we needed CAP_SYS_ADMIN in our namespace for every step above.
-	 * Without any capability (bounding and ambient too) and with
-	 * no_new_privs, a nested `unshare -rm` sees our mounts locked and
-	 * cannot remount or unmount them. */
-	return caps_drop_all(st);
+	 * Without it (bounding and ambient too; a root caller keeps only its
+	 * few file capabilities) and with no_new_privs, a nested `unshare -rm`
+	 * sees our mounts locked and cannot remount or unmount them. */
+	return caps_keep_only(spec->caps_keep, st);
 }
 
 const struct runner_ops runner_namespace = {
@@ -171,9 +188,12 @@ const struct runner_ops runner_namespace = {
 	.id = SBX_RUNNER_NAMESPACE,
 	.probe = runner_namespace_probe,
 	.clone_flags = runner_namespace_clone_flags,
+	.prepare = runner_namespace_prepare,
+	.release = runner_namespace_release,
 	.enter = runner_namespace_enter,
 	.confine = runner_namespace_confine,
 	.pid_namespace = true,
+	.protects_by_mounts = true,
 	.dialects = DIALECT_EROFS,
 	.enforcement = runner_namespace_enforcement,
 };

@@ -3,9 +3,12 @@
  * namespace first (it also covers metadata: chmod, chown, utimes, xattrs),
  * then landlock (works where user namespaces are refused). */
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "launcher.h"
 #include "runner.h"
+#include "syscall_filter.h"
 
 const struct runner_ops *const runner_table[] = {
 #ifdef CONFIG_RUNNER_NAMESPACE
@@ -23,4 +26,24 @@ const struct runner_ops *runner_by_id(enum sbx_runner id)
 		if (runner_table[i]->id == id)
 			return runner_table[i];
 	return NULL;
+}
+
+int runner_prepare_filter(struct child_spec *spec, enum seccomp_rules_for rules, char *reason,
+			  size_t reason_size)
+{
+#ifdef CONFIG_SECCOMP
+	int e = 0;
+
+	spec->seccomp = seccomp_filter_get(rules, &e);
+	if (!spec->seccomp) {
+		snprintf(reason, reason_size, "unable to build the seccomp filter: %s", strerror(e));
+		return -e;
+	}
+#else
+	(void)spec;
+	(void)rules;
+	(void)reason;
+	(void)reason_size;
+#endif
+	return 0;
 }

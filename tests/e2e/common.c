@@ -582,3 +582,17 @@ int e2e_landlock_abi(void)
 
 	return abi > 0 ? (int)abi : 0;
 }
+
+unsigned long long e2e_caps_kept(enum e2e_user who)
+{
+	/* CAP_CHOWN (0), CAP_DAC_OVERRIDE (1), CAP_FOWNER (3) */
+	const unsigned long long root_keeps = 0xbULL;
+	unsigned long long eff = 0;
+	char *status = e2e_read_file("/proc/self/status");
+	const char *line = status ? strstr(status, "\nCapEff:") : NULL;
+
+	cr_assert_not_null(line, "e2e fixture: no CapEff in /proc/self/status");
+	eff = strtoull(line + strlen("\nCapEff:"), NULL, 16);
+	free(status);
+	return e2e_uid(who) == 0 ? root_keeps & eff : 0;
+}

@@ -63,6 +63,11 @@ int e2e_mkdir(enum e2e_user who, const char *path);
 /* Recursive removal (no symlink following, stays on one file system). */
 void e2e_rm_rf(const char *path);
 
+/* The capability mask (as in /proc/PID/status) a confined command of `who`
+ * keeps: a root caller's CAP_CHOWN, CAP_DAC_OVERRIDE and CAP_FOWNER as far
+ * as this test process holds them (CONTRACT section 1), else nothing. */
+unsigned long long e2e_caps_kept(enum e2e_user who);
+
 /* printf into a fresh string (the test fails if that cannot be done). */
 char *e2e_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 

@@ -34,6 +34,21 @@ static struct vp params[] = {
 		return cr_make_param_array(struct vp, params, sizeof(params) / sizeof(params[0])); \
 	}
 
+/* Both runners (what the engine does for either). */
+static struct vp params_both[] = {
+	{ "namespace", AS_CALLER },
+	{ "namespace", AS_NOBODY },
+	{ "landlock", AS_CALLER },
+	{ "landlock", AS_NOBODY },
+};
+
+#define PARAMS_BOTH(name)                                                                   \
+	ParameterizedTestParameters(view, name)                                              \
+	{                                                                                    \
+		return cr_make_param_array(struct vp, params_both,                             \
+					   sizeof(params_both) / sizeof(params_both[0]));       \
+	}
+
 struct fx {
 	struct vp p;
 	char *base, *home, *ws, *conf;
@@ -123,7 +138,7 @@ ParameterizedTest(struct vp *p, view, tmp_kept_across_calls, .timeout = 60)
 
 /* ---- the tool cache ---- */
 
-PARAMS(tool_cache)
+PARAMS_BOTH(tool_cache)
 ParameterizedTest(struct vp *p, view, tool_cache, .timeout = 60)
 {
 	e2e_require_runner(p->who, p->runner);
@@ -168,7 +183,7 @@ ParameterizedTest(struct vp *p, view, tool_cache, .timeout = 60)
 
 /* ---- /dev/shm, ptys, /proc/self, /dev/tty ---- */
 
-PARAMS(everyday_devices)
+PARAMS_BOTH(everyday_devices)
 ParameterizedTest(struct vp *p, view, everyday_devices, .timeout = 90)
 {
 	e2e_require_runner(p->who, p->runner);
@@ -176,26 +191,41 @@ ParameterizedTest(struct vp *p, view, everyday_devices, .timeout = 90)
 	struct e2e_out o;
 	char *shm = e2e_fmt("/dev/shm/sbx-view-%d", (int)getpid());
 
+	bool ns = strcmp(p->runner, "namespace") == 0;
+
 	fx_setup(&f, p);
 	unlink(shm);
+	/* POSIX shared memory and queues: the run's own /dev/shm (namespace)
+	 * or the host's, writable in workspace-write (landlock). */
 	run_ws(&f, e2e_fmt("set -e; touch %s; "
 			   "python3 -c 'import multiprocessing as m\n"
 			   "q = m.Queue(); w = m.Process(target=q.put, args=(42,)); w.start()\n"
 			   "print(\"queue\", q.get()); w.join()\n"
 			   "from multiprocessing import shared_memory as s\n"
-			   "b = s.SharedMemory(create=True, size=16); b.close(); b.unlink()\n"
-			   "import os; mfd, sfd = os.openpty(); print(\"pty\", os.ttyname(sfd))'; "
-			   "script -qc 'echo in-pty' /dev/null; "
-			   "echo renamed > /proc/self/comm && echo comm-ok",
+			   "b = s.SharedMemory(create=True, size=16); b.close(); b.unlink()'",
 			   shm),
 	       &o);
-	expect_ok(&f, "everyday devices", &o);
+	expect_ok(&f, "shared memory", &o);
 	cr_assert(has(&o, "queue 42"), "%s multiprocessing: %s", f.tag, o.out);
-	cr_assert(has(&o, "pty /dev/pts/"), "%s openpty: %s", f.tag, o.out);
-	cr_assert(has(&o, "in-pty"), "%s script(1): %s", f.tag, o.out);
-	cr_assert(has(&o, "comm-ok"), "%s /proc/self/comm: %s", f.tag, o.out);
-	cr_assert(!e2e_exists(shm), "%s %s reached the host", f.tag, shm);
+	cr_assert(ns != e2e_exists(shm), "%s %s: %s on the host", f.tag, shm,
+		  ns ? "reached" : "missing");
+	unlink(shm);
 	e2e_out_free(&o);
+
+	/* ptys and the run's own /proc files: the namespace runner's private
+	 * devpts and /proc (the landlock runner cannot grant new ptys without
+	 * the caller's terminal, nor /proc/self without other processes). */
+	if (ns) {
+		run_ws(&f, "python3 -c 'import os; mfd, sfd = os.openpty(); "
+			   "print(\"pty\", os.ttyname(sfd))'; script -qc 'echo in-pty' /dev/null; "
+			   "echo renamed > /proc/self/comm && echo comm-ok",
+		       &o);
+		expect_ok(&f, "ptys and /proc/self", &o);
+		cr_assert(has(&o, "pty /dev/pts/"), "%s openpty: %s", f.tag, o.out);
+		cr_assert(has(&o, "in-pty"), "%s script(1): %s", f.tag, o.out);
+		cr_assert(has(&o, "comm-ok"), "%s /proc/self/comm: %s", f.tag, o.out);
+		e2e_out_free(&o);
+	}
 
 	/* /dev/tty with no controlling terminal: the truth, not a denial. */
 	run_in(&f, "read-only", f.ws, "echo x > /dev/tty", &o);
@@ -264,7 +294,7 @@ static void git_fixture(struct fx *f)
 	e2e_out_free(&o);
 }
 
-PARAMS(protected_existing)
+PARAMS_BOTH(protected_existing)
 ParameterizedTest(struct vp *p, view, protected_existing, .timeout = 90)
 {
 	e2e_require_runner(p->who, p->runner);
@@ -287,13 +317,23 @@ ParameterizedTest(struct vp *p, view, protected_existing, .timeout = 90)
 		e2e_fmt("printf '[filter \"x\"]\\n\\tclean = touch %s\\n' >> .git/config", pwned),
 		"mv .git/config .git/config.old",
 	};
+	bool ns = strcmp(p->runner, "namespace") == 0;
+
+	/* The namespace runner refuses the write (read-only binds); the
+	 * landlock runner cannot, and puts the path back after the run. */
 	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
 		run_ws(&f, attacks[i], &o);
-		cr_assert(exit_code(&o) != 0, "%s `%s` was allowed", f.tag, attacks[i]);
+		if (ns)
+			cr_assert(exit_code(&o) != 0, "%s `%s` was allowed", f.tag, attacks[i]);
+		else
+			cr_assert(has(&o, "\"protected\":\"restored\"") && has(&o, "\"reverted\":[\".git/"),
+				  "%s `%s` not put back: %s", f.tag, attacks[i], o.out);
 		cr_assert(has(&o, "\"denied\":true"), "%s `%s` not a denial: %s", f.tag,
 			  attacks[i], o.out);
 		e2e_out_free(&o);
 	}
+	cr_assert(e2e_exists(e2e_fmt("%s/.git/hooks", f.ws)), "%s .git/hooks gone", f.tag);
+	cr_assert(!e2e_exists(e2e_fmt("%s/.git/hooks/pre-commit", f.ws)), "%s hook left", f.tag);
 	char *after = e2e_read_file(config);
 
 	cr_assert(after && strcmp(before, after) == 0, "%s .git/config changed", f.tag);
@@ -318,7 +358,7 @@ ParameterizedTest(struct vp *p, view, protected_existing, .timeout = 90)
 	cr_assert(!e2e_exists(pwned), "%s a planted hook or config ran outside", f.tag);
 }
 
-PARAMS(protected_absent_swept)
+PARAMS_BOTH(protected_absent_swept)
 ParameterizedTest(struct vp *p, view, protected_absent_swept, .timeout = 60)
 {
 	e2e_require_runner(p->who, p->runner);
@@ -353,7 +393,7 @@ static void home_secrets(struct fx *f)
 	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.netrc", f->home), "NETRCSECRET\n") == 0);
 }
 
-PARAMS(credentials_hidden)
+PARAMS_BOTH(credentials_hidden)
 ParameterizedTest(struct vp *p, view, credentials_hidden, .timeout = 60)
 {
 	e2e_require_runner(p->who, p->runner);
@@ -380,7 +420,7 @@ ParameterizedTest(struct vp *p, view, credentials_hidden, .timeout = 60)
 }
 
 /* Another root's /tmp and cache are sbx's state: hidden too. */
-PARAMS(state_hidden)
+PARAMS_BOTH(state_hidden)
 ParameterizedTest(struct vp *p, view, state_hidden, .timeout = 60)
 {
 	e2e_require_runner(p->who, p->runner);

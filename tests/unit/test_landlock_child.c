@@ -547,13 +547,25 @@ static void runner_enter_modes(enum as as)
 	spec.tmp_dir = fx.t;
 	spec.landlock_abi = kernel_abi();
 	spec.mode = SBX_MODE_WORKSPACE_WRITE;
+	spec.root_fd = open(fx.w, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	spec.landlock_ruleset_fd = spec.full_map_fd = -1;
+	cr_assert(spec.root_fd >= 0);
+	char reason[256] = "";
+	/* The runner's ruleset is built by the parent (prepare), enforced by
+	 * the child, released by the parent. */
+	cr_assert_eq(runner_landlock.prepare(&spec, reason, sizeof(reason)), 0, "%s", reason);
 	cr_assert_eq(in_child(as, runner_ops_child, &spec), 0);
+	runner_landlock.release(&spec);
+	cr_assert_eq(spec.landlock_ruleset_fd, -1);
 	cr_assert(exists("w/x") && exists("t/x") && !exists("out/x"));
 	unlink(p("w/x"));
 	unlink(p("t/x"));
 	spec.mode = SBX_MODE_READ_ONLY;
+	cr_assert_eq(runner_landlock.prepare(&spec, reason, sizeof(reason)), 0, "%s", reason);
 	cr_assert_eq(in_child(as, runner_ops_child, &spec), 0);
+	runner_landlock.release(&spec);
 	cr_assert(!exists("w/x") && !exists("t/x") && !exists("out/x"));
+	close(spec.root_fd);
 }
 
 Test(landlock, runner_table)

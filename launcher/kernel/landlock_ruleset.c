@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* Landlock rulesets built in the parent, before the clone: the child only
+ * calls landlock_restrict_self. Allocation and directory listing are fine
+ * here. The allow-list builder (landlock_allow_except) grants a tree minus
+ * some paths below it: Landlock has no deny rule, so an exception is made by
+ * granting everything beside it, level by level. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "landlock.h"
+
+int landlock_ruleset_create(int abi, uint64_t scoped)
+{
+	struct sbx_ruleset_attr attr = {
+		/* A right left unhandled is allowed everywhere: handle all. */
+		.handled_access_fs = landlock_fs_rights(abi),
+		.scoped = abi >= 6 ? scoped : 0,
+	};
+	size_t size = abi >= 6 ? sizeof(attr) : sizeof(attr.handled_access_fs);
+	int fd;
+
+	if (!attr.handled_access_fs)
+		return -EINVAL;
+	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+/* rights must suit the object (file rights only on a non-directory). */
+static int add_rule(int ruleset, int fd, uint64_t rights)
+{
+	struct landlock_path_beneath_attr attr = { .allowed_access = rights, .parent_fd = fd };
+
+	if (!rights)
+		return 0;
+	if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+int landlock_allow_fd(int ruleset, int fd, uint64_t rights)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb) < 0)
+		return -errno;
+	return add_rule(ruleset, fd, S_ISDIR(sb.st_mode) ? rights : rights & LL_FS_FILE);
+}
+
+/* type: DT_DIR, DT_REG (any non-directory) or DT_UNKNOWN (look). */
+static int allow_at(int ruleset, int dirfd, const char *path, uint64_t rights, int flags,
+		    unsigned char type)
+{
+	/* O_PATH: a handle on the inode, not the right to read it (a write dir
+	 * may be unreadable to us, and a device must not be opened). */
+	int fd = openat(dirfd, path, O_PATH | O_CLOEXEC | flags), rc;
+
+	if (fd < 0)
+		return -errno;
+	if (type == DT_UNKNOWN)
+		rc = landlock_allow_fd(ruleset, fd, rights);
+	else
+		rc = add_rule(ruleset, fd, type == DT_DIR ? rights : rights & LL_FS_FILE);
+	close(fd);
+	return rc;
+}
+
+int landlock_allow_path(int ruleset, const char *path, uint64_t rights)
+{
+	return allow_at(ruleset, AT_FDCWD, path, rights, 0, DT_UNKNOWN);
+}
+
+/* ---- the allow-list builder ---- */
+
+struct except_walk {
+	int ruleset;
+	uint64_t rights, along;
+	char *failed;
+	size_t failed_size;
+};
+
+static int walk_fail(struct except_walk *w, const char *dir, const char *name, int rc)
+{
+	if (w->failed_size)
+		snprintf(w->failed, w->failed_size, "%s%s%s", dir, name ? "/" : "", name ? name : "");
+	return rc;
+}
+
+/* rel[i] are the excluded paths relative to dir (no leading '/'). */
+static int grant_beside(struct except_walk *w, const char *dir, char **rel, size_t n)
+{
+	char path[PATH_MAX], **below;
+	struct dirent *e;
+	DIR *d;
+	int rc = 0;
+
+	if (w->along && (rc = allow_at(w->ruleset, AT_FDCWD, dir, w->along, O_NOFOLLOW, DT_DIR)) < 0)
+		return walk_fail(w, dir, NULL, rc);
+	d = opendir(dir);
+	if (!d)
+		/* Unlistable to us: nothing beside the way can be named, so
+		 * nothing is granted (more refused, never less). */
+		return errno == EACCES ? 0 : walk_fail(w, dir, NULL, -errno);
+	below = calloc(n, sizeof(*below));
+	if (!below) {
+		closedir(d);
+		return -ENOMEM;
+	}
+	while (rc == 0 && (e = readdir(d))) {
+		size_t len = strlen(e->d_name), n_below = 0;
+		bool excluded = false;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (strncmp(rel[i], e->d_name, len) != 0)
+				continue;
+			if (rel[i][len] == '\0')
+				excluded = true;
+			else if (rel[i][len] == '/')
+				below[n_below++] = rel[i] + len + 1;
+		}
+		if (excluded)
+			continue;
+		/* A symlink is granted nothing: its target is decided where
+		 * it lies (maybe in an excluded subtree). */
+		unsigned char type = e->d_type;
+		struct stat sb;
+
+		if (type == DT_UNKNOWN)
+			type = fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ? DT_UNKNOWN
+			       : S_ISLNK(sb.st_mode) ? DT_LNK
+			       : S_ISDIR(sb.st_mode) ? DT_DIR : DT_REG;
+		if (type == DT_LNK)
+			continue;
+		if (n_below) {
+			if (type != DT_DIR)
+				continue;
+			if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir,
+					     dir[strlen(dir) - 1] == '/' ? "" : "/",
+					     e->d_name) >= sizeof(path))
+				rc = walk_fail(w, dir, e->d_name, -ENAMETOOLONG);
+			else
+				rc = grant_beside(w, path, below, n_below);
+			continue;
+		}
+		rc = allow_at(w->ruleset, dirfd(d), e->d_name, w->rights, O_NOFOLLOW, type);
+		/* Gone meanwhile, or not reachable for us: nothing to grant. */
+		if (rc == -ENOENT || rc == -EACCES)
+			rc = 0;
+		else if (rc < 0)
+			rc = walk_fail(w, dir, e->d_name, rc);
+	}
+	free(below);
+	closedir(d);
+	return rc;
+}
+
+int landlock_allow_except(int ruleset, const char *dir, uint64_t rights, uint64_t along,
+			  const char *const *except, size_t n_except, char *failed,
+			  size_t failed_size)
+{
+	struct except_walk w = { ruleset, rights, along, failed, failed_size };
+	char real_dir[PATH_MAX], **rel = calloc(n_except ? n_except : 1, sizeof(*rel));
+	size_t n = 0, dlen;
+	int rc;
+
+	if (failed_size)
+		failed[0] = '\0';
+	if (!rel)
+		return -ENOMEM;
+	if (!realpath(dir, real_dir)) {
+		free(rel);
+		return walk_fail(&w, dir, NULL, -errno);
+	}
+	dlen = strcmp(real_dir, "/") == 0 ? 0 : strlen(real_dir);
+	/* Why resolve: an exception named through a symlink would otherwise
+	 * miss the real directory, which the walk grants. */
+	for (size_t i = 0; i < n_except; i++) {
+		char *real = realpath(except[i], NULL);
+
+		if (real && strncmp(real, real_dir, dlen) == 0 && real[dlen] == '/' &&
+		    real[dlen + 1] != '\0')
+			rel[n++] = real;
+		else
+			free(real);
+	}
+	for (size_t i = 0; i < n; i++)
+		memmove(rel[i], rel[i] + dlen + 1, strlen(rel[i] + dlen + 1) + 1);
+	if (n == 0)
+		rc = landlock_allow_path(ruleset, real_dir, rights);
+	else
+		rc = grant_beside(&w, real_dir, rel, n);
+	if (rc < 0 && failed_size && !failed[0])
+		snprintf(failed, failed_size, "%s", real_dir);
+	for (size_t i = 0; i < n; i++)
+		free(rel[i]);
+	free(rel);
+	return rc;
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/* The errno rules of the seccomp filter a confined command runs under, in one
+ * place: seccomp_rules_add() is the only function that names a system call,
+ * so the filter can be compiled from it at run time (seccomp.c) or at build
+ * time. Every rule is an argument compare libseccomp can express; nothing
+ * here depends on the run (no paths, no serial numbers, no ids).
+ *
+ * What is refused, and why:
+ *  - both runners: the terminal-injection ioctls; setting a setuid or setgid
+ *    bit by any call that takes a mode (as systemd's RestrictSUIDSGID=);
+ *    openat2 (ENOSYS: its mode sits in a struct the filter cannot read, and
+ *    callers fall back to openat); the kernel keyrings; io_uring (ENOSYS:
+ *    its operations carry modes and addresses no filter sees);
+ *  - landlock runner only: new user namespaces (clone3 with ENOSYS so libc
+ *    falls back to clone, whose flags the filter can read), entering any
+ *    namespace (setns), and every mount call. The namespace runner allows both: its binds are locked, and
+ *    nested sandboxes work there. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include "seccomp_rules.h"
+
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+/* Debian 12's 6.1 headers lack fchmodat2 (Linux 6.6); libseccomp resolves
+ * the name for the other arches from its own table. */
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+/* The kernel's __O_TMPFILE bit alone (glibc's __O_TMPFILE adds
+ * O_DIRECTORY): any open carrying it either creates a file or fails. */
+#define TMPFILE_BIT 020000000UL
+
+#define REFUSE SCMP_ACT_ERRNO(EPERM)
+/* "This kernel has no such call": the caller's fallback takes over. */
+#define ABSENT SCMP_ACT_ERRNO(ENOSYS)
+
+static const unsigned long special_bits[] = { S_ISUID, S_ISGID };
+
+/* ioctl's request is an int in the kernel: match only its low 32 bits, or a
+ * request with high bits set slips past (CVE-2019-10063, the flatpak bypass
+ * of CVE-2017-5226's fix). */
+static int refuse_ioctl(scmp_filter_ctx ctx, unsigned long request)
+{
+	return seccomp_rule_add(ctx, REFUSE, SCMP_SYS(ioctl), 1,
+				SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, request));
+}
+
+/* The mode is argument `arg` of nr: refuse it with either special bit. A
+ * masked compare, so the kernel's own truncation of the mode to umode_t
+ * cannot hide a bit from the filter. */
+static int refuse_mode(scmp_filter_ctx ctx, int nr, unsigned arg)
+{
+	for (size_t i = 0; i < 2; i++) {
+		unsigned long bit = special_bits[i];
+		struct scmp_arg_cmp mode = { arg, SCMP_CMP_MASKED_EQ, bit, bit };
+		int rc = seccomp_rule_add_array(ctx, REFUSE, nr, 1, &mode);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* An open that creates (O_CREAT, or O_TMPFILE) with a special bit in its
+ * mode. Without those flags the kernel ignores the mode. */
+static int refuse_create_mode(scmp_filter_ctx ctx, int nr, unsigned flags_arg,
+			      unsigned mode_arg)
+{
+	static const unsigned long creating[] = { O_CREAT, TMPFILE_BIT };
+
+	for (size_t f = 0; f < 2; f++)
+		for (size_t i = 0; i < 2; i++) {
+			struct scmp_arg_cmp cmp[2] = {
+				{ flags_arg, SCMP_CMP_MASKED_EQ, creating[f], creating[f] },
+				{ mode_arg, SCMP_CMP_MASKED_EQ, special_bits[i], special_bits[i] },
+			};
+			int rc = seccomp_rule_add_array(ctx, REFUSE, nr, 2, cmp);
+
+			if (rc < 0)
+				return rc;
+		}
+	return 0;
+}
+
+/* Setuid/setgid minting: the owner of a file needs no capability to set
+ * these bits, so a root caller's run would leave a setuid-root program in the
+ * workspace (and, under the landlock runner, in the host's /tmp). */
+static int add_no_special_bits(scmp_filter_ctx ctx)
+{
+	int rc = 0;
+
+	rc = rc ? rc : refuse_mode(ctx, SCMP_SYS(chmod), 1);
+	rc = rc ? rc : refuse_mode(ctx, SCMP_SYS(fchmod), 1);
+	rc = rc ? rc : refuse_mode(ctx, SCMP_SYS(fchmodat), 2);
+	rc = rc ? rc : refuse_mode(ctx, SCMP_SYS(fchmodat2), 2);
+	rc = rc ? rc : refuse_mode(ctx, SCMP_SYS(mkdir), 1);
+	rc = rc ? rc : refuse_mode(ctx, SCMP_SYS(mkdirat), 2);
+	rc = rc ? rc : refuse_mode(ctx, SCMP_SYS(mknod), 1);
+	rc = rc ? rc : refuse_mode(ctx, SCMP_SYS(mknodat), 2);
+	rc = rc ? rc : refuse_mode(ctx, SCMP_SYS(creat), 1);
+	rc = rc ? rc : refuse_create_mode(ctx, SCMP_SYS(open), 1, 2);
+	rc = rc ? rc : refuse_create_mode(ctx, SCMP_SYS(openat), 2, 3);
+	rc = rc ? rc : seccomp_rule_add(ctx, ABSENT, SCMP_SYS(openat2), 0);
+	/* io_uring's OPENAT and OPENAT2 create files with a mode no filter
+	 * sees (a setuid file, empty as long as the writer lacks CAP_FSETID;
+	 * its CONNECT reaches sockets past any filter); libraries that use it
+	 * (libuv, liburing users) fall back to plain system calls on ENOSYS,
+	 * as on a kernel without it. */
+	rc = rc ? rc : seccomp_rule_add(ctx, ABSENT, SCMP_SYS(io_uring_setup), 0);
+	return rc;
+}
+
+/* Keyrings are not namespaced. The special ids of the user and user-session
+ * keyrings could be refused by argument, but the caller's keyrings are also
+ * reachable by serial number (listed in /proc/keys, random per boot, so no
+ * precompiled filter can know them), and their owner's "user" permissions
+ * allow linking one into the run's own session keyring, which makes every
+ * key in it possessed and readable. So no keyring call at all: the run has
+ * its own empty session keyring (keyring.c), and the kernel's own lookups
+ * (request_key from inside the kernel) search only that. Container
+ * runtimes' default profiles refuse these three calls the same way. */
+static int add_no_keyrings(scmp_filter_ctx ctx)
+{
+	int rc = seccomp_rule_add(ctx, REFUSE, SCMP_SYS(add_key), 0);
+
+	rc = rc ? rc : seccomp_rule_add(ctx, REFUSE, SCMP_SYS(keyctl), 0);
+	rc = rc ? rc : seccomp_rule_add(ctx, REFUSE, SCMP_SYS(request_key), 0);
+	return rc;
+}
+
+/* Landlock does not see mounts: an overlayfs created in a nested user
+ * namespace (fsopen + fsconfig is enough, no move_mount needed) makes the
+ * kernel delete and create entries in a workdir= outside the policy. */
+static int add_no_userns_no_mounts(scmp_filter_ctx ctx)
+{
+	static const int mount_family[] = {
+		SCMP_SYS(mount), SCMP_SYS(umount), SCMP_SYS(umount2), SCMP_SYS(pivot_root),
+		SCMP_SYS(fsopen), SCMP_SYS(fsconfig), SCMP_SYS(fsmount), SCMP_SYS(fspick),
+		SCMP_SYS(open_tree), SCMP_SYS(move_mount), SCMP_SYS(mount_setattr),
+	};
+	struct scmp_arg_cmp newuser = { 0, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER };
+	int rc = seccomp_rule_add_array(ctx, REFUSE, SCMP_SYS(unshare), 1, &newuser);
+
+	/* clone's flags are its first argument on x86-64, x32 and i386. */
+	rc = rc ? rc : seccomp_rule_add_array(ctx, REFUSE, SCMP_SYS(clone), 1, &newuser);
+	rc = rc ? rc : seccomp_rule_add(ctx, ABSENT, SCMP_SYS(clone3), 0);
+	/* Entering one is as good as making one: a user namespace the caller
+	 * owns (pinned at a path) gives every capability inside it, and with
+	 * them its network or mount namespaces. setns(fd, 0) names no type,
+	 * so all of it. */
+	rc = rc ? rc : seccomp_rule_add(ctx, REFUSE, SCMP_SYS(setns), 0);
+	for (size_t i = 0; rc == 0 && i < sizeof(mount_family) / sizeof(mount_family[0]); i++)
+		rc = seccomp_rule_add(ctx, REFUSE, mount_family[i], 0);
+	return rc;
+}
+
+int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
+{
+	scmp_filter_ctx ctx = filter;
+	/* TIOCSTI: inject a byte into the terminal's input queue (CVE-2017-5226). */
+	int rc = refuse_ioctl(ctx, TIOCSTI);
+
+	/* TIOCLINUX: the Linux console's paste-selection, the same injection. */
+	rc = rc ? rc : refuse_ioctl(ctx, TIOCLINUX);
+	rc = rc ? rc : add_no_special_bits(ctx);
+	rc = rc ? rc : add_no_keyrings(ctx);
+	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
+		rc = add_no_userns_no_mounts(ctx);
+	return rc;
+}

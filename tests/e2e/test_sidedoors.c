@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: MIT */
+/* Side doors (issue 11): routes by which a confined command changed the host
+ * without writing a file, each tried as a hostile command would and checked
+ * from OUTSIDE (the file's mode on disk, the caller's keyrings through
+ * keyctl, the victim directory, the pty's input queue, the listener's
+ * accept queue), under both runners, as the caller (root) and as nobody:
+ *  - setuid/setgid minting by every call that takes a mode;
+ *  - the caller's session and user keyrings, by special id and by serial;
+ *  - nested mounts: an overlayfs whose kernel-side cleanup empties a workdir
+ *    outside the policy (landlock runner), while the namespace runner still
+ *    allows nested user namespaces and the mount API in them;
+ *  - the caller's terminal (a real pty), /dev/tty, new ptys;
+ *  - abstract unix sockets outside the run (--net allow);
+ *  - shell start-up variables and credentials in the environment.
+ * Root callers' capabilities: test_root_caller.c. */
+#include "common.h"
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <unistd.h>
+
+enum runner { NAMESPACE = 0, LANDLOCK = 1 };
+static const char *const runner_name[] = { "namespace", "landlock" };
+
+struct cp {
+	int runner; /* enum runner */
+	int user;   /* enum e2e_user */
+};
+
+static struct cp all_params[] = {
+	{ NAMESPACE, AS_CALLER }, { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY }
+};
+
+#define PARAMS(name)                                                                       \
+	ParameterizedTestParameters(sidedoors, name)                                        \
+	{                                                                                   \
+		return cr_make_param_array(struct cp, all_params,                           \
+					   sizeof all_params / sizeof all_params[0]);       \
+	}
+
+struct fx {
+	enum runner runner;
+	enum e2e_user who;
+	char *B;   /* a private base owned by who, outside the root */
+	char *R;   /* the workspace root */
+	char *O;   /* outside the root */
+	char *tool; /* the sidedoor helper, visible to both runners */
+	char tag[64];
+	char id[64]; /* unique in this machine's run: pid, runner, user */
+};
+
+static void fx_setup(struct fx *f, const struct cp *p)
+{
+	memset(f, 0, sizeof *f);
+	f->runner = (enum runner)p->runner;
+	f->who = (enum e2e_user)p->user;
+	snprintf(f->tag, sizeof f->tag, "[runner %s, user %s]", runner_name[f->runner],
+		 e2e_user_name(f->who));
+	snprintf(f->id, sizeof f->id, "%d-%s-%s", (int)getpid(), runner_name[f->runner],
+		 e2e_user_name(f->who));
+	f->B = e2e_tmpdir(f->who);
+	f->R = e2e_fmt("%s/ws", f->B);
+	f->O = e2e_fmt("%s/outside", f->B);
+	cr_assert(e2e_mkdir(f->who, f->R) == 0 && e2e_mkdir(f->who, f->O) == 0);
+	/* Not e2e_helper's copy: it lies under /tmp, which the namespace
+	 * runner covers with a private tmpfs. */
+	char *bin = e2e_tmpdir(AS_CALLER);
+	f->tool = e2e_fmt("%s/sidedoor", bin);
+	char *argv[] = { "cp", (char *)e2e_helper("sidedoor"), f->tool, NULL };
+	struct e2e_out o;
+	e2e_run(AS_CALLER, argv, NULL, &o);
+	cr_assert(o.status == 0 && chmod(f->tool, 0755) == 0, "cp sidedoor: %s", o.err);
+	e2e_out_free(&o);
+}
+
+/* sbx run --runner R --mode MODE --root ROOT [extra...] -- CMD, as f->who */
+static int run_sbx(struct fx *f, const char *mode, const char *const extra[],
+		   char *const env[], const char *cmd, struct e2e_out *o)
+{
+	char *argv[32];
+	size_t n = 0;
+
+	argv[n++] = (char *)e2e_sbx();
+	argv[n++] = "run";
+	argv[n++] = "--runner";
+	argv[n++] = (char *)runner_name[f->runner];
+	argv[n++] = "--mode";
+	argv[n++] = (char *)mode;
+	argv[n++] = "--root";
+	argv[n++] = f->R;
+	for (size_t i = 0; extra && extra[i]; i++)
+		argv[n++] = (char *)extra[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)cmd;
+	argv[n] = NULL;
+	return e2e_run(f->who, argv, env, o);
+}
+
+/* The helper's "NAME=N" value, or -1000 if it did not print NAME. */
+static int val(const char *out, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *s = out; s && *s;) {
+		if (strncmp(s, name, len) == 0 && s[len] == '=')
+			return atoi(s + len + 1);
+		const char *nl = strchr(s, '\n');
+		s = nl ? nl + 1 : NULL;
+	}
+	return -1000;
+}
+
+#define EXPECT_VAL(f, o, name, want)                                                          \
+	cr_expect(val((o)->out, name) == (want), "%s %s=%d, expected %d (%s)\nstdout:\n%s\nstderr:\n%s", \
+		  (f)->tag, name, val((o)->out, name), want, strerror(want), (o)->out, (o)->err)
+
+/* The filter's refusals (setuid bits, keyrings, user namespaces and mounts
+ * under Landlock): a build without it (CONFIG_SECCOMP=n, which `sbx probe`
+ * reports and docs/security.md describes) has nothing to refuse, so these
+ * tests are not built there (not skipped, not counted). */
+#ifdef CONFIG_SECCOMP
+
+/* ---- 1. setuid and setgid bits ---- */
+
+static char *special_found;
+
+static int find_special(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)type;
+	(void)ftw;
+	if (st->st_mode & (S_ISUID | S_ISGID)) {
+		special_found = strdup(path);
+		return 1;
+	}
+	return 0;
+}
+
+/* The first file under dir with a setuid or setgid bit, or NULL. */
+static char *special_under(const char *dir)
+{
+	special_found = NULL;
+	nftw(dir, find_special, 16, FTW_PHYS);
+	return special_found;
+}
+
+PARAMS(setuid_setgid_never_minted)
+ParameterizedTest(struct cp *p, sidedoors, setuid_setgid_never_minted)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	/* The attack of the issue: a copy of a program made setuid, in the
+	 * workspace and (landlock runner) in the host's /tmp. */
+	char *tmp_copy = e2e_fmt("/tmp/sbx-e2e-suid-%s", f.id);
+	unlink(tmp_copy);
+	char *cmd = e2e_fmt("cp /bin/true ./suid; chmod 4755 ./suid; chmod u+s,g+s ./suid; "
+			    "install -m 6755 /bin/true ./installed; "
+			    "cp /bin/true %s; chmod 4755 %s; "
+			    "cp /bin/true ./calls; %s chmod ./calls; %s create ./new; %s mknod ./node",
+			    tmp_copy, tmp_copy, f.tool, f.tool, f.tool);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", NULL, NULL, cmd, &o);
+	struct stat st;
+	bool tmp_special = stat(tmp_copy, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID));
+	unlink(tmp_copy);
+	char *found = special_under(f.R);
+	cr_assert(found == NULL, "%s a setuid/setgid file was minted in the workspace: %s\n%s\n%s",
+		  f.tag, found, o.out, o.err);
+	cr_assert(!tmp_special, "%s a setuid copy was minted in the host's /tmp: %s", f.tag,
+		  tmp_copy);
+	/* Every route says EPERM (openat2 and io_uring ENOSYS: callers fall
+	 * back to calls the filter reads), and a plain chmod still works. */
+	const char *eperm[] = { "CHMOD", "FCHMOD", "FCHMODAT", "FCHMODAT2", "CHMOD_SGID",
+				"OPEN_SUID", "OPENAT_SUID", "OPENAT_SGID", "CREAT_SUID",
+				"TMPFILE_SUID", "MKDIR_SGID", "SUID" };
+	for (size_t i = 0; i < sizeof eperm / sizeof eperm[0]; i++)
+		EXPECT_VAL(&f, &o, eperm[i], EPERM);
+	EXPECT_VAL(&f, &o, "OPENAT2", ENOSYS);
+	EXPECT_VAL(&f, &o, "URING", ENOSYS);
+	EXPECT_VAL(&f, &o, "CHMOD_PLAIN", 0);
+	/* No device node either (no CAP_MKNOD, whoever calls). */
+	EXPECT_VAL(&f, &o, "CHR", EPERM);
+	cr_assert(e2e_exists(e2e_fmt("%s/suid", f.R)), "%s the copy itself was refused:\n%s", f.tag,
+		  o.err);
+	e2e_out_free(&o);
+
+	/* A setuid file already in the workspace (an install tree, a rootfs):
+	 * rewriting it must clear the bit, as the kernel does for a writer
+	 * without CAP_FSETID. A root caller keeps no CAP_FSETID. */
+	char *old = e2e_fmt("%s/prebuilt-suid", f.R);
+	char *cp_argv[] = { "cp", "/bin/true", old, NULL };
+	e2e_run(AS_CALLER, cp_argv, NULL, &o);
+	e2e_out_free(&o);
+	cr_assert(chown(old, e2e_uid(f.who), e2e_gid(f.who)) == 0 && chmod(old, 04755) == 0);
+	run_sbx(&f, "workspace-write", NULL, NULL, "cat /bin/true > prebuilt-suid && echo WROTE", &o);
+	cr_assert(strstr(o.out, "WROTE"), "%s could not rewrite its own file: %s", f.tag, o.err);
+	cr_assert(stat(old, &st) == 0 && !(st.st_mode & S_ISUID),
+		  "%s rewriting a setuid file kept the bit (mode %o): a setuid program minted "
+		  "without chmod", f.tag, st.st_mode & 07777);
+	e2e_out_free(&o);
+}
+
+/* ---- 2. keyrings ---- */
+
+PARAMS(keyrings_of_the_caller_untouched)
+ParameterizedTest(struct cp *p, sidedoors, keyrings_of_the_caller_untouched)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	char *inside = e2e_fmt("%s/inside.txt", f.B);
+	/* A real session keyring and a real key in the user keyring, made by
+	 * the caller; the run is started from that session. Afterwards the
+	 * keys are read back with keyctl, from outside. Names carry f.id:
+	 * root's user keyring is shared by every test on this machine. */
+	char *script = e2e_fmt(
+		"keyctl session - bash -c '\n"
+		"keyctl link @u @s >/dev/null || exit 89\n" /* as a login session has it */
+		"s=$(keyctl add user sbx-e2e-ses-%1$s SECRET-S-%1$s @s) || exit 90\n"
+		"u=$(keyctl add user sbx-e2e-u-%1$s SECRET-U-%1$s @u) || exit 91\n"
+		"ur=$(keyctl show @u | awk \"NR==2 {print \\$1}\")\n"
+		"%2$s run --runner %3$s --mode read-only --root %4$s -- \""
+		"keyctl print $s; keyctl print $u; keyctl print %%user:sbx-e2e-ses-%1$s; "
+		"keyctl update $s PWNED; keyctl add user sbx-planted-user-%1$s x @u; "
+		"keyctl link $ur @s && keyctl print $u; %5$s keyring $ur %1$s\" >%6$s 2>&1\n"
+		"echo \"S=$(keyctl print $s)\"\n"
+		"echo \"U=$(keyctl print $u)\"\n"
+		"for n in sbx-planted-user-%1$s sbx-planted-serial-%1$s; do\n"
+		"  if k=$(keyctl search @u user $n 2>/dev/null); then echo PLANTED=$n; keyctl unlink $k @u; fi\n"
+		"done\n"
+		"keyctl unlink $u @u >/dev/null\n'\n",
+		f.id, e2e_sbx(), runner_name[f.runner], f.R, f.tool, inside);
+	char *argv[] = { "bash", "-c", script, NULL };
+	struct e2e_out o;
+	e2e_run(f.who, argv, NULL, &o);
+	cr_assert(o.status == 0, "%s keyring script: exit %d\n%s\n%s", f.tag, o.status, o.out, o.err);
+	char *in = e2e_read_file(inside);
+	cr_assert_not_null(in);
+	char *sec_s = e2e_fmt("SECRET-S-%s", f.id), *sec_u = e2e_fmt("SECRET-U-%s", f.id);
+	cr_assert(!strstr(in, sec_s), "%s the command read the caller's session key:\n%s", f.tag, in);
+	cr_assert(!strstr(in, sec_u), "%s the command read the caller's user key:\n%s", f.tag, in);
+	char *want_s = e2e_fmt("S=%s\n", sec_s), *want_u = e2e_fmt("U=%s\n", sec_u);
+	cr_assert(strstr(o.out, want_s), "%s the session key changed:\n%s\ninside:\n%s", f.tag, o.out,
+		  in);
+	cr_assert(strstr(o.out, want_u), "%s the user key changed:\n%s\ninside:\n%s", f.tag, o.out, in);
+	cr_assert(!strstr(o.out, "PLANTED="), "%s a key was planted in the caller's user keyring:\n%s"
+		  "\ninside:\n%s", f.tag, o.out, in);
+	/* By serial too (read from /proc/keys or keyctl show): refused. */
+	struct e2e_out ins = { .out = in, .err = "" };
+	EXPECT_VAL(&f, &ins, "LINK", EPERM);
+	EXPECT_VAL(&f, &ins, "ADD_SERIAL", EPERM);
+	EXPECT_VAL(&f, &ins, "ADD_USER", EPERM);
+	e2e_out_free(&o);
+}
+
+/* ---- 3. nested mounts ---- */
+
+PARAMS(nested_mounts)
+ParameterizedTest(struct cp *p, sidedoors, nested_mounts)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	/* The victim: a directory outside the policy with a work/ entry, and
+	 * an upper and lower dir on the same file system. */
+	char *victim = e2e_fmt("%s/victim", f.O), *work = e2e_fmt("%s/work", victim);
+	char *precious = e2e_fmt("%s/precious", work);
+	char *up = e2e_fmt("%s/up", f.O), *low = e2e_fmt("%s/low", f.O);
+	cr_assert(e2e_mkdir(f.who, victim) == 0 && e2e_mkdir(f.who, work) == 0 &&
+		  e2e_mkdir(f.who, up) == 0 && e2e_mkdir(f.who, low) == 0);
+	cr_assert(e2e_write_file(f.who, precious, "precious\n") == 0);
+	char *cmd = e2e_fmt("%s overlay %s %s %s", f.tool, victim, up, low);
+	struct e2e_out o;
+	run_sbx(&f, "read-only", NULL, NULL, cmd, &o);
+	struct stat st;
+	cr_assert(e2e_exists(precious), "%s the kernel's overlay cleanup deleted %s\n%s", f.tag,
+		  precious, o.out);
+	cr_assert(stat(work, &st) == 0 && (st.st_mode & 07777) == 0755,
+		  "%s the overlay changed %s (mode %o)\n%s", f.tag, work, st.st_mode & 07777, o.out);
+	cr_assert(!e2e_exists(e2e_fmt("%s/index", victim)), "%s overlay made %s/index", f.tag, victim);
+	e2e_out_free(&o);
+
+	/* New user namespaces: refused under Landlock; the namespace runner
+	 * keeps them (nested sandboxes). */
+	char *mnt = e2e_fmt("%s/m", f.R);
+	cr_assert(e2e_mkdir(f.who, mnt) == 0);
+	char *nested = e2e_fmt("%s userns; %s overlay %s/v %s/u %s/l; "
+			       "unshare -Um --propagation unchanged mount -t tmpfs none %s",
+			       f.tool, f.tool, f.R, f.R, f.R, mnt);
+	run_sbx(&f, "workspace-write", NULL, NULL, nested, &o);
+	bool landlock = f.runner == LANDLOCK;
+	EXPECT_VAL(&f, &o, "UNSHARE", landlock ? EPERM : 0);
+	EXPECT_VAL(&f, &o, "CLONE", landlock ? EPERM : 0);
+	EXPECT_VAL(&f, &o, "CLONE3", landlock ? ENOSYS : 0);
+	EXPECT_VAL(&f, &o, "SETNS", landlock ? EPERM : EINVAL);
+	/* The namespace runner's filter leaves the mount API alone (its
+	 * binds are locked); mount(2) itself is refused there by Landlock's
+	 * own rule for sandboxed processes, in either runner. */
+	if (!landlock)
+		EXPECT_VAL(&f, &o, "FSOPEN", 0);
+	/* The host saw nothing: no mount there, nothing written into it. */
+	char *mountinfo = e2e_read_file("/proc/self/mountinfo");
+	char *needle = e2e_fmt(" %s ", mnt);
+	cr_assert(!strstr(mountinfo, needle), "%s the host sees a mount on %s", f.tag, mnt);
+	e2e_out_free(&o);
+}
+
+#endif /* CONFIG_SECCOMP */
+
+/* ---- 4. the caller's terminal ---- */
+
+PARAMS(callers_terminal_unreachable)
+ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unreachable)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	/* A real pty: the test is the user's terminal emulator and has
+	 * "typed" a line the command must not read. */
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	cr_assert(m >= 0 && grantpt(m) == 0 && unlockpt(m) == 0);
+	char path[64];
+	snprintf(path, sizeof path, "%s", ptsname(m));
+	int s = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	cr_assert(s >= 0, "open %s: %s", path, strerror(errno));
+	cr_assert(fchown(s, e2e_uid(f.who), e2e_gid(f.who)) == 0 && fchmod(s, 0620) == 0);
+	struct termios t;
+	cr_assert(tcgetattr(s, &t) == 0);
+	cfmakeraw(&t);
+	cr_assert(tcsetattr(s, TCSANOW, &t) == 0);
+	const char typed[] = "typed-secret\n";
+	cr_assert(write(m, typed, strlen(typed)) == (ssize_t)strlen(typed));
+
+	char *cmd = e2e_fmt("%s tty %s", f.tool, path);
+	struct e2e_out o;
+	run_sbx(&f, "read-only", NULL, NULL, cmd, &o);
+	int pending = -1;
+	cr_assert(ioctl(s, FIONREAD, &pending) == 0);
+	cr_assert(!strstr(o.out, "typed-secret"), "%s the command read the caller's terminal:\n%s",
+		  f.tag, o.out);
+	cr_assert(pending == (int)strlen(typed),
+		  "%s %d bytes left in the terminal's input queue, expected %zu (the command "
+		  "consumed what the user typed)\n%s", f.tag, pending, strlen(typed), o.out);
+	cr_assert(val(o.out, "OPEN") != 0 && val(o.out, "OPEN") != -1000,
+		  "%s the caller's terminal %s could be opened:\n%s", f.tag, path, o.out);
+	if (f.runner == LANDLOCK) {
+		/* Refused by the read rules, not merely absent. */
+		EXPECT_VAL(&f, &o, "OPEN", EACCES);
+		/* No controlling terminal: the truth, not EACCES. */
+		EXPECT_VAL(&f, &o, "TTY", ENXIO);
+		/* New ptys: the master opens; the slave only as the new
+		 * controlling terminal (Landlock checks /dev/pts paths, also
+		 * for TIOCGPTPEER). */
+		EXPECT_VAL(&f, &o, "PTMX", 0);
+		EXPECT_VAL(&f, &o, "SLAVE", EACCES);
+		EXPECT_VAL(&f, &o, "PEER", EACCES);
+		EXPECT_VAL(&f, &o, "CTTY", 0);
+		EXPECT_VAL(&f, &o, "TTY2", 0);
+		EXPECT_VAL(&f, &o, "ROUNDTRIP", 0);
+	} else {
+		cr_expect(val(o.out, "TTY") != EACCES, "%s /dev/tty said EACCES:\n%s", f.tag, o.out);
+	}
+	e2e_out_free(&o);
+
+	/* What a command needs from /dev still works, in both modes. */
+	const char *needs = "head -c1 /dev/zero | wc -c; head -c1 /dev/urandom | wc -c; "
+			    "head -c1 /dev/random | wc -c; cat /dev/null; echo x > /dev/null; "
+			    "echo out > /dev/stdout; echo err > /dev/stderr; ls /dev/fd/ >/dev/null; "
+			    "ls / >/dev/null && echo LISTED";
+	run_sbx(&f, "read-only", NULL, NULL, needs, &o);
+	cr_assert(o.status == 0 && strcmp(o.out, "1\n1\n1\nout\nLISTED\n") == 0 &&
+			  strcmp(o.err, "err\n") == 0,
+		  "%s /dev basics: exit %d\nstdout:\n%s\nstderr:\n%s", f.tag, o.status, o.out, o.err);
+	e2e_out_free(&o);
+	close(s);
+	close(m);
+}
+
+/* Every other device: consoles and virtual terminals (what is typed there),
+ * the kernel log, block devices. Landlock refuses them (EACCES); the
+ * namespace runner's /dev does not have them. */
+PARAMS(devices_outside_the_list)
+ParameterizedTest(struct cp *p, sidedoors, devices_outside_the_list)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	const char *candidates[] = { "/dev/console", "/dev/tty0", "/dev/tty1", "/dev/ttyS0",
+				     "/dev/kmsg", "/dev/loop0", "/dev/vda", "/dev/sda", "/dev/nvme0n1" };
+	char *cmd = e2e_fmt("%s open", f.tool);
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+		if (e2e_exists(candidates[i])) {
+			cmd = e2e_fmt("%s %s", cmd, candidates[i]);
+			n++;
+		}
+	cr_assert(n >= 2, "this machine has too few of the usual device nodes");
+	struct e2e_out o;
+	run_sbx(&f, "read-only", NULL, NULL, cmd, &o);
+	for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+		if (!e2e_exists(candidates[i]))
+			continue;
+		int got = val(o.out, candidates[i]);
+		if (f.runner == LANDLOCK)
+			EXPECT_VAL(&f, &o, candidates[i], EACCES);
+		else
+			cr_expect(got != 0 && got != -1000, "%s %s could be opened (%d)\n%s", f.tag,
+				  candidates[i], got, o.out);
+	}
+	e2e_out_free(&o);
+}
+
+/* ---- 5. abstract unix sockets ---- */
+
+PARAMS(abstract_sockets_outside_the_run)
+ParameterizedTest(struct cp *p, sidedoors, abstract_sockets_outside_the_run)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	/* A real listener outside the run: a session bus, X11, an IDE helper. */
+	char name[100];
+	snprintf(name, sizeof name, "sbx-e2e-%s", f.id);
+	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	memcpy(a.sun_path + 1, name, strlen(name));
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
+	cr_assert(bind(l, (struct sockaddr *)&a, len) == 0 && listen(l, 8) == 0, "listen @%s: %s",
+		  name, strerror(errno));
+	const char *extra[] = { "--net", "allow", NULL };
+	char *cmd = e2e_fmt("%s abstract %s; python3 -c \"import socket as s\n"
+			    "a=s.socket(s.AF_UNIX); a.bind('\\0%s-own'); a.listen()\n"
+			    "c=s.socket(s.AF_UNIX); c.connect('\\0%s-own'); print('OWN=0')\"",
+			    f.tool, name, name, name);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", extra, NULL, cmd, &o);
+	EXPECT_VAL(&f, &o, "CONNECT", EPERM);
+	/* Its own abstract sockets still work. */
+	EXPECT_VAL(&f, &o, "OWN", 0);
+	/* From outside: nothing ever reached the listener. */
+	int c = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+	cr_assert(c < 0 && (errno == EAGAIN || errno == EWOULDBLOCK),
+		  "%s a connection from the run reached the outside listener @%s", f.tag, name);
+	close(l);
+	e2e_out_free(&o);
+}
+
+/* ---- 6. the environment ---- */
+
+PARAMS(environment_side_doors)
+ParameterizedTest(struct cp *p, sidedoors, environment_side_doors)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	/* A workspace file named by BASH_ENV would run before every command. */
+	char *evil = e2e_fmt("%s/.evil.sh", f.R);
+	cr_assert(e2e_write_file(f.who, evil, "echo EVIL-RAN\n") == 0);
+	char *bash_env = e2e_fmt("BASH_ENV=%s", evil), *env_env = e2e_fmt("ENV=%s", evil);
+	char *env[] = { bash_env, env_env, "BASH_FUNC_true%%=() { echo FUNC-RAN; }",
+			"SHELLOPTS=xtrace", "PROMPT_COMMAND=echo PROMPT-RAN",
+			"AZURE_OPENAI_KEY=sk-azure-e2e", "MYSQL_PWD=mysql-e2e",
+			"GITHUB_PAT=ghp_e2e", "npm_config__authToken=npm-e2e", "CI_JOB_JWT=jwt-e2e",
+			"DATABASE_URL=postgres://app:db-e2e@db/app", "KEYMAP=de-e2e", NULL };
+	struct e2e_out o;
+	run_sbx(&f, "read-only", NULL, env, "true; env", &o);
+	cr_assert(o.status == 0, "%s exit %d\n%s", f.tag, o.status, o.err);
+	cr_assert(!strstr(o.out, "EVIL-RAN") && !strstr(o.out, "FUNC-RAN") &&
+			  !strstr(o.out, "PROMPT-RAN") && !strstr(o.err, "+ true"),
+		  "%s shell start-up code ran:\nstdout:\n%s\nstderr:\n%s", f.tag, o.out, o.err);
+	const char *secrets[] = { "sk-azure-e2e", "mysql-e2e", "ghp_e2e", "npm-e2e", "jwt-e2e",
+				  "db-e2e" };
+	for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++)
+		cr_assert(!strstr(o.out, secrets[i]), "%s %s reached the command", f.tag, secrets[i]);
+	cr_assert(strstr(o.out, "KEYMAP=de-e2e\n"), "%s KEYMAP was dropped", f.tag);
+	e2e_out_free(&o);
+}

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/* sidedoor: the side routes of issue 11, tried the way a hostile command
+ * would, for the e2e tests (tests/e2e/test_sidedoors.c). Each subcommand
+ * prints "NAME=N" lines, N = 0 for success or the errno, and exits 0 once
+ * every attempt was made (2 on usage errors). Raw system calls where libc
+ * might hide the one the test is about.
+ *
+ *   sidedoor overlay WORKDIR UPPER LOWER
+ *       new user + mount namespace (UNSHARE), then the new mount API:
+ *       FSOPEN overlay, FSCONFIG of the three dirs, CREATE (the kernel
+ *       cleans WORKDIR/work here, before any mount exists), MOUNT (fsmount).
+ *       Without an identity map when /proc/self/uid_map cannot be written
+ *       (MAP says why).
+ *   sidedoor handle PATH        name_to_handle_at + open_by_handle_at: OPEN
+ *   sidedoor mknod PATH         a character device (1,3) and a setuid
+ *                               regular file: CHR, SUID
+ *   sidedoor create PATH        open/openat/creat with O_CREAT and 04755 or
+ *                               02755 (OPEN_SUID, OPENAT_SUID, OPENAT_SGID,
+ *                               CREAT_SUID, TMPFILE_SUID), openat2 (OPENAT2),
+ *                               mkdir 02755 (MKDIR_SGID), io_uring_setup (URING)
+ *   sidedoor chmod PATH         chmod/fchmod/fchmodat/fchmodat2 with 04755
+ *                               (CHMOD, FCHMOD, FCHMODAT, FCHMODAT2) and
+ *                               chmod 02755 (CHMOD_SGID)
+ *   sidedoor abstract NAME      connect to the abstract unix socket @NAME
+ *   sidedoor userns             unshare(CLONE_NEWUSER) (UNSHARE), clone with
+ *                               CLONE_NEWUSER (CLONE), clone3 (CLONE3),
+ *                               setns to our own user namespace (SETNS)
+ *   sidedoor keyring SERIAL TAG keyctl(LINK) of the given keyring into our
+ *                               session keyring (LINK), add_key into it by
+ *                               serial (ADD_SERIAL, "sbx-planted-serial-TAG")
+ *                               and into @u (ADD_USER, "sbx-planted-user-TAG"),
+ *                               and joining a new session (JOIN)
+ *   sidedoor open PATH...       open each read-only without blocking and
+ *                               without taking a controlling terminal:
+ *                               "PATH=errno"
+ *   sidedoor tty PATH           the caller's terminal: open PATH without
+ *                               blocking (OPEN) and read what waits there
+ *                               (READ, GOT=the bytes); /dev/tty (TTY); a new
+ *                               pty: /dev/ptmx (PTMX), its slave by path
+ *                               (SLAVE) and by TIOCGPTPEER (PEER), then as
+ *                               the controlling terminal (CTTY: TIOCSCTTY on
+ *                               the master, TTY2: /dev/tty, ROUNDTRIP: a
+ *                               line written there read on the master)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#ifndef SYS_fsopen
+#define SYS_fsopen 430
+#endif
+#ifndef SYS_fsconfig
+#define SYS_fsconfig 431
+#endif
+#ifndef SYS_fsmount
+#define SYS_fsmount 432
+#endif
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO('T', 0x41)
+#endif
+#define FSCONFIG_SET_STRING 1
+#define FSCONFIG_CMD_CREATE 6
+#define TMPFILE_BIT 020000000
+
+static void report(const char *name, long rc)
+{
+	printf("%s=%d\n", name, rc < 0 ? errno : 0);
+	fflush(stdout);
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static int overlay(const char *work, const char *upper, const char *lower)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	char map[64];
+	long rc = unshare(CLONE_NEWUSER | CLONE_NEWNS);
+	int fs;
+
+	report("UNSHARE", rc);
+	if (rc < 0)
+		return 0;
+	/* Map ourselves if the view lets us (it does not under Landlock). */
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	rc = write_file("/proc/self/setgroups", "deny");
+	if (rc == 0)
+		rc = write_file("/proc/self/uid_map", map);
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if (rc == 0)
+		rc = write_file("/proc/self/gid_map", map);
+	report("MAP", rc);
+	fs = (int)syscall(SYS_fsopen, "overlay", 0);
+	report("FSOPEN", fs);
+	if (fs < 0)
+		return 0;
+	rc = syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "lowerdir", lower, 0);
+	if (rc == 0)
+		rc = syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "upperdir", upper, 0);
+	if (rc == 0)
+		rc = syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "workdir", work, 0);
+	report("FSCONFIG", rc);
+	rc = syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
+	report("CREATE", rc);
+	if (rc == 0)
+		report("MOUNT", syscall(SYS_fsmount, fs, 0, 0));
+	return 0;
+}
+
+static int handle(const char *path)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char buf[128];
+	} h;
+	int mount_id, fd;
+
+	h.fh.handle_bytes = sizeof(h.buf);
+	report("NAME", name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0));
+	fd = open_by_handle_at(AT_FDCWD, &h.fh, O_RDONLY);
+	report("OPEN", fd);
+	return 0;
+}
+
+static int do_mknod(const char *path)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s.chr", path);
+	report("CHR", syscall(SYS_mknodat, AT_FDCWD, p, S_IFCHR | 0666, makedev(1, 3)));
+	snprintf(p, sizeof(p), "%s.suid", path);
+	report("SUID", syscall(SYS_mknodat, AT_FDCWD, p, S_IFREG | 04755, 0));
+	return 0;
+}
+
+static int create(const char *path)
+{
+	char p[4096];
+	struct {
+		uint64_t flags, mode, resolve;
+	} how = { O_CREAT | O_WRONLY, 04755, 0 };
+
+	snprintf(p, sizeof(p), "%s.open", path);
+	report("OPEN_SUID", syscall(SYS_open, p, O_CREAT | O_WRONLY, 04755));
+	snprintf(p, sizeof(p), "%s.openat", path);
+	report("OPENAT_SUID", syscall(SYS_openat, AT_FDCWD, p, O_CREAT | O_WRONLY, 04755));
+	snprintf(p, sizeof(p), "%s.openat-sgid", path);
+	report("OPENAT_SGID", syscall(SYS_openat, AT_FDCWD, p, O_CREAT | O_WRONLY, 02755));
+	snprintf(p, sizeof(p), "%s.creat", path);
+	report("CREAT_SUID", syscall(SYS_creat, p, 04755));
+	snprintf(p, sizeof(p), "%s.openat2", path);
+	report("OPENAT2", syscall(SYS_openat2, AT_FDCWD, p, &how, sizeof(how)));
+	snprintf(p, sizeof(p), "%s.mkdir", path);
+	report("MKDIR_SGID", syscall(SYS_mkdirat, AT_FDCWD, p, 02755));
+	/* O_TMPFILE in the directory of path */
+	snprintf(p, sizeof(p), "%s", path);
+	char *slash = strrchr(p, '/');
+	if (slash)
+		*slash = '\0';
+	report("TMPFILE_SUID", syscall(SYS_openat, AT_FDCWD, p, TMPFILE_BIT | O_DIRECTORY | O_RDWR,
+				       04755));
+	char params[120] = { 0 };
+	report("URING", syscall(SYS_io_uring_setup, 1, params));
+	return 0;
+}
+
+static int do_chmod(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	report("CHMOD", syscall(SYS_chmod, path, 04755));
+	report("FCHMOD", fd < 0 ? -1 : syscall(SYS_fchmod, fd, 04755));
+	report("FCHMODAT", syscall(SYS_fchmodat, AT_FDCWD, path, 04755));
+	report("FCHMODAT2", syscall(SYS_fchmodat2, AT_FDCWD, path, 04755, 0));
+	report("CHMOD_SGID", syscall(SYS_chmod, path, 02755));
+	/* the control: a plain mode change goes through */
+	report("CHMOD_PLAIN", syscall(SYS_chmod, path, 0700));
+	return 0;
+}
+
+static int abstract(const char *name)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	size_t len = strlen(name);
+
+	if (len + 1 > sizeof(a.sun_path))
+		return 2;
+	memcpy(a.sun_path + 1, name, len);
+	report("CONNECT", connect(s, (struct sockaddr *)&a,
+				  (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)));
+	return 0;
+}
+
+static int child_exit(void *arg)
+{
+	(void)arg;
+	_exit(0);
+}
+
+static int userns(void)
+{
+	static char stack[16384] __attribute__((aligned(16)));
+	struct {
+		uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+	} args = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
+	pid_t pid;
+	long rc;
+
+	pid = clone(child_exit, stack + sizeof(stack), CLONE_NEWUSER | SIGCHLD, NULL);
+	report("CLONE", pid);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	rc = syscall(SYS_clone3, &args, sizeof(args));
+	if (rc == 0)
+		_exit(0);
+	report("CLONE3", rc);
+	if (rc > 0)
+		waitpid((pid_t)rc, NULL, 0);
+	/* Entering a namespace: our own user namespace, which every process
+	 * may name, is refused by the kernel with EINVAL; a filter says EPERM
+	 * first. */
+	int ns = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	report("SETNS", ns < 0 ? -1 : setns(ns, 0));
+	/* Last: afterwards we live unmapped in the new namespace. */
+	report("UNSHARE", unshare(CLONE_NEWUSER));
+	return 0;
+}
+
+#define KEYCTL_JOIN_SESSION_KEYRING 1
+#define KEYCTL_LINK 8
+#define KEY_SPEC_SESSION_KEYRING -3
+#define KEY_SPEC_USER_KEYRING -4
+
+static int keyring(const char *serial_s, const char *tag)
+{
+	long serial = strtol(serial_s, NULL, 0);
+	char name[128];
+
+	report("LINK", syscall(SYS_keyctl, KEYCTL_LINK, serial, KEY_SPEC_SESSION_KEYRING));
+	snprintf(name, sizeof(name), "sbx-planted-serial-%s", tag);
+	report("ADD_SERIAL", syscall(SYS_add_key, "user", name, "x", 1, serial));
+	snprintf(name, sizeof(name), "sbx-planted-user-%s", tag);
+	report("ADD_USER", syscall(SYS_add_key, "user", name, "x", 1, KEY_SPEC_USER_KEYRING));
+	report("JOIN", syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL));
+	return 0;
+}
+
+static int tty(const char *path)
+{
+	char got[256] = "", line[32];
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), m, n = -1, unlock = 0;
+	ssize_t r;
+
+	report("OPEN", fd);
+	if (fd >= 0) {
+		r = read(fd, got, sizeof(got) - 1);
+		report("READ", r);
+		got[r > 0 ? r : 0] = '\0';
+		for (char *c = got; *c; c++)
+			if (*c == '\n' || *c == '\r')
+				*c = ' ';
+		printf("GOT=%s\n", got);
+	}
+	report("TTY", open("/dev/tty", O_RDWR | O_CLOEXEC));
+	m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	report("PTMX", m);
+	if (m < 0)
+		return 0;
+	if (ioctl(m, TIOCSPTLCK, &unlock) < 0 || ioctl(m, TIOCGPTN, &n) < 0) {
+		report("UNLOCK", -1);
+		return 0;
+	}
+	snprintf(line, sizeof(line), "/dev/pts/%d", n);
+	report("SLAVE", open(line, O_RDWR | O_NOCTTY | O_CLOEXEC));
+	report("PEER", ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC));
+	/* The documented way in under Landlock: become a session leader, take
+	 * the new pty as controlling terminal through its master, reach the
+	 * slave as /dev/tty. */
+	(void)setsid();
+	report("CTTY", ioctl(m, TIOCSCTTY, 0));
+	fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+	report("TTY2", fd);
+	if (fd >= 0) {
+		r = write(fd, "ping\n", 5) == 5 ? read(m, got, sizeof(got)) : -1;
+		report("ROUNDTRIP", r > 0 && strncmp(got, "ping", 4) == 0 ? 0 : (errno = EIO, -1));
+	}
+	return 0;
+}
+
+static int open_each(int n, char **paths)
+{
+	for (int i = 0; i < n; i++)
+		report(paths[i], open(paths[i], O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && strcmp(argv[1], "overlay") == 0)
+		return overlay(argv[2], argv[3], argv[4]);
+	if (argc == 3 && strcmp(argv[1], "handle") == 0)
+		return handle(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "mknod") == 0)
+		return do_mknod(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "create") == 0)
+		return create(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "chmod") == 0)
+		return do_chmod(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "abstract") == 0)
+		return abstract(argv[2]);
+	if (argc == 2 && strcmp(argv[1], "userns") == 0)
+		return userns();
+	if (argc == 4 && strcmp(argv[1], "keyring") == 0)
+		return keyring(argv[2], argv[3]);
+	if (argc >= 3 && strcmp(argv[1], "open") == 0)
+		return open_each(argc - 2, argv + 2);
+	if (argc == 3 && strcmp(argv[1], "tty") == 0)
+		return tty(argv[2]);
+	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty ...\n");
+	return 2;
+}
