@@ -40,6 +40,7 @@ export PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root LANG=C.UTF-8
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 mount -t devtmpfs dev /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts
@@ -76,6 +77,7 @@ both-off) runners=none ;;
 esac
 case $config in userns-off | both-off) echo 0 >/proc/sys/user/max_user_namespaces ;; esac
 export SBX_E2E_RUNNERS=$runners
+echo
 echo "== sbx-vm: $config on $(uname -r), runners expected: $runners, up $(cut -d' ' -f1 /proc/uptime) s"
 
 # ---- the configuration took effect ----
