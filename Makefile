@@ -9,6 +9,7 @@ CC ?= gcc
 SBX_VERSION := $(shell cat VERSION)
 PREFIX ?= /usr/local
 DESTDIR ?=
+LIBDIR ?= lib
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE -fstack-clash-protection
@@ -19,6 +20,16 @@ LAUNCHER_DIRS := launcher/front launcher/engine launcher/runners launcher/kernel
 CPPFLAGS += -D_GNU_SOURCE -Iinclude $(addprefix -I,$(LAUNCHER_DIRS)) -Iclassify -Ipolicy
 CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(CFLAGS_EXTRA)
 LDFLAGS := -pie -Wl,-z,relro,-z,now $(LDFLAGS_EXTRA)
+# The shared library: its own position-independent objects (*.pic.o), every
+# symbol hidden but what include/sbx.h declares (a visibility pragma there),
+# and libsbx.map as a second fence. The static archive and the sbx binary
+# keep their own -fPIE objects, untouched by this.
+SO_MAJOR := 0
+SONAME := libsbx.so.$(SO_MAJOR)
+SO_REAL := libsbx.so.$(SBX_VERSION)
+PIC_CFLAGS := $(filter-out -fPIE,$(CFLAGS)) -fPIC -fvisibility=hidden
+SO_LDFLAGS := -shared -Wl,-soname,$(SONAME) -Wl,--version-script=libsbx.map \
+	-Wl,-z,defs -Wl,-z,relro,-z,now $(LDFLAGS_EXTRA)
 
 # ---- features ----
 defs-$(CONFIG_IO_URING) += -DCONFIG_IO_URING
@@ -26,6 +37,7 @@ defs-$(CONFIG_RUNNER_NAMESPACE) += -DCONFIG_RUNNER_NAMESPACE
 defs-$(CONFIG_RUNNER_LANDLOCK) += -DCONFIG_RUNNER_LANDLOCK
 defs-$(CONFIG_SECCOMP) += -DCONFIG_SECCOMP
 defs-$(CONFIG_NETNS) += -DCONFIG_NETNS
+defs-$(CONFIG_SUPERVISOR) += -DCONFIG_SUPERVISOR
 CPPFLAGS += $(defs-y) -DSBX_VERSION='"$(SBX_VERSION)"'
 # Rebuild everything when the feature set changes (e.g. `make CONFIG_IO_URING=n`).
 $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.stamp)
@@ -33,20 +45,26 @@ $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.
 # pure parts: every file in policy/ and classify/
 obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 # the launcher core
-obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o statedir.o view_prepare.o protect.o protect_snapshot.o pipes.o spawn.o tree.o stream.o loop.o \
+obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o statedir.o view_prepare.o \
+	 protect.o protect_snapshot.o pipes.o spawn.o tree.o stream.o spill.o spill_clean.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
-	 utf8.o writable.o probe.o probe_causes.o exit_watch.o run_limits.o limit_hit.o)
+	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
+	 locale_dialect.o root_pin.o stream_view.o run_supervise.o probe_causes.o exit_watch.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
 	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
 	 fds.o)
-obj-y += $(addprefix launcher/front/,serve.o serve_answers.o serve_out.o serve_tasks.o serve_request.o)
+obj-y += $(addprefix launcher/front/,serve_main.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
+	mcp_main.o mcp_call.o mcp_tools.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o pidns_init.o ns_view.o \
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_rules.o
 obj-$(CONFIG_NETNS) += launcher/kernel/netns.o
+obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
+	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o \
+		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o)
 
 # Libraries Debian ships as static archives are linked into the sbx binary
 # itself: every launch then skips their dynamic loading (measured here: about
@@ -57,16 +75,23 @@ static-libs-$(CONFIG_IO_URING) += -luring
 static-libs-$(CONFIG_SECCOMP) += -lseccomp
 shared-libs-$(CONFIG_NETNS) += -lmnl
 libs-y := $(static-libs-y) $(shared-libs-y)
+# What sbx.pc's Requires.private lists for `pkg-config --static`: the
+# archive's dependencies, by their own pkg-config names.
+pc-requires-y := jansson
+pc-requires-$(CONFIG_IO_URING) += liburing
+pc-requires-$(CONFIG_SECCOMP) += libseccomp
+pc-requires-$(CONFIG_NETNS) += libmnl
 sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(shared-libs-y)
 
 CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_options.o cli_probe.o \
-	   cli_serve.o cli_signals.o)
+	   cli_serve.o cli_mcp.o cli_signals.o)
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
 E2E_COMMON := tests/e2e/common.o
 HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper tests/helpers/forkloop \
-	   tests/helpers/sidedoor tests/helpers/syscallprobe
+	   tests/helpers/sidedoor tests/helpers/sockserver tests/helpers/symrace tests/helpers/abi32 \
+	   tests/helpers/syscallprobe
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)
@@ -74,21 +99,35 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all check check-full check-minimal check-kernels check-vm unit e2e examples deps demo clean \
-	install fuzz
-all: sbx libsbx.a
+.PHONY: all check check-full check-minimal check-kernels check-vm unit e2e examples mcp deps deps-run \
+	demo clean install fuzz
+all: sbx libsbx.a $(SO_REAL)
 
 libsbx.a: $(obj-y)
 	@rm -f $@
 	@echo "  AR      $@"
 	@$(AR) rcs $@ $^
 
+PIC_OBJ := $(obj-y:.o=.pic.o)
+
+$(SO_REAL): $(PIC_OBJ) libsbx.map
+	@echo "  LD      $@"
+	@$(CC) $(SO_LDFLAGS) -o $@ $(PIC_OBJ) $(libs-y)
+	@ln -sf $(SO_REAL) $(SONAME)
+	@ln -sf $(SONAME) libsbx.so
+
 sbx: $(CLI_OBJ) libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) libsbx.a $(sbx-libs)
 
-%.o: %.c $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h) config.mk .config.stamp VERSION
+HEADERS := $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h)
+
+%.o: %.c $(HEADERS) config.mk .config.stamp VERSION
 	@echo "  CC      $@"
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+%.pic.o: %.c $(HEADERS) config.mk .config.stamp VERSION
+	@echo "  CC      $@"
+	@$(CC) $(CPPFLAGS) $(PIC_CFLAGS) -c -o $@ $<
 
 # The system call table is data included by its module.
 launcher/kernel/syscall_table.o: launcher/kernel/syscall_table.def
@@ -110,8 +149,13 @@ tests/helpers/syscallprobe: tests/helpers/syscallprobe.c launcher/kernel/syscall
 tests/helpers/%: tests/helpers/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
+# Build and run dependencies only (make demo); `make check` adds the test
+# and benchmark tools.
+deps-run:
+	@scripts/deps.sh run
+
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh all
 
 unit: $(UNIT_BIN) $(HELPERS)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 2; done
@@ -119,15 +163,20 @@ unit: $(UNIT_BIN) $(HELPERS)
 e2e: sbx $(HELPERS) $(E2E_BIN)
 	@set -e; for t in $(E2E_BIN); do echo "== $$t"; $$t --jobs 2; done
 
-examples: all examples/embed
-	tests/e2e/test_examples.sh
+examples: all examples/embed $(HELPERS)
+	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" tests/e2e/test_examples.sh
 
 # The C embedding example, built against the tree (test_examples.sh also
 # builds it against an installed copy), so it cannot rot.
 examples/embed: examples/embed.c libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(libs-y)
 
-check-full: all unit e2e examples
+# Real MCP clients (the TypeScript SDK, the inspector's CLI), installed from
+# the npm registry at the versions tests/mcp/package-lock.json pins.
+mcp: sbx tests/helpers/nofeature
+	tests/mcp/run.sh
+
+check-full: all unit e2e examples mcp
 
 check-minimal:
 	scripts/check-minimal.sh
@@ -138,7 +187,7 @@ check-kernels: sbx $(HELPERS) tests/e2e/test_contain tests/e2e/test_run
 	scripts/kernel-matrix.sh
 
 # Real kernels: Debian 12's cloud kernel under qemu, in four configurations
-# (scripts/vm-check.sh, ~10 min under TCG).
+# (scripts/vm-check.sh, ~8 min under TCG).
 VM_TESTS := $(addprefix tests/e2e/,test_contain test_failclosed test_run test_escape test_view)
 check-vm: sbx $(HELPERS) $(VM_TESTS)
 	scripts/vm-check.sh
@@ -149,16 +198,16 @@ check: deps
 	$(MAKE) check-kernels
 	$(MAKE) check-vm
 
-demo: deps
+demo: deps-run
 	$(MAKE) all
 	scripts/demo.sh
 
 install: all
-	scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
+	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" LIBDIR="$(LIBDIR)" scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
 
 fuzz:
 	scripts/fuzz.sh
 
 clean:
-	rm -f sbx libsbx.a $(obj-y) $(CLI_OBJ) $(UNIT_BIN) $(E2E_BIN) $(E2E_COMMON) $(HELPERS) examples/embed \
+	rm -f sbx libsbx.a libsbx.so libsbx.so.* $(obj-y) $(CLI_OBJ) $(UNIT_BIN) $(E2E_BIN) $(E2E_COMMON) $(HELPERS) examples/embed \
 		launcher/*/*.o policy/*.o classify/*.o tests/*/*.o

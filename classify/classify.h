@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Which denial texts a runner speaks (bit mask). */
 enum dialect {
@@ -19,45 +20,118 @@ enum dialect {
 #define EVIDENCE_LINES 16
 #define EVIDENCE_LINE_MAX 512
 
-/* One stderr line that speaks a watched dialect, with the path it names. */
-struct evidence_line {
-	unsigned dialect;                 /* exactly one DIALECT_* bit */
-	char path[EVIDENCE_LINE_MAX];     /* "" when the line names no path */
-	char line[EVIDENCE_LINE_MAX];     /* the line itself, cut to fit */
+/* How many DIALECT_* bits there are, and the errno value each one is the
+ * text of (EROFS, EACCES, EXDEV, EPERM): from <errno.h>, not a table. */
+#define DIALECT_KINDS 4
+unsigned dialect_bit(unsigned index);
+int dialect_errno(unsigned dialect_bit);
+/* The DIALECT_* bit an errno number or name ("EROFS") stands for, or 0. */
+unsigned dialect_of_errno(long number);
+unsigned dialect_of_errno_name(const char *name, size_t len);
+
+/* The command's own language: strerror(3) texts of the dialects' errno
+ * values as its C library would print them in its locale (LC_ALL /
+ * LC_MESSAGES / LANG / LANGUAGE), derived by the engine from the C
+ * library's message catalogs (launcher/engine/locale_dialect.c). An empty
+ * text means the command prints the English one. Matched as well as the
+ * English texts, never instead of them. */
+#define DIALECT_TEXT_MAX 128
+struct dialect_texts {
+	char text[DIALECT_KINDS][DIALECT_TEXT_MAX]; /* by dialect index */
 };
 
-/* Bounded evidence gathered while stderr flows: memory does not grow with the
- * stream. Keeps the newest EVIDENCE_LINES matching lines. */
-struct evidence {
-	unsigned dialects;                /* mask of dialects to look for */
+/* One line that speaks a watched dialect, with the path it names. */
+struct evidence_line {
+	unsigned dialect;                 /* exactly one DIALECT_* bit */
+	unsigned stream;                  /* enum evidence_stream it came from */
+	char path[EVIDENCE_LINE_MAX];     /* never "": a line must name a path */
+	char line[EVIDENCE_LINE_MAX];     /* the line as matched (escapes undone), cut to fit */
+};
+
+enum evidence_stream { EVIDENCE_STDOUT = 0, EVIDENCE_STDERR = 1, EVIDENCE_STREAMS = 2 };
+
+/* What one stream carries over from line to line: the line in progress
+ * (only when a chunk ends inside it), the path the last "error: ..." line
+ * named (for a chain's "Caused by:" line that names none), and an npm error
+ * block ("npm error code EROFS" ... "npm error path /p") being read. */
+struct evidence_lane {
 	char partial[EVIDENCE_LINE_MAX];  /* the current line so far (cut to fit) */
 	size_t partial_len;
 	bool partial_cut;                 /* current line was longer than the buffer */
+	char context[EVIDENCE_LINE_MAX];  /* the latest "error: ..." line, "" if none */
+	size_t context_len;
+	unsigned context_age;             /* lines seen since it */
+	bool npm_open;                    /* inside an npm error block */
+	unsigned npm_dialect;             /* from its "code" or "errno" line */
+	char npm_path[EVIDENCE_LINE_MAX];
+	char npm_dest[EVIDENCE_LINE_MAX];
+};
+
+/* Bounded evidence gathered while both streams flow: memory does not grow
+ * with them. Keeps the newest EVIDENCE_LINES matching lines. */
+#define EVIDENCE_KEYS 12
+struct evidence {
+	unsigned dialects;                /* mask of dialects to look for */
+	struct dialect_texts local;       /* the command's language ("" each: English) */
+	uint32_t keys[EVIDENCE_KEYS];     /* 4-byte windows a candidate line holds */
+	size_t n_keys;
+	uint8_t pair_filter[8192];        /* a bit per byte pair of a key: the quick first look */
+	bool look_at_all;                 /* a text too short to have a key */
+	struct evidence_lane lane[EVIDENCE_STREAMS];
+	char scratch[EVIDENCE_LINE_MAX];  /* a line with terminal escapes removed */
+	char piece[EVIDENCE_LINE_MAX];    /* a quoted string of it, unescaped */
 	struct evidence_line ring[EVIDENCE_LINES];
 	size_t count;                     /* lines kept, <= EVIDENCE_LINES */
 	size_t next;                      /* ring slot for the next line */
 };
 
-void evidence_init(struct evidence *ev, unsigned dialects);
-/* Feed a chunk of stderr exactly as it arrived (any split, NULs, bad UTF-8). */
-void evidence_feed(struct evidence *ev, const char *buf, size_t len);
-/* The stream ended: a last line without '\n' is considered too. */
+/* local: the command's language (NULL: English only). */
+void evidence_init(struct evidence *ev, unsigned dialects, const struct dialect_texts *local);
+/* Feed a chunk of one stream exactly as it arrived (any split, NULs, bad
+ * UTF-8, terminal escapes). Only the copy the ring keeps is ever changed. */
+void evidence_feed(struct evidence *ev, enum evidence_stream s, const char *buf, size_t len);
+/* Both streams ended: a last line without '\n' is considered too. */
 void evidence_finish(struct evidence *ev);
 
-/* If line (no trailing newline) speaks one of the dialects in mask, return that
- * DIALECT_* bit and copy the path it names (or "") into path; else return 0. */
-unsigned dialect_match_line(const char *line, size_t len, unsigned mask, char *path,
-			    size_t path_size);
+/* Result flags of dialect_match_line besides the DIALECT_* bit. */
+#define DIALECT_MATCH_BARE (1u << 16) /* the line is only the message: a chain's cause */
 
-/* The path an error line names, from the text before its ": <phrase>" field
- * (e.g. "touch: cannot touch '/x'", "bash: line 1: /x", "tar: x: Cannot open").
- * Returns false (and leaves path alone) when no path can be read from it. */
-bool dialect_extract_path(const char *prefix, size_t len, char *path, size_t path_size);
+/* If line (no trailing newline) speaks one of the dialects in mask, in
+ * English or in local's language (may be NULL), return that DIALECT_* bit
+ * (with DIALECT_MATCH_BARE when the line is only the message) and copy the
+ * path it names into path; else return 0. A line in a shape that names a
+ * path it cannot be read from is not evidence. */
+unsigned dialect_match_line(const char *line, size_t len, unsigned mask,
+			    const struct dialect_texts *local, char *path, size_t path_size);
+
+/* The path an error line names, from the text before its ": <phrase>"
+ * field (e.g. "touch: cannot touch '/x'", "bash: line 1: /x", "tar: x:
+ * Cannot open"). localized: the phrase was not English, so only the rules
+ * that need no English words apply. Returns false (and leaves path alone)
+ * when no path can be read from it. */
+bool dialect_extract_path(const char *prefix, size_t len, bool localized, char *path,
+			  size_t path_size);
+/* The path an "error: ..." line names for the lines after it: a quoted
+ * token (quotes, backticks) or a word starting with '/'. */
+bool dialect_context_path(const char *line, size_t len, char *path, size_t path_size);
+
+/* Text clean-up for the evidence copy (clean.c). Both write at most
+ * out_size - 1 bytes and NUL-terminate; they return the length written. */
+/* Terminal escape sequences (CSI, OSC, two-byte ESC) removed. */
+size_t text_strip_escapes(const char *s, size_t len, char *out, size_t out_size);
+/* The JSON string body s[0..len) (no quotes) with its escapes undone
+ * (\" \\ \/ \n \t \uXXXX incl. surrogate pairs; a broken escape is kept
+ * as it is). */
+size_t text_json_unescape(const char *s, size_t len, char *out, size_t out_size);
 
 /* Asked for a path named by an evidence line, already absolute and normalised:
- * would the caller, without the sandbox, have been able to write it (existing
- * file writable, or nearest existing parent directory writable)? */
-typedef bool (*caller_could_write_fn)(const char *abs_path, void *ctx);
+ * would the caller, without the sandbox, have been able to write it? */
+enum caller_access {
+	CALLER_CANNOT = 0,    /* the file, or (missing) its directory, is not the caller's to write */
+	CALLER_CAN = 1,       /* the file is writable, or missing in a writable directory */
+	CALLER_NO_PARENT = 2, /* its directory does not exist: nobody could have made it */
+};
+typedef enum caller_access (*caller_could_write_fn)(const char *abs_path, void *ctx);
 
 struct classify_input {
 	const struct evidence *evidence;
@@ -92,5 +166,12 @@ bool path_is_within(const char *abs_path, const char *dir);
 
 size_t markers_build(char *out, size_t out_size, const char *mode_name, bool denied,
 		     bool escalation, bool runner_failed);
+
+/* Command output shown to a model must not pass for sbx's markers: a line of
+ * it that holds "[sandbox" (any case, blanks or control characters allowed
+ * after the '[') gets this visible prefix. Copies in (len bytes) to out with
+ * the prefixes added and returns the new length; out NULL: only the length. */
+#define MARKER_FORGED_PREFIX "(command output) "
+size_t markers_neutralise(const char *in, size_t len, char *out);
 
 #endif

@@ -1,27 +1,41 @@
 /* SPDX-License-Identifier: MIT */
-/* Which stderr lines are denial evidence. Only the SHAPES real tools print
- * count, never the phrase anywhere in a line:
+/* Which lines are denial evidence. Only the SHAPES real tools print count,
+ * never the phrase anywhere in a line:
  *   A. the phrase is the last ": "-separated field (strerror style, as
  *      coreutils, bash, git, gcc, tar, Go print), optionally followed by "."
- *      (git) or " (os error N)" (Rust);
- *   B. Python's "[Errno N] <phrase>" optionally followed by ": 'path'" or
- *      ": 'a' -> 'b'", at the end of the line;
- *   C. node/npm's "CODE: <libuv message>, <syscall> 'path'" at the end.
+ *      (git) or " (os error N)" (Rust, where N alone names the errno);
+ *   B. Python's "[Errno N] <text>" followed by ": 'path'" at the end of the
+ *      line, the text a phrase or N an errno of the dialect;
+ *   C. node/npm, Java, Ruby (dialect_runtime.c).
+ * A phrase is English or the command's own language (struct dialect_texts).
  * Lines are bytes (NULs, invalid UTF-8): everything here works on (ptr, len)
- * and compares ASCII only. */
+ * and folds ASCII case only. */
+#include <errno.h>
 #include <string.h>
 
-#include "classify.h"
+#include "dialect_int.h"
 
-struct phrase {
-	unsigned dialect;
-	const char *text;
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* By dialect index: the bit and the errno value it is the text of. */
+static const struct {
+	unsigned bit;
+	int err;
+	const char *name;
+} kinds[DIALECT_KINDS] = {
+	{ DIALECT_EROFS, EROFS, "EROFS" },
+	{ DIALECT_EACCES, EACCES, "EACCES" },
+	{ DIALECT_EXDEV, EXDEV, "EXDEV" },
+	{ DIALECT_SEATBELT, EPERM, "EPERM" },
 };
 
 /* strerror(3) texts: glibc first; "Cross-device link" is musl's and macOS's
  * EXDEV text. Compared ASCII case-insensitively because Go and node print
  * the same texts in lower case. */
-static const struct phrase phrases[] = {
+static const struct {
+	unsigned dialect;
+	const char *text;
+} english[] = {
 	{ DIALECT_EROFS, "Read-only file system" },
 	{ DIALECT_EACCES, "Permission denied" },
 	{ DIALECT_EXDEV, "Invalid cross-device link" },
@@ -29,26 +43,60 @@ static const struct phrase phrases[] = {
 	{ DIALECT_SEATBELT, "Operation not permitted" },
 };
 
-/* node's error codes with libuv's message texts (uv_strerror). */
-static const struct {
-	const char *code;
-	unsigned dialect;
-	const char *msg;
-} node_codes[] = {
-	{ "EROFS", DIALECT_EROFS, "read-only file system" },
-	{ "EACCES", DIALECT_EACCES, "permission denied" },
-	{ "EXDEV", DIALECT_EXDEV, "cross-device link not permitted" },
-	{ "EPERM", DIALECT_SEATBELT, "operation not permitted" },
-};
+unsigned dialect_bit(unsigned index)
+{
+	return index < DIALECT_KINDS ? kinds[index].bit : 0;
+}
 
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+int dialect_errno(unsigned bit)
+{
+	for (size_t i = 0; i < DIALECT_KINDS; i++)
+		if (kinds[i].bit == bit)
+			return kinds[i].err;
+	return 0;
+}
+
+unsigned dialect_of_errno(long number)
+{
+	/* libuv and npm print errno negated ("errno -30") */
+	if (number < 0)
+		number = -number;
+	for (size_t i = 0; i < DIALECT_KINDS; i++)
+		if (kinds[i].err == number)
+			return kinds[i].bit;
+	return 0;
+}
+
+unsigned dialect_of_errno_name(const char *name, size_t len)
+{
+	for (size_t i = 0; i < DIALECT_KINDS; i++)
+		if (strlen(kinds[i].name) == len && memcmp(kinds[i].name, name, len) == 0)
+			return kinds[i].bit;
+	return 0;
+}
+
+void phrase_set_build(struct phrase_set *ps, unsigned mask, const struct dialect_texts *local)
+{
+	ps->n = 0;
+	for (size_t i = 0; i < N_ELEM(english); i++)
+		if (mask & english[i].dialect)
+			ps->p[ps->n++] = (struct phrase_ref){ english[i].dialect, english[i].text,
+							      strlen(english[i].text), false };
+	for (size_t i = 0; local && i < DIALECT_KINDS && ps->n < PHRASES_MAX; i++) {
+		size_t n = strnlen(local->text[i], DIALECT_TEXT_MAX);
+
+		if (n == 0 || n == DIALECT_TEXT_MAX || !(mask & kinds[i].bit))
+			continue;
+		ps->p[ps->n++] = (struct phrase_ref){ kinds[i].bit, local->text[i], n, true };
+	}
+}
 
 static char lower(char c)
 {
 	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 }
 
-static bool ieq(const char *a, const char *b, size_t n)
+bool ascii_ieq(const char *a, const char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (lower(a[i]) != lower(b[i]))
@@ -56,26 +104,20 @@ static bool ieq(const char *a, const char *b, size_t n)
 	return true;
 }
 
-static bool is_digit(char c)
+bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
 }
 
-static bool set_path(const char *p, size_t n, char *path, size_t path_size)
+bool path_set(const char *p, size_t n, char *path, size_t path_size)
 {
 	/* why: a path with a NUL in it is not a path any tool could have
 	 * opened; rather name none than a different file. */
-	if (n >= path_size || memchr(p, '\0', n))
+	if (n == 0 || n >= path_size || memchr(p, '\0', n))
 		return false;
 	memcpy(path, p, n);
 	path[n] = '\0';
 	return true;
-}
-
-static void no_path(char *path, size_t path_size)
-{
-	if (path_size > 0)
-		path[0] = '\0';
 }
 
 /* Trailing blanks are layout, not content. */
@@ -86,10 +128,7 @@ static size_t trim_end(const char *s, size_t len)
 	return len;
 }
 
-/* The end of "... 'a' -> 'b'" or "... 'a'": the path the operation failed to
- * create is the last one (Python's and node's rename/link/symlink/copyfile
- * name the destination last). s[0..len) must be exactly the quoted list. */
-static bool quoted_list_path(const char *s, size_t len, char *path, size_t path_size)
+bool quoted_list_path(const char *s, size_t len, char *path, size_t path_size)
 {
 	char q;
 
@@ -102,164 +141,198 @@ static bool quoted_list_path(const char *s, size_t len, char *path, size_t path_
 			q = s[k + 5];
 			if (s[len - 1] != q || len < k + 7)
 				return false;
-			return set_path(s + k + 6, len - 1 - (k + 6), path, path_size);
+			return path_set(s + k + 6, len - 1 - (k + 6), path, path_size);
 		}
 	}
 	if (s[len - 1] != s[0])
 		return false;
-	return set_path(s + 1, len - 2, path, path_size);
+	return path_set(s + 1, len - 2, path, path_size);
 }
 
-/* Shape B: "[Errno N] <phrase>" at the line start or after ": ". */
-static unsigned match_python(const char *s, size_t len, unsigned mask, char *path, size_t path_size)
+/* Shape B: "[Errno N] <text>" at the line start or after ": ". */
+static unsigned match_python(const char *s, size_t len, const struct phrase_set *ps,
+			     unsigned mask, char *path, size_t path_size)
 {
 	static const char tag[] = "[Errno ";
 	const size_t tlen = sizeof(tag) - 1;
 
 	for (size_t i = 0; i + tlen < len; i++) {
 		size_t j = i + tlen;
+		long number = 0;
 
 		if (memcmp(s + i, tag, tlen) != 0)
 			continue;
 		if (i != 0 && !(i >= 2 && s[i - 2] == ':' && s[i - 1] == ' '))
 			continue;
-		if (j >= len || !is_digit(s[j]))
+		if (!is_digit(s[j]))
 			continue;
-		while (j < len && is_digit(s[j]))
-			j++;
+		while (j < len && is_digit(s[j]) && number < 100000)
+			number = number * 10 + (s[j++] - '0');
 		if (j + 2 > len || s[j] != ']' || s[j + 1] != ' ')
 			continue;
 		j += 2;
-		for (size_t p = 0; p < N_ELEM(phrases); p++) {
-			size_t plen = strlen(phrases[p].text);
+		for (size_t p = 0; p < ps->n; p++) {
+			size_t k = j + ps->p[p].len;
 
-			if (!(mask & phrases[p].dialect) || len - j < plen ||
-			    !ieq(s + j, phrases[p].text, plen))
+			if (len < k || !ascii_ieq(s + j, ps->p[p].text, ps->p[p].len))
 				continue;
-			size_t k = j + plen;
-			if (k == len) { /* OSError without a file name */
-				no_path(path, path_size);
-				return phrases[p].dialect;
-			}
+			if (k == len) /* OSError without a file name */
+				return ps->p[p].dialect | DIALECT_MATCH_BARE;
 			if (len - k >= 2 && s[k] == ':' && s[k + 1] == ' ' &&
 			    quoted_list_path(s + k + 2, len - k - 2, path, path_size))
-				return phrases[p].dialect;
+				return ps->p[p].dialect;
 		}
-	}
-	return 0;
-}
-
-/* Shape C: node/npm "CODE: message, syscall 'path'" ending the line, the
- * code at the start or after ' ' or '[' ("Error: EROFS: ...", "npm ERR!
- * EROFS: ...", "[Error: EACCES: ...] {" from console.log). */
-static unsigned match_node(const char *s, size_t len, unsigned mask, char *path, size_t path_size)
-{
-	/* console.log(err) wraps the message as "[Error: ...] {" */
-	if (len >= 3 && memcmp(s + len - 3, "] {", 3) == 0)
-		len -= 3;
-	else if (len >= 1 && s[len - 1] == ']')
-		len -= 1;
-	for (size_t c = 0; c < N_ELEM(node_codes); c++) {
-		size_t clen = strlen(node_codes[c].code), mlen = strlen(node_codes[c].msg);
-
-		if (!(mask & node_codes[c].dialect))
+		/* why the number is enough: "[Errno N] text: 'path'" is exactly
+		 * what OSError prints, with the text in whatever language the
+		 * program's C library spoke (locale.setlocale(LC_ALL, "")). */
+		unsigned d = dialect_of_errno(number) & mask;
+		if (!d)
 			continue;
-		for (size_t i = 0; i + clen + 2 + mlen + 2 < len; i++) {
-			size_t j = i + clen;
-
-			if (i != 0 && s[i - 1] != ' ' && s[i - 1] != '[')
-				continue;
-			if (memcmp(s + i, node_codes[c].code, clen) != 0 || s[j] != ':' ||
-			    s[j + 1] != ' ' || !ieq(s + j + 2, node_codes[c].msg, mlen))
-				continue;
-			j += 2 + mlen;
-			if (s[j] != ',' || s[j + 1] != ' ')
-				continue;
-			j += 2;
-			size_t sys = j;
-			while (j < len && ((s[j] >= 'a' && s[j] <= 'z') || s[j] == '_'))
-				j++;
-			if (j == sys)
-				continue;
-			if (j == len) {
-				no_path(path, path_size);
-				return node_codes[c].dialect;
-			}
-			if (s[j] == ' ' && quoted_list_path(s + j + 1, len - j - 1, path, path_size))
-				return node_codes[c].dialect;
-		}
+		for (size_t k = j; k + 2 < len; k++)
+			if (s[k] == ':' && s[k + 1] == ' ' &&
+			    quoted_list_path(s + k + 2, len - k - 2, path, path_size))
+				return d;
 	}
 	return 0;
 }
 
-/* Drop Rust's " (os error N)" and git's final "." from the end. */
-static size_t strip_suffix(const char *s, size_t len)
+/* Drop git's final "." (or a CJK "。") and Rust's " (os error N)" from the
+ * end; *os gets N, or -1 when there was none. */
+static size_t strip_suffix(const char *s, size_t len, long *os)
 {
-	static const char os[] = " (os error ";
-	const size_t olen = sizeof(os) - 1;
+	static const char tag[] = " (os error ";
+	const size_t olen = sizeof(tag) - 1;
 
+	*os = -1;
 	if (len > 0 && s[len - 1] == '.')
 		len--;
+	else if (len >= 3 && memcmp(s + len - 3, "\xe3\x80\x82", 3) == 0)
+		len -= 3;
 	if (len > 0 && s[len - 1] == ')') {
 		size_t k = len - 1;
+		long n = 0, scale = 1;
 
-		while (k > 0 && is_digit(s[k - 1]))
+		while (k > 0 && is_digit(s[k - 1]) && scale < 100000) {
+			n += (s[k - 1] - '0') * scale;
+			scale *= 10;
 			k--;
-		if (k < len - 1 && k >= olen && memcmp(s + k - olen, os, olen) == 0)
+		}
+		if (k < len - 1 && k >= olen && memcmp(s + k - olen, tag, olen) == 0) {
+			*os = n;
 			len = k - olen;
+		}
 	}
 	return len;
 }
 
-/* Shape A: "<prefix>: <phrase>" or a line that is only the phrase (Rust's
- * "Caused by:" block indents the bare message on its own line). */
-static unsigned match_last_field(const char *s, size_t len, unsigned mask, char *path,
-				 size_t path_size)
+/* The separator before s[start]: ": ", or the full-width "：" with or
+ * without a blank after it. Its length, else 0. */
+static size_t separator_before(const char *s, size_t start)
 {
-	size_t lead = 0;
-
-	len = strip_suffix(s, len);
-	while (lead < len && (s[lead] == ' ' || s[lead] == '\t'))
-		lead++;
-	for (size_t p = 0; p < N_ELEM(phrases); p++) {
-		size_t plen = strlen(phrases[p].text), start;
-
-		if (!(mask & phrases[p].dialect) || len < plen)
-			continue;
-		start = len - plen;
-		if (!ieq(s + start, phrases[p].text, plen))
-			continue;
-		if (start == lead) {
-			no_path(path, path_size);
-			return phrases[p].dialect;
-		}
-		/* why the ": " boundary: "... mounted a Read-only file system"
-		 * mid-sentence, or "Invalid cross-device link" seen as the musl
-		 * text, is not the strerror field of an error line. */
-		if (start < 2 || s[start - 2] != ':' || s[start - 1] != ' ')
-			continue;
-		if (!dialect_extract_path(s, start - 2, path, path_size))
-			no_path(path, path_size);
-		return phrases[p].dialect;
-	}
+	if (start >= 2 && s[start - 2] == ':' && s[start - 1] == ' ')
+		return 2;
+	if (start >= 4 && memcmp(s + start - 4, "\xef\xbc\x9a ", 4) == 0)
+		return 4;
+	if (start >= 3 && memcmp(s + start - 3, "\xef\xbc\x9a", 3) == 0)
+		return 3;
 	return 0;
 }
 
-unsigned dialect_match_line(const char *line, size_t len, unsigned mask, char *path,
-			    size_t path_size)
+/* The prefix before a message is only blanks and a number: a numbered
+ * cause in a Rust error chain ("    1: Read-only file system"). */
+static bool only_a_position(const char *s, size_t n)
 {
+	bool digit = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (is_digit(s[i]))
+			digit = true;
+		else if (s[i] != ' ' && s[i] != '\t')
+			return false;
+	}
+	return digit;
+}
+
+/* The message s[start..) is the last field: read the path before it. */
+static unsigned last_field_path(const char *s, size_t start, size_t lead, unsigned d,
+				bool localized, char *path, size_t path_size)
+{
+	size_t sep;
+
+	if (start == lead)
+		return d | DIALECT_MATCH_BARE;
+	/* why the boundary: "... mounted a Read-only file system" mid-sentence,
+	 * or "Invalid cross-device link" seen as the musl text, is not the
+	 * strerror field of an error line. */
+	sep = separator_before(s, start);
+	if (sep == 0)
+		return 0;
+	if (only_a_position(s, start - sep))
+		return d | DIALECT_MATCH_BARE;
+	return dialect_extract_path(s, start - sep, localized, path, path_size) ? d : 0;
+}
+
+/* Shape A: "<prefix>: <phrase>" or a line that is only the phrase (Rust's
+ * "Caused by:" block indents the bare message on its own line). */
+static unsigned match_last_field(const char *s, size_t len, const struct phrase_set *ps,
+				 unsigned mask, char *path, size_t path_size)
+{
+	size_t lead = 0;
+	long os;
+
+	len = strip_suffix(s, len, &os);
+	while (lead < len && (s[lead] == ' ' || s[lead] == '\t'))
+		lead++;
+	for (size_t p = 0; p < ps->n; p++) {
+		size_t plen = ps->p[p].len;
+
+		if (len < plen || !ascii_ieq(s + len - plen, ps->p[p].text, plen))
+			continue;
+		return last_field_path(s, len - plen, lead, ps->p[p].dialect, ps->p[p].localized, path,
+				       path_size);
+	}
+	/* Rust's "(os error N)" names the errno whatever the text before it. */
+	unsigned d = os >= 0 ? dialect_of_errno(os) & mask : 0;
+	if (!d || len <= lead)
+		return 0;
+	size_t start = lead;
+	for (size_t i = lead; i < len; i++) {
+		size_t sep = 0;
+
+		if (i + 1 < len && s[i] == ':' && s[i + 1] == ' ')
+			sep = 2;
+		else if (i + 3 <= len && memcmp(s + i, "\xef\xbc\x9a", 3) == 0)
+			sep = i + 3 < len && s[i + 3] == ' ' ? 4 : 3;
+		if (sep) {
+			start = i + sep;
+			i += sep - 1;
+		}
+	}
+	return last_field_path(s, start, lead, d, true, path, path_size);
+}
+
+unsigned dialect_match_line(const char *line, size_t len, unsigned mask,
+			    const struct dialect_texts *local, char *path, size_t path_size)
+{
+	struct phrase_set ps;
 	unsigned d;
 
-	no_path(path, path_size);
-	if (!line || mask == 0)
+	if (path && path_size > 0)
+		path[0] = '\0';
+	if (!line || !path || path_size == 0 || mask == 0)
 		return 0;
+	phrase_set_build(&ps, mask, local);
 	len = trim_end(line, len);
-	d = match_python(line, len, mask, path, path_size);
+	d = match_python(line, len, &ps, mask, path, path_size);
 	if (!d)
 		d = match_node(line, len, mask, path, path_size);
 	if (!d)
-		d = match_last_field(line, len, mask, path, path_size);
+		d = match_java(line, len, &ps, mask, path, path_size);
 	if (!d)
-		no_path(path, path_size);
+		d = match_ruby(line, len, mask, path, path_size);
+	if (!d)
+		d = match_last_field(line, len, &ps, mask, path, path_size);
+	if (!d || (d & DIALECT_MATCH_BARE))
+		path[0] = '\0';
 	return d;
 }

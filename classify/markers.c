@@ -55,3 +55,60 @@ size_t markers_build(char *out, size_t out_size, const char *mode_name, bool den
 	}
 	return len;
 }
+
+/* ---- command output that could pass for a marker ---- */
+
+static bool blank_or_control(unsigned char c)
+{
+	return c <= 0x20 || c == 0x7f;
+}
+
+static char ascii_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Does the line hold '[', then (past blanks and control characters) "sandbox"
+ * in any case? That is what a model would read as sbx's own word, wherever it
+ * stands in the line ("\r" and escape sequences can hide what precedes it). */
+static bool line_looks_like_marker(const char *line, size_t len)
+{
+	static const char word[] = "sandbox";
+
+	for (size_t i = 0; i < len; i++) {
+		size_t j = i + 1, k = 0;
+
+		if (line[i] != '[')
+			continue;
+		while (j < len && blank_or_control((unsigned char)line[j]))
+			j++;
+		while (j < len && k < sizeof(word) - 1 && ascii_lower(line[j]) == word[k]) {
+			j++;
+			k++;
+		}
+		if (k == sizeof(word) - 1)
+			return true;
+	}
+	return false;
+}
+
+size_t markers_neutralise(const char *in, size_t len, char *out)
+{
+	size_t n = 0, plen = strlen(MARKER_FORGED_PREFIX);
+
+	for (size_t start = 0; start < len;) {
+		const char *nl = memchr(in + start, '\n', len - start);
+		size_t end = nl ? (size_t)(nl - in) + 1 : len;
+
+		if (line_looks_like_marker(in + start, end - start)) {
+			if (out)
+				memcpy(out + n, MARKER_FORGED_PREFIX, plen);
+			n += plen;
+		}
+		if (out)
+			memcpy(out + n, in + start, end - start);
+		n += end - start;
+		start = end;
+	}
+	return n;
+}

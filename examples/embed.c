@@ -2,23 +2,32 @@
 /* embed.c: run one command under libsbx and report what the sandbox did.
  *
  * Runs `echo hello > outside-file` in read-only mode with a fresh temporary
- * directory as the workspace root, prints the JSON result object (CONTRACT
- * section 4) and whether the write was denied. Exits 0 when the denial was
- * reported, 1 when it was not, 2 when sbx could not run the command.
+ * directory as the workspace root, prints the JSON result object (the one
+ * `sbx run --json` prints: sbx(1), RESULT OBJECT) and whether the write was
+ * denied. Exits 0 when the denial was reported, 1 when it was not, 2 when
+ * sbx could not run the command.
  *
- * Build against an installed sbx (`make install PREFIX=/usr/local`):
+ * Build against an installed sbx (`make install PREFIX=/usr/local`), the
+ * ordinary way (libsbx.so.0):
  *
- *     cc examples/embed.c $(pkg-config --cflags --libs --static sbx) -o embed
+ *     cc examples/embed.c $(pkg-config --cflags --libs sbx) -o embed
  *
- * libsbx is a static library, so `--static` pulls in its dependencies
- * (jansson, liburing, libseccomp, libmnl). Against a staged install
- * (`make install DESTDIR=$D PREFIX=/usr/local`), point pkg-config at the
- * staged .pc and move its prefix there:
+ * or with the static archive (pkg-config --static adds what libsbx.a needs;
+ * -Bstatic makes the linker take the archive over libsbx.so):
  *
- *     export PKG_CONFIG_PATH=$D/usr/local/lib/pkgconfig
- *     cc examples/embed.c $(pkg-config --define-variable=prefix=$D/usr/local \
- *         --cflags --libs --static sbx) -o embed
- */
+ *     cc examples/embed.c $(pkg-config --cflags sbx) -Wl,-Bstatic -lsbx \
+ *         -Wl,-Bdynamic $(pkg-config --libs --static sbx) -o embed
+ *
+ * Against a staged install (`make install DESTDIR=$D PREFIX=/usr`), point
+ * pkg-config at the staged sbx.pc, move its prefix there, and let the loader
+ * find the staged libsbx.so.0:
+ *
+ *     export PKG_CONFIG_PATH=$D/usr/lib/pkgconfig
+ *     cc examples/embed.c $(pkg-config --define-variable=prefix=$D/usr \
+ *         --cflags --libs sbx) -o embed
+ *     LD_LIBRARY_PATH=$D/usr/lib ./embed
+ *
+ * The API is include/sbx.h; docs/embedding.md walks through it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

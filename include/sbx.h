@@ -3,7 +3,11 @@
  *
  * Every function returns 0 or a negative errno; on failure it fills the
  * caller's struct sbx_error (code, message, detail). The library never exits
- * the process and never prints. */
+ * the process and never prints.
+ *
+ * Build against it with `cc prog.c $(pkg-config --cflags --libs sbx)`.
+ * The result object, error codes, markers and exit statuses are those of
+ * `sbx run --json`: see sbx(1), sbx.conf(5) and docs/ in the source tree. */
 #ifndef SBX_H
 #define SBX_H
 
@@ -14,6 +18,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Everything declared here, and nothing else, is libsbx.so's interface. */
+#pragma GCC visibility push(default)
 
 enum sbx_mode {
 	SBX_MODE_READ_ONLY = 0,
@@ -38,7 +45,7 @@ enum sbx_enforcement {
 	SBX_ENFORCEMENT_PARTIAL,
 };
 
-/* Error codes (CONTRACT sections 2, 3, 7). */
+/* Error codes (sbx(1), EXIT STATUS and SERVE PROTOCOL). */
 #define SBX_E_USAGE "USAGE"
 #define SBX_E_CONFIG "CONFIG"
 #define SBX_E_SANDBOX_UNAVAILABLE "SANDBOX_UNAVAILABLE"
@@ -116,6 +123,11 @@ int sbx_run_set_max_processes(struct sbx_run *run, uint64_t n);          /* not 
 int sbx_run_set_memory_limit(struct sbx_run *run, uint64_t bytes);
 int sbx_run_set_file_size_limit(struct sbx_run *run, uint64_t bytes);
 int sbx_run_set_tmp_size(struct sbx_run *run, uint64_t bytes);           /* not OFF */
+/* The supervisor's allow-list (config unix_sockets): a socket path or pattern
+ * ('*' matches any run of characters, '/' included), or an abstract name
+ * starting with '@', that a confined command may connect to although it lies
+ * outside the run's writable set. */
+int sbx_run_add_unix_socket_pattern(struct sbx_run *run, const char *pattern);
 /* Human mode: copy both streams live to these fds as they arrive (-1: off).
  * With passthrough on, nothing is spilled: the caller already has every byte. */
 int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd);
@@ -133,7 +145,7 @@ bool sbx_result_cancelled(const struct sbx_result *result);
 int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_error *err);
 
 void sbx_result_free(struct sbx_result *result);
-/* The exit status CONTRACT section 2 gives sbx: the command's own, 128+N, or 124. */
+/* The exit status `sbx run` would give: the command's own, 128+N, or 124. */
 int sbx_result_exit_status(const struct sbx_result *result);
 bool sbx_result_denied(const struct sbx_result *result);
 /* Which resource limit ended the run: "processes", "memory", "file_size", or
@@ -141,13 +153,35 @@ bool sbx_result_denied(const struct sbx_result *result);
 const char *sbx_result_limit_hit(const struct sbx_result *result);
 /* The markers, each ending in '\n' (empty string if none). Owned by the result. */
 const char *sbx_result_markers(const struct sbx_result *result);
-/* The result object of CONTRACT section 4 as a malloc'd JSON string. */
+/* The result object (sbx(1), RESULT OBJECT) as a malloc'd JSON string. */
 char *sbx_result_to_json(const struct sbx_result *result);
 /* {"error":{...}} as a malloc'd JSON string. */
 char *sbx_error_to_json(const struct sbx_error *err);
 
+/* ---- spill files ----
+ * Without passthrough, a stream longer than the output limit is also written
+ * whole to a spill file, named in the result's "spill" (see sbx(1),
+ * --spill-dir). The files belong to the caller: remove them when done. */
+
+/* At most this many bytes of each stream go to its spill file (default
+ * 1 GiB; 0: no spill file); past that the spill stops and the result's
+ * "spill_stopped" says so. */
+int sbx_run_set_spill_max_bytes(struct sbx_run *run, uint64_t bytes);
+/* Remove one spill file a result names and, with its last file, the run's
+ * private spill directory. Only sbx's own spill files: -EINVAL for a path
+ * that is not named like one, -EPERM for one that is not the caller's
+ * regular file, -ENOENT when it is already gone. */
+int sbx_spill_remove(const char *path);
+/* Remove sbx's own spill directories (the caller's, nothing else in them)
+ * that nothing touched for max_age_ms; 0 removes nothing. `sbx run --json`
+ * and `sbx serve` do this when they start, with spill_max_age. Returns how
+ * many directories were removed. */
+int sbx_spill_cleanup(uint64_t max_age_ms);
+
 /* Refuse to work from a setuid/setgid binary or one with file capabilities. */
 int sbx_check_no_privilege(struct sbx_error *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

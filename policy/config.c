@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The deployment config (CONTRACT section 6): `key = value` lines.
+/* The deployment config (sbx.conf(5)): `key = value` lines.
  *
  * Syntax, strictly:
  *   - one `key = value` per line; whitespace (space, tab) around key and value
@@ -11,13 +11,14 @@
  *     a config is text, and a stray byte must not silently change a value;
  *   - at most CONFIG_LINE_MAX bytes per line;
  *   - every key but scrub_env may appear once; scrub_env accumulates.
- * Every error names FILE:LINE and the problem, with code CONFIG. */
+ * Every error names FILE:LINE and the problem, with code CONFIG; a bad value
+ * also names its key and what the key allows (config_keys.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "policy.h"
+#include "config_keys.h"
 
 /* Values quoted in messages are cut here: enough to recognise, bounded. */
 #define QUOTE "'%.64s'"
@@ -27,10 +28,8 @@ struct parse_state {
 	size_t line;
 	struct sbx_config *cfg;
 	struct sbx_error *err;
-	char why[256]; /* what a value parser found wrong */
+	char why[400]; /* what is wrong with the line */
 };
-
-typedef int (*value_fn)(struct parse_state *st, const char *val);
 
 __attribute__((format(printf, 2, 3))) static int bad(struct parse_state *st, const char *fmt, ...)
 {
@@ -42,352 +41,53 @@ __attribute__((format(printf, 2, 3))) static int bad(struct parse_state *st, con
 	return -1;
 }
 
-/* ---- numbers ---- */
-
-enum num_rc { NUM_OK, NUM_JUNK, NUM_TOO_BIG };
-
-/* Plain decimal digits only: no sign, no space, no base prefix, no suffix. */
-static enum num_rc parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (len == 0)
-		return NUM_JUNK;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return NUM_JUNK;
-	}
-	for (size_t i = 0; i < len; i++) {
-		unsigned d = (unsigned)(s[i] - '0');
-		if (v > (max - d) / 10)
-			return NUM_TOO_BIG;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return NUM_OK;
-}
-
-/* ---- values, one function per key ---- */
-
-static int value_mode(struct parse_state *st, const char *val)
-{
-	if (sbx_mode_parse(val, &st->cfg->mode) < 0)
-		return bad(st, "bad mode " QUOTE " (expected read-only, workspace-write or "
-			       "danger-full-access)", val);
-	st->cfg->has_mode = true;
-	return 0;
-}
-
-static int value_workspace_root(struct parse_state *st, const char *val)
-{
-	size_t len = strlen(val);
-
-	if (val[0] != '/')
-		return bad(st, "workspace_root must be an absolute path, got " QUOTE, val);
-	if (len >= sizeof(st->cfg->workspace_root))
-		return bad(st, "workspace_root is too long (max %zu bytes)",
-			   sizeof(st->cfg->workspace_root) - 1);
-	memcpy(st->cfg->workspace_root, val, len + 1);
-	st->cfg->has_workspace_root = true;
-	return 0;
-}
-
-static int value_runner(struct parse_state *st, const char *val)
-{
-	if (sbx_runner_parse(val, &st->cfg->runner) < 0)
-		return bad(st, "bad runner " QUOTE " (expected auto, namespace or landlock)", val);
-	st->cfg->has_runner = true;
-	return 0;
-}
-
-static int value_escalation(struct parse_state *st, const char *val)
-{
-	if (strcmp(val, "true") == 0)
-		st->cfg->escalation = true;
-	else if (strcmp(val, "false") == 0)
-		st->cfg->escalation = false;
-	else
-		return bad(st, "bad escalation " QUOTE " (expected true or false)", val);
-	st->cfg->has_escalation = true;
-	return 0;
-}
-
-static int value_output_limit(struct parse_state *st, const char *val)
-{
-	uint64_t v;
-
-	switch (parse_uint(val, strlen(val), POLICY_MAX_OUTPUT_LIMIT, &v)) {
-	case NUM_JUNK:
-		return bad(st, "bad output_limit " QUOTE " (expected a whole number of bytes)",
-			   val);
-	case NUM_TOO_BIG:
-		return bad(st, "output_limit " QUOTE " is too large (max %zu bytes, 1 GiB)", val,
-			   POLICY_MAX_OUTPUT_LIMIT);
-	case NUM_OK:
-		break;
-	}
-	if (v == 0)
-		return bad(st, "output_limit must be at least 1 byte");
-	st->cfg->output_limit = (size_t)v;
-	st->cfg->has_output_limit = true;
-	return 0;
-}
-
-/* Seconds with an optional fraction ("1.5"); kept in milliseconds, extra
- * fraction digits truncated. Both sides of '.' need a digit. */
-static int timeout_ms(const char *val, uint64_t *out)
-{
-	const char *dot = strchr(val, '.');
-	size_t int_len = dot ? (size_t)(dot - val) : strlen(val);
-	uint64_t secs, frac_ms = 0;
-
-	switch (parse_uint(val, int_len, POLICY_MAX_TIMEOUT_MS / 1000, &secs)) {
-	case NUM_JUNK:
-		return -EINVAL;
-	case NUM_TOO_BIG:
-		return -ERANGE;
-	case NUM_OK:
-		break;
-	}
-	if (dot) {
-		const char *frac = dot + 1;
-		size_t frac_len = strlen(frac);
-		uint64_t ignored;
-
-		if (parse_uint(frac, frac_len, UINT64_MAX, &ignored) == NUM_JUNK)
-			return -EINVAL; /* digits only; NUM_TOO_BIG just means many digits */
-		for (size_t i = 0; i < 3; i++)
-			frac_ms = frac_ms * 10 + (i < frac_len ? (uint64_t)(frac[i] - '0') : 0);
-	}
-	/* secs <= POLICY_MAX_TIMEOUT_MS / 1000, so this cannot overflow. */
-	*out = secs * 1000 + frac_ms;
-	return *out > POLICY_MAX_TIMEOUT_MS ? -ERANGE : 0;
-}
-
-static int value_timeout(struct parse_state *st, const char *val)
-{
-	uint64_t ms;
-	int rc = timeout_ms(val, &ms);
-
-	if (rc == -EINVAL)
-		return bad(st, "bad timeout " QUOTE " (expected seconds, e.g. 30 or 1.5)", val);
-	if (rc == -ERANGE)
-		return bad(st, "timeout " QUOTE " is too large (max %llu seconds)", val,
-			   (unsigned long long)(POLICY_MAX_TIMEOUT_MS / 1000));
-	if (ms == 0)
-		return bad(st, "timeout must be positive (at least 0.001 seconds)");
-	st->cfg->timeout_ms = ms;
-	st->cfg->has_timeout = true;
-	return 0;
-}
-
-static int value_net(struct parse_state *st, const char *val)
-{
-	if (strcmp(val, "allow") == 0)
-		st->cfg->net = SBX_NET_ALLOW;
-	else if (strcmp(val, "none") == 0)
-		st->cfg->net = SBX_NET_NONE;
-	else
-		return bad(st, "bad net " QUOTE " (expected allow or none)", val);
-	st->cfg->has_net = true;
-	return 0;
-}
-
-static int value_max_background(struct parse_state *st, const char *val)
-{
-	uint64_t v;
-	enum num_rc rc = parse_uint(val, strlen(val), POLICY_MAX_BACKGROUND_LIMIT, &v);
-
-	if (rc == NUM_JUNK || (rc == NUM_OK && v == 0))
-		return bad(st, "bad max_background " QUOTE " (expected 1 to %u)", val,
-			   POLICY_MAX_BACKGROUND_LIMIT);
-	if (rc == NUM_TOO_BIG)
-		return bad(st, "max_background " QUOTE " is too large (max %u)", val,
-			   POLICY_MAX_BACKGROUND_LIMIT);
-	st->cfg->max_background = (unsigned)v;
-	st->cfg->has_max_background = true;
-	return 0;
-}
-
-static int value_max_processes(struct parse_state *st, const char *val)
-{
-	uint64_t v;
-	enum num_rc rc = parse_uint(val, strlen(val), POLICY_MAX_PROCESSES_LIMIT, &v);
-
-	if (rc == NUM_JUNK || (rc == NUM_OK && v == 0))
-		return bad(st, "bad max_processes " QUOTE " (expected 1 to %llu)", val,
-			   POLICY_MAX_PROCESSES_LIMIT);
-	if (rc == NUM_TOO_BIG)
-		return bad(st, "max_processes " QUOTE " is too large (max %llu)", val,
-			   POLICY_MAX_PROCESSES_LIMIT);
-	st->cfg->max_processes = v;
-	st->cfg->has_max_processes = true;
-	return 0;
-}
-
-/* A size in bytes ("64M" style) of at least min, or "off" when off_ok. */
-static int limit_bytes(struct parse_state *st, const char *key, const char *val, uint64_t min,
-		       bool off_ok, uint64_t *out)
-{
-	int rc;
-
-	if (off_ok && strcmp(val, "off") == 0) {
-		*out = POLICY_LIMIT_OFF;
-		return 0;
-	}
-	rc = policy_parse_bytes(val, POLICY_MAX_LIMIT_BYTES, out);
-	if (rc == -ERANGE)
-		return bad(st, "%s " QUOTE " is too large (max %llu bytes, 1 EiB)", key, val,
-			   POLICY_MAX_LIMIT_BYTES);
-	if (rc < 0 || *out < min)
-		return bad(st, "bad %s " QUOTE " (expected bytes, e.g. 64M or 2G, at least %llu%s)",
-			   key, val, (unsigned long long)min, off_ok ? ", or off" : "");
-	return 0;
-}
-
-static int value_memory_limit(struct parse_state *st, const char *val)
-{
-	if (limit_bytes(st, "memory_limit", val, POLICY_MIN_MEMORY_LIMIT, true,
-			&st->cfg->memory_limit) < 0)
-		return -1;
-	st->cfg->has_memory_limit = true;
-	return 0;
-}
-
-static int value_file_size_limit(struct parse_state *st, const char *val)
-{
-	if (limit_bytes(st, "file_size_limit", val, 1, true, &st->cfg->file_size_limit) < 0)
-		return -1;
-	st->cfg->has_file_size_limit = true;
-	return 0;
-}
-
-static int value_tmp_size(struct parse_state *st, const char *val)
-{
-	if (limit_bytes(st, "tmp_size", val, POLICY_MIN_TMP_SIZE, false, &st->cfg->tmp_size) < 0)
-		return -1;
-	st->cfg->has_tmp_size = true;
-	return 0;
-}
-
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t';
 }
 
-static bool pattern_char_ok(char c)
+/* Levenshtein distance, capped: enough to suggest "mode" for "mdoe". */
+static size_t distance(const char *a, const char *b)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '*';
-}
+	size_t la = strlen(a), lb = strlen(b), prev[40], cur[40];
 
-/* One comma-separated item, [start, start+len), blanks already trimmed. */
-static int add_scrub_pattern(struct parse_state *st, const char *start, size_t len)
-{
-	struct sbx_config *cfg = st->cfg;
+	if (la >= 40 || lb >= 40)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
 
-	if (len == 0)
-		return bad(st, "empty pattern in scrub_env");
-	if (len >= POLICY_PATTERN_MAX)
-		return bad(st, "scrub_env pattern '%.64s...' is too long (max %d bytes)", start,
-			   POLICY_PATTERN_MAX - 1);
-	for (size_t i = 0; i < len; i++) {
-		if (!pattern_char_ok(start[i]))
-			return bad(st, "bad scrub_env pattern '%.*s' (only A-Z a-z 0-9 _ *)",
-				   (int)(len < 64 ? len : 64), start);
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(prev[0]));
 	}
-	for (size_t i = 0; i < cfg->n_scrub; i++) {
-		if (strlen(cfg->scrub_env[i]) == len && memcmp(cfg->scrub_env[i], start, len) == 0)
-			return 0; /* already listed: a repeat is harmless */
+	return prev[lb];
+}
+
+static int unknown_key(struct parse_state *st, const char *key)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+
+	for (size_t i = 0; i < config_n_keys; i++) {
+		size_t d = distance(key, config_keys[i].name);
+
+		if (d < best_d) {
+			best_d = d;
+			best = config_keys[i].name;
+		}
 	}
-	if (cfg->n_scrub >= POLICY_MAX_SCRUB)
-		return bad(st, "too many scrub_env patterns (max %d)", POLICY_MAX_SCRUB);
-	memcpy(cfg->scrub_env[cfg->n_scrub], start, len);
-	cfg->scrub_env[cfg->n_scrub][len] = '\0';
-	cfg->n_scrub++;
-	return 0;
-}
-
-static int value_scrub_env(struct parse_state *st, const char *val)
-{
-	const char *p = val;
-
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		const char *end = comma ? comma : p + strlen(p);
-		while (p < end && is_blank(*p))
-			p++;
-		while (end > p && is_blank(end[-1]))
-			end--;
-		if (add_scrub_pattern(st, p, (size_t)(end - p)) < 0)
-			return -1;
-		if (!comma)
-			return 0;
-		p = comma + 1;
-	}
-}
-
-static int value_path_list(struct parse_state *st, const char *val, const char *key,
-			   enum policy_path_kind kind, char *dst, size_t dst_size)
-{
-	char why[160];
-
-	if (strlen(val) >= dst_size)
-		return bad(st, "%s is too long (max %zu bytes)", key, dst_size - 1);
-	if (!policy_path_list_ok(kind, val, why, sizeof(why)))
-		return bad(st, "bad %s: %s", key, why);
-	strcpy(dst, val);
-	return 0;
-}
-
-static int value_protected_paths(struct parse_state *st, const char *val)
-{
-	return value_path_list(st, val, "protected_paths", POLICY_PATHS_IN_ROOT,
-			       st->cfg->protected_paths, sizeof(st->cfg->protected_paths));
-}
-
-static int value_deny_read(struct parse_state *st, const char *val)
-{
-	return value_path_list(st, val, "deny_read", POLICY_PATHS_ABSOLUTE, st->cfg->deny_read,
-			       sizeof(st->cfg->deny_read));
-}
-
-static int value_cache_dir(struct parse_state *st, const char *val)
-{
-	if (strcmp(val, "off") != 0 && val[0] != '/')
-		return bad(st, "cache_dir must be an absolute path or off, got " QUOTE, val);
-	if (strlen(val) >= sizeof(st->cfg->cache_dir))
-		return bad(st, "cache_dir is too long (max %zu bytes)", sizeof(st->cfg->cache_dir) - 1);
-	strcpy(st->cfg->cache_dir, val);
-	return 0;
+	if (best)
+		return bad(st, "unknown key " QUOTE " (did you mean '%s'? see sbx.conf(5))", key,
+			   best);
+	return bad(st, "unknown key " QUOTE " (see sbx.conf(5) for the keys)", key);
 }
 
 /* ---- lines ---- */
-
-static const struct config_key {
-	const char *name;
-	value_fn parse;
-	bool repeatable;
-} config_keys[] = {
-	{ "mode", value_mode, false },
-	{ "workspace_root", value_workspace_root, false },
-	{ "runner", value_runner, false },
-	{ "escalation", value_escalation, false },
-	{ "output_limit", value_output_limit, false },
-	{ "timeout", value_timeout, false },
-	{ "net", value_net, false },
-	{ "max_background", value_max_background, false },
-	{ "scrub_env", value_scrub_env, true },
-	{ "protected_paths", value_protected_paths, false },
-	{ "deny_read", value_deny_read, false },
-	{ "cache_dir", value_cache_dir, false },
-	{ "max_processes", value_max_processes, false },
-	{ "memory_limit", value_memory_limit, false },
-	{ "file_size_limit", value_file_size_limit, false },
-	{ "tmp_size", value_tmp_size, false },
-};
-
-#define N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
 static int config_fail(struct parse_state *st)
 {
@@ -407,8 +107,9 @@ static char *trim(char *s)
 	return s;
 }
 
-/* line: NUL-terminated, end of line already removed. */
-static int parse_line(struct parse_state *st, size_t seen[N_KEYS], char *line)
+/* line: NUL-terminated, end of line already removed. seen[k]: the line key
+ * k was first set on (0: not yet). */
+static int parse_line(struct parse_state *st, size_t *seen, char *line)
 {
 	char *hash = strchr(line, '#');
 	if (hash)
@@ -425,19 +126,25 @@ static int parse_line(struct parse_state *st, size_t seen[N_KEYS], char *line)
 	if (key[0] == '\0')
 		return bad(st, "missing key before '='");
 
-	size_t k = 0;
-	while (k < N_KEYS && strcmp(key, config_keys[k].name) != 0)
-		k++;
-	if (k == N_KEYS)
-		return bad(st, "unknown key " QUOTE, key);
-	if (val[0] == '\0')
-		return bad(st, "empty value for '%s'", config_keys[k].name);
-	if (seen[k] && !config_keys[k].repeatable)
-		return bad(st, "duplicate key '%s' (first set on line %zu)", config_keys[k].name,
-			   seen[k]);
-	if (!seen[k])
-		seen[k] = st->line;
-	return config_keys[k].parse(st, val);
+	const struct config_key *k = config_key_find(key);
+	if (!k)
+		return unknown_key(st, key);
+	size_t idx = (size_t)(k - config_keys);
+	char expected[192];
+
+	if (val[0] == '\0') {
+		config_key_expected(k, expected, sizeof(expected));
+		return bad(st, "%s: empty value (expected %s)", k->name, expected);
+	}
+	if (seen[idx] && !k->repeatable)
+		return bad(st, "duplicate key '%s' (first set on line %zu)", k->name, seen[idx]);
+	if (!seen[idx])
+		seen[idx] = st->line;
+	char why[sizeof(st->why) - 64];
+
+	if (config_key_apply(k, st->cfg, val, why, sizeof(why)) < 0)
+		return bad(st, "%s: %s", k->name, why);
+	return 0;
 }
 
 /* Copy one raw line into out (CONFIG_LINE_MAX + 1 bytes), refusing bytes a
@@ -468,16 +175,19 @@ void config_init(struct sbx_config *cfg)
 	cfg->net = SBX_NET_ALLOW;
 	cfg->output_limit = POLICY_DEFAULT_OUTPUT_LIMIT;
 	cfg->max_background = POLICY_DEFAULT_MAX_BACKGROUND;
+	cfg->spill_max_bytes = POLICY_DEFAULT_SPILL_MAX_BYTES;
+	cfg->spill_max_age_ms = POLICY_DEFAULT_SPILL_MAX_AGE_MS;
 }
 
 int config_parse_buffer(const char *name, const char *buf, size_t len, struct sbx_config *cfg,
 			struct sbx_error *err)
 {
 	struct parse_state st = { .name = name ? name : "(config)", .cfg = cfg, .err = err };
-	size_t seen[N_KEYS] = { 0 };
+	size_t seen[CONFIG_MAX_KEYS];
 	char line[CONFIG_LINE_MAX + 1];
 	size_t pos = 0;
 
+	memset(seen, 0, sizeof(seen));
 	config_init(cfg);
 	if (!buf && len > 0) {
 		snprintf(st.why, sizeof(st.why), "no buffer");

@@ -46,6 +46,20 @@ static bool entry_ok(enum policy_path_kind kind, const char *s, size_t len, char
 	return true;
 }
 
+bool policy_protected_item_ok(const char *item, size_t len)
+{
+	char why[8];
+
+	return len < POLICY_PATH_ITEM_MAX && entry_ok(POLICY_PATHS_IN_ROOT, item, len, why, sizeof(why));
+}
+
+bool policy_deny_read_item_ok(const char *item, size_t len)
+{
+	char why[8];
+
+	return len < POLICY_PATH_ITEM_MAX && entry_ok(POLICY_PATHS_ABSOLUTE, item, len, why, sizeof(why));
+}
+
 bool policy_path_list_ok(enum policy_path_kind kind, const char *val, char *why, size_t why_size)
 {
 	const char *p = val;

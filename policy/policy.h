@@ -14,13 +14,24 @@
 
 #define POLICY_MAX_SCRUB 64
 #define POLICY_PATTERN_MAX 128
+#define POLICY_MAX_PATHS 48
+#define POLICY_PATH_ITEM_MAX 512
+#define POLICY_MAX_UNIX_SOCKETS 32         /* unix_sockets entries */
+#define POLICY_SOCKET_PATTERN_MAX 256      /* bytes per entry, with the NUL */
 #define POLICY_DEFAULT_OUTPUT_LIMIT 65536
 #define POLICY_DEFAULT_MAX_BACKGROUND 16
+/* Spill files (docs/output.md): at most this much of one stream is kept on
+ * disk, and sbx removes its own spill directories older than this. */
+#define POLICY_DEFAULT_SPILL_MAX_BYTES ((uint64_t)1 << 30)       /* 1 GiB */
+#define POLICY_DEFAULT_SPILL_MAX_AGE_MS (24ULL * 3600 * 1000)      /* one day */
 
 /* Limits of the config syntax (policy/config.c). */
 #define POLICY_MAX_OUTPUT_LIMIT ((size_t)1 << 30)          /* output_limit: 1 GiB */
 #define POLICY_MAX_TIMEOUT_MS (7ULL * 24 * 3600 * 1000)    /* timeout: one week */
 #define POLICY_MAX_BACKGROUND_LIMIT 1024u                  /* max_background: 1..1024 */
+#define POLICY_MAX_SPILL_BYTES ((uint64_t)1 << 40)         /* spill_max_bytes: 0..1 TiB */
+#define POLICY_MIN_SPILL_AGE_MS (60ULL * 1000)             /* spill_max_age: a minute .. */
+#define POLICY_MAX_SPILL_AGE_MS (365ULL * 24 * 3600 * 1000) /* .. a year, or never */
 #define CONFIG_LINE_MAX 4096                               /* bytes per line, without EOL */
 #define CONFIG_FILE_MAX (1024 * 1024)                      /* bytes per config file */
 
@@ -33,7 +44,8 @@
 #define POLICY_MIN_TMP_SIZE (1ULL << 20)
 #define POLICY_MAX_LIMIT_BYTES (1ULL << 60)
 
-/* The deployment config (CONTRACT section 6). has_* says a key was given. */
+/* The deployment config (sbx.conf(5)). has_<key> says a key was given; the
+ * keys themselves are a table (config_keys.h says how to add one). */
 struct sbx_config {
 	bool has_mode;
 	enum sbx_mode mode;
@@ -51,12 +63,22 @@ struct sbx_config {
 	enum sbx_net net;
 	bool has_max_background;
 	unsigned max_background;
+	bool has_scrub_env;
 	size_t n_scrub;
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
-	/* "" when not given: the built-in default */
-	char protected_paths[CONFIG_LINE_MAX + 1];
-	char deny_read[CONFIG_LINE_MAX + 1];
-	char cache_dir[PATH_MAX];   /* a base directory, or "off" */
+	/* Path lists (a word `none` given: has_ set and the count 0) */
+	bool has_protected_paths;
+	size_t n_protected;
+	char protected_paths[POLICY_MAX_PATHS][POLICY_PATH_ITEM_MAX];
+	bool has_deny_read;
+	size_t n_deny_read;
+	char deny_read[POLICY_MAX_PATHS][POLICY_PATH_ITEM_MAX];
+	bool has_cache_dir;
+	char cache_dir[PATH_MAX];     /* a base directory, or "off" */
+	bool has_spill_max_bytes;
+	uint64_t spill_max_bytes;     /* 0: never spill */
+	bool has_spill_max_age;
+	uint64_t spill_max_age_ms;    /* 0: never remove old spills */
 	bool has_max_processes;
 	uint64_t max_processes;
 	bool has_memory_limit;
@@ -65,14 +87,21 @@ struct sbx_config {
 	uint64_t file_size_limit;     /* bytes, or POLICY_LIMIT_OFF */
 	bool has_tmp_size;
 	uint64_t tmp_size;            /* bytes */
+	bool has_unix_sockets;
+	size_t n_unix_sockets;
+	char unix_sockets[POLICY_MAX_UNIX_SOCKETS][POLICY_SOCKET_PATTERN_MAX];
 };
 
 void config_init(struct sbx_config *cfg);
 
 /* policy/path_lists.c: the syntax of a path list value (protected_paths:
  * relative to the root; deny_read: absolute or ~/). why gets the problem. */
-#define POLICY_MAX_PATHS 48
+
 enum policy_path_kind { POLICY_PATHS_IN_ROOT, POLICY_PATHS_ABSOLUTE };
+/* One item of protected_paths (relative to the root) or deny_read
+ * (absolute or ~/), as the config's list keys check it. */
+bool policy_protected_item_ok(const char *item, size_t len);
+bool policy_deny_read_item_ok(const char *item, size_t len);
 bool policy_path_list_ok(enum policy_path_kind kind, const char *val, char *why,
 			 size_t why_size);
 /* Parse `key = value` lines. name is the file name used in error messages
@@ -103,14 +132,23 @@ struct sbx_policy {
 	unsigned max_background;
 	size_t n_scrub;
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
-	const char *protected_paths; /* NULL: default; points into the config */
-	const char *deny_read;
-	const char *cache_dir;
+	/* Point into the config the policy came from (it outlives the policy). */
+	bool has_protected_paths;
+	size_t n_protected;
+	const char (*protected_paths)[POLICY_PATH_ITEM_MAX];
+	bool has_deny_read;
+	size_t n_deny_read;
+	const char (*deny_read)[POLICY_PATH_ITEM_MAX];
+	const char *cache_dir;      /* NULL: default */
+	uint64_t spill_max_bytes;   /* per stream; 0: no spill file */
+	uint64_t spill_max_age_ms;  /* removal of old spills at start; 0: never */
 	/* Resource limits: 0 = sbx's default, POLICY_LIMIT_OFF = none. */
 	uint64_t max_processes;
 	uint64_t memory_limit;
 	uint64_t file_size_limit;
 	uint64_t tmp_size;
+	size_t n_unix_sockets;      /* the supervisor's allow-list (config unix_sockets) */
+	char unix_sockets[POLICY_MAX_UNIX_SOCKETS][POLICY_SOCKET_PATTERN_MAX];
 };
 
 /* Deployment config (fallback) + session + approved escalation
@@ -126,5 +164,23 @@ int policy_parse_bytes(const char *s, uint64_t max, uint64_t *out);
 
 /* Shell-style name pattern, '*' matches any run of characters (also empty). */
 bool pattern_match(const char *pattern, const char *name);
+
+/* ---- supervise.c: the supervisor's pure decisions ---- */
+#define SUPERVISE_MAX_WRITABLE 4
+/* The writable set of a run as canonical paths in the command's view. */
+struct supervise_writable {
+	const char *dirs[SUPERVISE_MAX_WRITABLE];
+	/* Only what lies below the directory, not the directory itself: /tmp's
+	 * own mode and sticky bit belong to the host. */
+	bool below_only[SUPERVISE_MAX_WRITABLE];
+	size_t n;
+};
+/* path (canonical, absolute) is one of the directories or below one. */
+bool supervise_in_writable(const struct supervise_writable *w, const char *path);
+/* name ("/canonical/path" or "@abstract") matches an allow-list entry; '*'
+ * matches any run of characters, '/' included. */
+bool supervise_socket_listed(const char *const *patterns, size_t n, const char *name);
+/* One unix_sockets entry [p, p+len): 0, or -1 with why filled. */
+int unix_socket_pattern_check(const char *p, size_t len, char *why, size_t why_size);
 
 #endif

@@ -83,12 +83,19 @@ static void resolve_limits(const struct sbx_config *cfg, struct sbx_policy *out)
 	out->net = SBX_NET_ALLOW;
 	out->max_background = POLICY_DEFAULT_MAX_BACKGROUND;
 	out->n_scrub = 0;
+	out->spill_max_bytes = POLICY_DEFAULT_SPILL_MAX_BYTES;
+	out->spill_max_age_ms = POLICY_DEFAULT_SPILL_MAX_AGE_MS;
 	out->max_processes = 0;
 	out->memory_limit = 0;
 	out->file_size_limit = 0;
 	out->tmp_size = 0;
+	out->n_unix_sockets = 0;
 	if (!cfg)
 		return;
+	if (cfg->has_spill_max_bytes)
+		out->spill_max_bytes = cfg->spill_max_bytes;
+	if (cfg->has_spill_max_age)
+		out->spill_max_age_ms = cfg->spill_max_age_ms;
 	if (cfg->has_runner)
 		out->runner = cfg->runner;
 	if (cfg->has_escalation)
@@ -112,9 +119,17 @@ static void resolve_limits(const struct sbx_config *cfg, struct sbx_policy *out)
 	size_t n = cfg->n_scrub <= POLICY_MAX_SCRUB ? cfg->n_scrub : POLICY_MAX_SCRUB;
 	memcpy(out->scrub_env, cfg->scrub_env, n * sizeof(out->scrub_env[0]));
 	out->n_scrub = n;
-	out->protected_paths = cfg->protected_paths[0] ? cfg->protected_paths : NULL;
-	out->deny_read = cfg->deny_read[0] ? cfg->deny_read : NULL;
-	out->cache_dir = cfg->cache_dir[0] ? cfg->cache_dir : NULL;
+	out->has_protected_paths = cfg->has_protected_paths;
+	out->n_protected = cfg->n_protected;
+	out->protected_paths = (const char(*)[POLICY_PATH_ITEM_MAX])cfg->protected_paths;
+	out->has_deny_read = cfg->has_deny_read;
+	out->n_deny_read = cfg->n_deny_read;
+	out->deny_read = (const char(*)[POLICY_PATH_ITEM_MAX])cfg->deny_read;
+	out->cache_dir = cfg->has_cache_dir ? cfg->cache_dir : NULL;
+	n = cfg->n_unix_sockets <= POLICY_MAX_UNIX_SOCKETS ? cfg->n_unix_sockets
+							     : POLICY_MAX_UNIX_SOCKETS;
+	memcpy(out->unix_sockets, cfg->unix_sockets, n * sizeof(out->unix_sockets[0]));
+	out->n_unix_sockets = n;
 }
 
 int policy_resolve(const struct sbx_config *cfg, const struct sbx_session *session,

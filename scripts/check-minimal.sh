@@ -9,7 +9,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/sbx-minimal-XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 chmod 755 "$work"
-(cd "$top" && tar --exclude='*.o' --exclude='*.a' --exclude='./sbx' --exclude='./.git' -cf - .) | tar -C "$work" -xf -
+(cd "$top" && tar --exclude='*.o' --exclude='*.a' --exclude='libsbx.so*' --exclude='./sbx' \
+	--exclude='./.git' --exclude='./tests/mcp/node_modules' -cf - .) | tar -C "$work" -xf -
 # The copy may carry test binaries of the full build: start clean.
 make -s -C "$work" clean >/dev/null
 echo "== minimal build: CONFIG_IO_URING=n CONFIG_SECCOMP=n CONFIG_NETNS=n"

@@ -1,42 +1,100 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# A newcomer's first look: the three modes on one small workspace.
+# A newcomer's first look: the three modes on one small workspace. Each step
+# prints the command as you would type it, what it printed, and what that
+# means; a refusal the step expects is shown as expected. Exits non-zero if
+# anything went otherwise than the demo says.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-SBX=./sbx
+top=$(cd "$(dirname "$0")/.." && pwd)
+SBX=$top/sbx
 [ -x "$SBX" ] || { echo "demo: build sbx first (make)" >&2; exit 1; }
 
 ws=$(mktemp -d /var/tmp/sbx-demo-XXXXXX)
 outside=$(mktemp -d /var/tmp/sbx-demo-outside-XXXXXX)
-trap 'rm -rf "$ws" "$outside"' EXIT
+spills=$(mktemp -d /var/tmp/sbx-demo-cache-XXXXXX)
+trap 'rm -rf "$ws" "$outside" "$spills"' EXIT
+export XDG_CACHE_HOME=$spills # keep the demo's spill files (if any) with the demo
 echo "hello" > "$ws/README"
+cd "$ws"
+surprises=0
 
-step() { printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "$2"; }
-run() { set +e; "$@"; local rc=$?; set -e; echo "(exit $rc)"; }
+bold() { printf '\n\033[1m%s\033[0m\n' "$*"; }
+note() { printf '  \033[32m-> %s\033[0m\n' "$*"; }
+surprise() { printf '  \033[31m-> UNEXPECTED: %s\033[0m\n' "$*"; surprises=$((surprises + 1)); }
 
-step "what this kernel gives sbx" "sbx probe"
-$SBX probe
+# A word as a user would type it: bare when the shell would leave it alone,
+# else in single quotes.
+quote() {
+	case $1 in
+	'' | *[!A-Za-z0-9_./=:@%+,-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
 
-step "read-only (the default): a write in the workspace is denied" \
-     "sbx run --root $ws -- 'echo change >> README'"
-run $SBX run --root "$ws" -- 'echo change >> README'
-echo "README still says: $(cat "$ws/README")"
+# show PROGRAM ARGS...: print the command line, run it (sbx from this build),
+# leave its exit status in $rc.
+show() {
+	local prog=$1 line=$1
+	shift
+	for a in "$@"; do line="$line $(quote "$a")"; done
+	printf '$ %s\n' "$line"
+	[ "$prog" = sbx ] && prog=$SBX
+	set +e
+	"$prog" "$@"
+	rc=$?
+	set -e
+}
 
-step "workspace-write: the same write is allowed ..." \
-     "sbx run --mode workspace-write --root $ws -- 'echo change >> README'"
-run $SBX run --mode workspace-write --root "$ws" -- 'echo change >> README'
-echo "README now says: $(tr '\n' ' ' < "$ws/README")"
+denied_as_expected() {
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 125 ]; then
+		note "denied, as expected: the sandbox refused the write (exit $rc) and the marker line says so"
+	else
+		surprise "the write was not refused (exit $rc)"
+	fi
+}
 
-step "... while a write outside the root is denied" \
-     "sbx run --mode workspace-write --root $ws -- 'touch $outside/escaped'"
-run $SBX run --mode workspace-write --root "$ws" -- "touch $outside/escaped"
-[ -e "$outside/escaped" ] && echo "UNEXPECTED: $outside/escaped exists" || echo "$outside/escaped does not exist"
+allowed() {
+	if [ "$rc" -eq 0 ]; then note "allowed (exit 0)"; else surprise "exit $rc"; fi
+}
 
-step "danger-full-access: no confinement at all" \
-     "sbx run --mode danger-full-access --root $ws -- 'touch $outside/allowed'"
-run $SBX run --mode danger-full-access --root "$ws" -- "touch $outside/allowed"
-[ -e "$outside/allowed" ] && echo "$outside/allowed exists"
+echo "sbx demo: a workspace at $ws with one file, README."
+echo "Commands are shown as you would type them in that directory; 'sbx' is $SBX."
 
-step "the JSON result of one call (what a harness reads)" \
-     "sbx run --json --escalation --root $ws -- 'rm README'"
-run $SBX run --json --escalation --root "$ws" -- 'rm README'
+bold "What this kernel gives sbx"
+show sbx probe
+
+bold "read-only (the default): a write in the workspace is refused"
+show sbx run -- 'echo change >> README'
+denied_as_expected
+show cat README
+
+bold "workspace-write: the same write is allowed ..."
+show sbx run --mode workspace-write -- 'echo change >> README'
+allowed
+show cat README
+
+bold "... while a write outside the workspace is refused"
+show sbx run --mode workspace-write -- "touch $outside/escaped"
+denied_as_expected
+if [ -e "$outside/escaped" ]; then surprise "$outside/escaped exists"; else note "and $outside/escaped does not exist"; fi
+
+bold "danger-full-access: no confinement at all"
+show sbx run --mode danger-full-access -- "touch $outside/allowed"
+allowed
+[ -e "$outside/allowed" ] && note "$outside/allowed exists" || surprise "$outside/allowed is missing"
+
+bold "What a harness reads: one JSON object per command"
+show sbx run --json --escalation -- 'rm README'
+if [ "$rc" -ne 0 ] && [ -e README ]; then
+	note "denied, as expected: \"denied\":true, and the second marker tells the model it may ask for more"
+else
+	surprise "rm README was not refused (exit $rc)"
+fi
+
+echo
+if [ "$surprises" -eq 0 ]; then
+	echo "Every step went as described. Next: sbx help, man -l man/sbx.1, README.md."
+else
+	echo "demo: $surprises step(s) went otherwise than described" >&2
+	exit 1
+fi

@@ -1,14 +1,36 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Install the Debian packages sbx builds and tests with, if any is missing.
+# Install the Debian packages sbx needs, if any is missing.
+#
+#   scripts/deps.sh run   what building and running sbx needs (make demo)
+#   scripts/deps.sh all   that, plus what the tests and benchmarks drive (make check)
+#
 # Idempotent: with everything present it installs nothing and says so.
 set -eu
 
-# qemu-system-x86, busybox-static, cpio: scripts/vm-check.sh boots Debian's
+# Building libsbx and sbx, and running them.
+RUN_PACKAGES="gcc make pkg-config libc6-dev liburing-dev libseccomp-dev libmnl-dev libjansson-dev"
+# The test framework and the tools the tests and benchmarks drive: git and
+# util-linux in the corpus, procps and iproute2 in the containment tests,
+# python3 and nodejs for the serve examples, man-db and libcap2-bin for the
+# install check, bubblewrap as the benchmarks' baseline; locales and
+# libc-l10n: localedef and the C library's translations (the classifier corpus
+# runs in de_DE.UTF-8 and zh_CN.UTF-8); python3-pytest and
+# default-jdk-headless: real test-runner and Java output in that corpus;
+# qemu-system-x86, busybox-static and cpio: scripts/vm-check.sh boots Debian's
 # cloud kernel (which it unpacks itself, never installs) with them.
-PACKAGES="gcc make pkg-config liburing-dev libseccomp-dev libmnl-dev libcriterion-dev \
-libjansson-dev bubblewrap git util-linux procps iproute2 python3 nodejs man-db libcap2-bin \
-keyutils tar qemu-system-x86 busybox-static cpio"
+TEST_PACKAGES="libcriterion-dev git util-linux procps iproute2 python3 nodejs man-db \
+libcap2-bin bubblewrap keyutils tar locales libc-l10n python3-pytest default-jdk-headless \
+qemu-system-x86 busybox-static cpio"
+
+case ${1:-all} in
+run) PACKAGES=$RUN_PACKAGES ;;
+all) PACKAGES="$RUN_PACKAGES $TEST_PACKAGES" ;;
+*)
+	echo "usage: $0 [run|all]" >&2
+	exit 2
+	;;
+esac
 
 missing=""
 for pkg in $PACKAGES; do
@@ -16,8 +38,12 @@ for pkg in $PACKAGES; do
 	[ "$status" = "installed" ] || missing="$missing $pkg"
 done
 
+# npm comes with NodeSource's nodejs and separately with Debian's (which
+# conflicts with NodeSource's): ask for it only when there is none.
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
+
 if [ -z "$missing" ]; then
-	echo "deps: all packages present"
+	echo "deps: all packages present (${1:-all})"
 	exit 0
 fi
 

@@ -66,25 +66,27 @@ run() {
 cat >"$WORK/request.dict" <<'DICT'
 "{"
 "}"
+"\"jsonrpc\":\"2.0\""
 "\"id\":"
-"\"op\":"
+"\"method\":"
+"\"params\":"
+"\"result\":"
+"\"error\":"
 "\"run\""
-"\"task_output\""
-"\"kill\""
-"\"capabilities\""
-"\"schema\""
-"\"command\":"
+"\"task/output\""
+"\"task/kill\""
+"\"session/open\""
+"\"$/cancel\""
 "\"session\":"
-"\"root\":"
-"\"mode\":"
-"\"read-only\""
-"\"workspace-write\""
-"\"danger-full-access\""
+"\"command\":"
+"\"cwd\":"
 "\"sandbox_permissions\":"
 "\"justification\":"
 "\"timeout_ms\":"
 "\"background\":"
-"\"task\":"
+"\"since\":"
+"\"stdout\":"
+"\"stderr\":"
 "true"
 "false"
 "null"
@@ -93,7 +95,7 @@ cat >"$WORK/request.dict" <<'DICT'
 DICT
 
 build config policy/*.c launcher/engine/error.c $JANSSON || failed=1
-build request launcher/front/serve_request.c launcher/engine/error.c policy/modes.c $JANSSON || failed=1
+build request launcher/front/jsonrpc_msg.c launcher/front/jsonrpc_params.c launcher/engine/error.c $JANSSON || failed=1
 if [ "$failed" -ne 0 ]; then
 	echo "fuzz: build failed; scratch: $WORK" >&2
 	exit 1

@@ -5,12 +5,16 @@
 #   DESTDIR  staging root ("" for a real install); files land in DESTDIR/PREFIX
 #   PREFIX   the prefix the files will live under at run time, e.g. /usr/local
 #
-# Lays out PREFIX/bin/sbx (0755), include/sbx.h, lib/libsbx.a,
+# Lays out PREFIX/bin/sbx (0755), include/sbx.h, lib/libsbx.so.VERSION with
+# its links libsbx.so.0 (the soname) and libsbx.so, lib/libsbx.a,
 # lib/pkgconfig/sbx.pc, share/man/man1/sbx.1 and share/man/man5/sbx.conf.5.
 # Idempotent: running it twice gives the same tree. sbx is never installed
 # setuid, setgid or with file capabilities; this script checks and fails if it
 # finds any. Run from anywhere; it works from the repository root it lives in.
-# Environment: SBX_VERSION overrides the version written into sbx.pc.
+# Environment: SBX_VERSION overrides the version written into sbx.pc;
+# SBX_REQUIRES_PRIVATE the pkg-config modules libsbx.a needs (`make install`
+# passes those of the build's features; default: all of them); LIBDIR the
+# library directory under PREFIX (default lib).
 set -eu
 
 if [ $# -ne 2 ]; then
@@ -27,9 +31,13 @@ prefix=${prefix%/}
 [ -n "$prefix" ] || prefix=/   # PREFIX=/ stays /
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-version=${SBX_VERSION:-$(cat "$(dirname "$0")/../VERSION")}
+version=${SBX_VERSION:-$(cat "$top/VERSION")}
+requires=${SBX_REQUIRES_PRIVATE:-jansson liburing libseccomp libmnl}
+libsub=${LIBDIR:-lib}
+so_real=libsbx.so.$(cat "$top/VERSION")
+soname=libsbx.so.0
 
-for f in sbx libsbx.a include/sbx.h sbx.pc.in man/sbx.1 man/sbx.conf.5; do
+for f in sbx libsbx.a "$so_real" include/sbx.h sbx.pc.in man/sbx.1 man/sbx.conf.5; do
 	if [ ! -f "$top/$f" ]; then
 		echo "install.sh: $top/$f is missing (run 'make all' first)" >&2
 		exit 1
@@ -38,7 +46,7 @@ done
 
 root=$destdir${prefix%/}
 bindir=$root/bin
-libdir=$root/lib
+libdir=$root/$libsub
 incdir=$root/include
 pcdir=$libdir/pkgconfig
 man1=$root/share/man/man1
@@ -47,6 +55,11 @@ man5=$root/share/man/man5
 install -D -m 0755 "$top/sbx" "$bindir/sbx"
 install -D -m 0644 "$top/include/sbx.h" "$incdir/sbx.h"
 install -D -m 0644 "$top/libsbx.a" "$libdir/libsbx.a"
+install -D -m 0755 "$top/$so_real" "$libdir/$so_real"
+# The soname link (what programs load) and the development link (what -lsbx
+# finds), both relative so a staged tree can move.
+ln -sfn "$so_real" "$libdir/$soname"
+ln -sfn "$soname" "$libdir/libsbx.so"
 install -D -m 0644 "$top/man/sbx.1" "$man1/sbx.1"
 install -D -m 0644 "$top/man/sbx.conf.5" "$man5/sbx.conf.5"
 
@@ -55,9 +68,10 @@ install -D -m 0644 "$top/man/sbx.conf.5" "$man5/sbx.conf.5"
 pc_tmp=$(mktemp)
 trap 'rm -f "$pc_tmp"' EXIT
 sed -e "s|@PREFIX@|$prefix|g" \
-    -e 's|@LIBDIR@|${prefix}/lib|g' \
+    -e "s|@LIBDIR@|\${prefix}/$libsub|g" \
     -e 's|@INCLUDEDIR@|${prefix}/include|g' \
     -e "s|@VERSION@|$version|g" \
+    -e "s|@REQUIRES_PRIVATE@|$(echo $requires | sed 's/ /, /g')|g" \
     "$top/sbx.pc.in" > "$pc_tmp"
 if grep -q '@[A-Z]*@' "$pc_tmp"; then
 	echo "install.sh: unreplaced placeholder in sbx.pc:" >&2
@@ -94,6 +108,12 @@ if command -v getfattr >/dev/null 2>&1; then
 		echo "install.sh: FATAL: $bin carries file capabilities (security.capability)" >&2
 		exit 1
 	fi
+fi
+
+# A real install of the shared library into a system directory: refresh the
+# loader's cache (a staged one is the packager's business).
+if [ -z "$destdir" ] && [ "$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null 2>&1; then
+	ldconfig || true
 fi
 
 echo "installed sbx $version into ${destdir:-}$prefix"

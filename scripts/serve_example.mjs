@@ -1,29 +1,26 @@
 #!/usr/bin/env node
 // SPDX-License-Identifier: MIT
-// Drive `sbx serve` from Node: a small example for harness authors.
+// Drive `sbx serve` (protocol 2) from Node: a small example for harness authors.
 //
 // Usage: scripts/serve_example.mjs [PATH_TO_SBX]      (default: ./sbx)
 //
-// sbx serve speaks JSON lines (CONTRACT section 7): one request per line on
-// its stdin, one answer per line on its stdout. Every request carries an "id"
-// that its answer echoes, and answers arrive in *completion* order, so a
-// harness matches them by id. This script asks for the schema additions and
-// capabilities, sends two overlapping runs (a denied read-only write, an
-// allowed workspace-write write), retries the denied command with an approved
-// escalation, polls a background task until it settles, then closes stdin and
-// checks that sbx exits 0. It exits non-zero if any expectation fails.
-// No npm packages: child_process and readline only.
+// sbx serve speaks JSON-RPC 2.0, one message per line on stdin/stdout
+// (docs/protocol.md). Answers arrive in *completion* order, so a harness
+// matches them by id; notifications (task/settled) have no id. This script
+// initializes, opens a read-only session with escalation and a
+// workspace-write one on one workspace, sends two overlapping runs (a denied
+// write, an allowed one), retries the denied command with an approved
+// escalation, cancels a long foreground run with $/cancel, waits for a
+// background task's task/settled notification and reads its output from a
+// byte offset, then closes stdin and checks that sbx exits 0. It exits
+// non-zero if any expectation fails. No npm packages: child_process and
+// readline only.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const DENIED = (mode) => `[sandbox: file access denied under ${mode} mode]`;
-const ESCALATION =
-  '[sandbox: escalation available \u2014 retry this exact command once with ' +
-  'sandbox_permissions (the narrowest wider mode that suffices) + justification; ' +
-  'the approval prompt asks the user]';
 const TIMEOUT_MS = 30000;
 
 const failures = [];
@@ -33,173 +30,143 @@ function check(ok, what) {
   return ok;
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+class RpcError extends Error {
+  constructor(error) {
+    super(`${error.data?.code}: ${error.message}`);
+    this.error = error;
+  }
+}
 
-// One `sbx serve` child; answers are matched to requests by id.
+// One `sbx serve` child: requests get promises, notifications go to waiters.
 class Server {
   constructor(sbx) {
     this.proc = spawn(sbx, ['serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    this.waiting = new Map(); // id -> {resolve, reject, timer}
-    this.early = new Map(); // answers that came before anyone waited for them
-    this.order = []; // ids in the order their answers arrived
-    this.exited = new Promise((r) => {
-      this.proc.on('exit', (code, signal) => r(signal ?? code));
-      this.proc.on('error', (e) => { this.failAll(e); r(`error: ${e.message}`); });
-    });
-    this.proc.stdin.on('error', (e) => this.failAll(e)); // EPIPE if sbx died
-    const lines = createInterface({ input: this.proc.stdout });
+    this.nextId = 1;
+    this.pending = new Map(); // id -> {resolve, reject}
+    this.notes = [];
+    this.noteWaiters = [];
+    this.exited = new Promise((r) => this.proc.on('exit', (code, signal) => r(signal ?? code)));
+    this.proc.stdin.on('error', (e) => this.failAll(e));
+    const lines = createInterface({ input: this.proc.stdout, crlfDelay: Infinity });
     lines.on('line', (line) => {
-      let answer;
-      try {
-        answer = JSON.parse(line);
-      } catch (e) {
-        this.failAll(new Error(`not JSON from sbx serve: ${line}`));
+      const msg = JSON.parse(line);
+      if (!('id' in msg)) {
+        this.notes.push(msg);
+        this.noteWaiters.forEach((w) => w());
         return;
       }
-      this.order.push(answer.id);
-      const w = this.waiting.get(answer.id);
-      if (w) {
-        this.waiting.delete(answer.id);
-        clearTimeout(w.timer);
-        w.resolve(answer);
-      } else {
-        this.early.set(answer.id, answer);
-      }
+      const p = this.pending.get(msg.id);
+      if (!p) return;
+      this.pending.delete(msg.id);
+      if (msg.error) p.reject(new RpcError(msg.error));
+      else p.resolve(msg.result);
     });
     lines.on('close', () => this.failAll(new Error('sbx serve closed stdout')));
   }
 
   failAll(err) {
-    for (const [, w] of this.waiting) {
-      clearTimeout(w.timer);
-      w.reject(err);
+    for (const [, p] of this.pending) p.reject(err);
+    this.pending.clear();
+  }
+
+  send(method, params) {
+    const id = this.nextId++;
+    const answer = new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      setTimeout(() => reject(new Error(`no answer for ${method} (id ${id})`)), TIMEOUT_MS).unref();
+    });
+    this.proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    return { id, answer };
+  }
+
+  call(method, params) {
+    return this.send(method, params).answer;
+  }
+
+  notify(method, params) {
+    this.proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', method, params }) + '\n');
+  }
+
+  async notification(method, task) {
+    const deadline = Date.now() + TIMEOUT_MS;
+    for (;;) {
+      const i = this.notes.findIndex((n) => n.method === method && n.params.task === task);
+      if (i >= 0) return this.notes.splice(i, 1)[0].params;
+      if (Date.now() > deadline) throw new Error(`no ${method} for ${task}`);
+      await new Promise((r) => { this.noteWaiters.push(r); setTimeout(r, 200); });
     }
-    this.waiting.clear();
   }
 
-  send(request) {
-    this.proc.stdin.write(JSON.stringify(request) + '\n');
-  }
-
-  async wait(id, timeoutMs = TIMEOUT_MS) {
-    let answer = this.early.get(id);
-    if (answer) {
-      this.early.delete(id);
-    } else {
-      answer = await new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          this.waiting.delete(id);
-          reject(new Error(`no answer for id ${id} after ${timeoutMs} ms`));
-        }, timeoutMs);
-        this.waiting.set(id, { resolve, reject, timer });
-      });
-    }
-    if (answer.error) throw new Error(`id ${id}: ${JSON.stringify(answer.error)}`);
-    return answer;
-  }
-
-  call(request, timeoutMs) {
-    this.send(request);
-    return this.wait(request.id, timeoutMs);
-  }
-
-  async close(timeoutMs = 10000) {
+  async close() {
     this.proc.stdin.end();
-    const timer = setTimeout(() => this.proc.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 10000);
     const code = await this.exited;
     clearTimeout(timer);
     return code;
   }
 }
 
-// The first object (depth-first) in obj that has key, or null.
-function findKey(obj, key) {
-  if (obj === null || typeof obj !== 'object') return null;
-  if (!Array.isArray(obj) && key in obj) return obj;
-  for (const child of Object.values(obj)) {
-    const found = findKey(child, key);
-    if (found) return found;
-  }
-  return null;
-}
-
 async function runAll(server, root) {
-  // 1. What a bash tool gains when confinement is on, and what this server offers.
-  console.log('schema and capabilities');
-  const props = findKey(await server.call({ id: 1, op: 'schema' }), 'sandbox_permissions') ?? {};
-  const perms = props.sandbox_permissions ?? {};
-  check(JSON.stringify([...(perms.enum ?? [])].sort()) ===
-        JSON.stringify(['danger-full-access', 'workspace-write']),
-        `schema: sandbox_permissions enum ${JSON.stringify(perms.enum)}`);
-  check(props.justification?.type === 'string', 'schema: justification is a string');
-  const caps = findKey(await server.call({ id: 2, op: 'capabilities' }), 'sandbox_mode') ?? {};
-  check(['read-only', 'workspace-write', 'danger-full-access'].includes(caps.sandbox_mode),
-        `capabilities: default mode ${caps.sandbox_mode}, runners ${JSON.stringify(caps.runners)}, ` +
-        `escalation ${caps.escalation}`);
+  console.log('initialize');
+  const info = await server.call('initialize', { client: { name: 'serve_example.mjs' } });
+  check(info.protocol === 2, `sbx ${info.sbx_version}, protocol ${info.protocol}, runners ${info.runners}`);
 
-  // 2. Two runs in flight at once; the answers come back in completion order.
-  console.log(`two overlapping runs in ${root}`);
+  console.log(`two sessions on ${root}`);
+  const esc = info.escalation_allowed;
+  const ro = (await server.call('session/open', { root, mode: 'read-only', escalation: esc })).session;
+  const ww = (await server.call('session/open', { root, mode: 'workspace-write' })).session;
+  const props = (await server.call('schema', { session: ro })).schema.properties;
+  check('command' in props && ('sandbox_permissions' in props) === esc,
+        `schema: ${Object.keys(props).sort().join(', ')}`);
+
+  console.log('two overlapping runs');
   const write = 'sleep 0.3; echo hello > denied.txt';
-  server.send({ id: 3, op: 'run', command: write, session: { root, mode: 'read-only' } });
-  server.send({ id: 4, op: 'run', command: 'echo ok > allowed.txt && cat allowed.txt',
-                session: { root, mode: 'workspace-write' } });
-  const [denied, allowed] = (await Promise.all([server.wait(3), server.wait(4)]))
-    .map((a) => a.result);
-  console.log(`  answers arrived in the order ${JSON.stringify(server.order.slice(-2))} ` +
-              '(completion order)');
-
+  const [denied, allowed] = await Promise.all([
+    server.call('run', { session: ro, command: write }),
+    server.call('run', { session: ww, command: 'echo ok > allowed.txt && cat allowed.txt' }),
+  ]);
   check(denied.exit_code !== 0 && denied.sandbox.denied === true,
-        `read-only write denied (exit ${denied.exit_code}, runner ${denied.sandbox.runner})`);
-  const markers = denied.markers;
-  check(markers[0] === DENIED('read-only'), `denial marker: ${JSON.stringify(markers.slice(0, 1))}`);
-  check(markers.length === 1 || (markers.length === 2 && markers[1] === ESCALATION),
-        'escalation marker, if any, is exact');
-  check(markers.every((m) => denied.text.includes(m)), 'the markers are in `text`');
+        `read-only write denied (runner ${denied.sandbox.runner})`);
+  check(denied.markers[0] === DENIED('read-only'), `denial marker: ${denied.markers[0]}`);
+  check(denied.text.endsWith(denied.markers.join('\n') + '\n'), 'the markers end `text`');
   check(!existsSync(join(root, 'denied.txt')), 'denied.txt was not written');
   console.log('  what the model sees:\n    ' + denied.text.replace(/\n$/, '').replaceAll('\n', '\n    '));
-
-  check(allowed.exit_code === 0 && allowed.sandbox.denied === false &&
-        allowed.markers.length === 0 && allowed.stdout === 'ok\n',
+  check(allowed.exit_code === 0 && allowed.markers.length === 0 && allowed.stdout === 'ok\n',
         'workspace-write write allowed, no markers');
 
-  // 3. The user approved the escalation: retry the exact command, once.
-  console.log('escalation retry');
-  const retry = (await server.call({
-    id: 5, op: 'run', command: write, session: { root, mode: 'read-only' },
-    sandbox_permissions: 'workspace-write', justification: 'write denied.txt in the workspace',
-  })).result;
-  check(retry.exit_code === 0 && retry.sandbox.mode === 'workspace-write' &&
-        retry.markers.length === 0, 'escalated retry ran under workspace-write');
-  check(existsSync(join(root, 'denied.txt')) &&
-        readFileSync(join(root, 'denied.txt'), 'utf8') === 'hello\n',
-        'denied.txt written by the retry');
-
-  // 4. A background task: a handle at once, then task_output until it settles.
-  console.log('background task');
-  const handle = await server.call({
-    id: 6, op: 'run', background: true,
-    command: 'for i in 1 2 3; do echo tick $i; sleep 0.2; done',
-    session: { root, mode: 'read-only' },
-  });
-  const task = handle.task;
-  check(typeof task === 'string' && !('result' in handle), `background handle ${JSON.stringify(task)}`);
-  let nextId = 7, polls = 0, status = 'running', out = {};
-  const deadline = Date.now() + TIMEOUT_MS;
-  while (status === 'running' && Date.now() < deadline) {
-    await sleep(100);
-    out = await server.call({ id: nextId++, op: 'task_output', task });
-    polls++;
-    status = out.status;
+  if (esc) {
+    console.log('escalation retry');
+    const retry = await server.call('run', { session: ro, command: write,
+      sandbox_permissions: 'workspace-write', justification: 'write denied.txt in the workspace' });
+    check(retry.exit_code === 0 && retry.sandbox.mode === 'workspace-write',
+          'escalated retry ran under workspace-write');
+    check(readFileSync(join(root, 'denied.txt'), 'utf8') === 'hello\n', 'denied.txt written by the retry');
   }
-  const result = out.result ?? {};
-  check(status === 'exited' && result.exit_code === 0 && (result.stdout ?? '').includes('tick 3'),
-        `task ${task} settled as ${JSON.stringify(status)} after ${polls} polls`);
+
+  console.log('cancel a foreground run');
+  const long = server.send('run', { session: ro, command: 'sleep 60' });
+  setTimeout(() => server.notify('$/cancel', { id: long.id }), 300);
+  try {
+    await long.answer;
+    check(false, 'the cancelled run answered as if it had finished');
+  } catch (e) {
+    check(e.error?.data?.code === 'CANCELLED', `cancelled run: ${e.message}`);
+  }
+
+  console.log('background task');
+  const task = (await server.call('run', { session: ro, background: true,
+    command: 'for i in 1 2 3; do echo tick $i; sleep 0.2; done' })).task;
+  const settled = await server.notification('task/settled', task);
+  check(settled.status === 'exited' && settled.result.exit_code === 0,
+        `task ${task} settled as ${settled.status} (task/settled notification)`);
+  const out = await server.call('task/output', { session: ro, task, since: 7 });
+  check(out.stdout === 'tick 2\ntick 3\n' && out.next.stdout === 21,
+        `task/output since byte 7: ${JSON.stringify(out.stdout)}`);
 }
 
 async function main() {
   const sbx = resolve(process.argv[2] ?? './sbx');
-  const work = mkdtempSync(join(tmpdir(), 'sbx-serve-js-'));
-  const root = realpathSync(work);
+  const root = realpathSync(mkdtempSync('/var/tmp/sbx-serve-js-'));
   const server = new Server(sbx);
   try {
     await runAll(server, root);
@@ -208,7 +175,7 @@ async function main() {
   }
   const code = await server.close();
   check(code === 0, `sbx serve exited 0 at end of stdin (got ${code})`);
-  rmSync(work, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
   console.log(`\n${failures.length ? 'FAILED' : 'all good'}: ${failures.length} expectation(s) failed`);
   process.exitCode = failures.length ? 1 : 0;
 }

@@ -1,22 +1,24 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Drive `sbx serve` from Python: a small example for harness authors.
+"""Drive `sbx serve` (protocol 2) from Python: a small example for harness authors.
 
 Usage: scripts/serve_example.py [PATH_TO_SBX]      (default: ./sbx)
 
-sbx serve speaks JSON lines (CONTRACT section 7): one request per line on its
-stdin, one answer per line on its stdout. Every request carries an "id" that
-its answer echoes, and answers arrive in *completion* order, so a harness
-matches them by id. This script:
+sbx serve speaks JSON-RPC 2.0, one message per line on stdin/stdout
+(docs/protocol.md). Answers arrive in *completion* order, so a harness matches
+them by id; notifications (task/settled) have no id. This script:
 
-  1. asks for the bash tool's schema additions and the server's capabilities;
-  2. sends two runs at once in a temporary workspace: a write in read-only mode
-     (denied: the result carries markers and a `text` for the model) and a
-     write in workspace-write mode (allowed);
-  3. retries the denied command once with an approved escalation
+  1. initialize: the sbx version, protocol 2, the usable runners;
+  2. opens two sessions on one temporary workspace: read-only with escalation,
+     and workspace-write; asks for the bash tool's schema;
+  3. sends two runs at once: a write in the read-only session (denied: the
+     result carries markers and a `text` for the model) and one in the
+     workspace-write session (allowed);
+  4. retries the denied command once with an approved escalation
      (sandbox_permissions + justification), as the escalation marker asks;
-  4. starts a background task and polls task_output until it settles;
-  5. closes stdin and checks that sbx exits 0.
+  5. starts a background task, waits for its task/settled notification and
+     reads its output from a byte offset (task/output `since`);
+  6. closes stdin and checks that sbx exits 0.
 
 It prints a short summary and exits non-zero if any expectation fails.
 Standard library only.
@@ -46,52 +48,80 @@ def check(ok, what):
     return ok
 
 
+class RpcError(Exception):
+    def __init__(self, error):
+        super().__init__(f"{error.get('data', {}).get('code')}: {error.get('message')}")
+        self.error = error
+
+
 class Server:
-    """One `sbx serve` child; answers are matched to requests by id."""
+    """One `sbx serve` child; answers matched by id, notifications kept apart."""
 
     def __init__(self, sbx):
+        # Answers stay under 256 KiB (--max-answer); asyncio users: raise
+        # the stream limit past that, its default is 64 KiB.
         self.proc = subprocess.Popen([sbx, "serve"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, encoding="utf-8")
         self.lines = queue.Queue()
-        self.early = {}  # answers that came before anyone waited for them
-        self.order = []  # ids in the order their answers arrived
+        self.answers = {}
+        self.notes = []
+        self.order = []
+        self.next_id = 1
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
         for line in self.proc.stdout:
             self.lines.put(line)
-        self.lines.put(None)  # end of output
+        self.lines.put(None)
 
-    def send(self, request):
-        self.proc.stdin.write(json.dumps(request) + "\n")
+    def _pump(self, deadline):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("sbx serve did not answer in time")
+        line = self.lines.get(timeout=left)
+        if line is None:
+            raise EOFError("sbx serve closed stdout")
+        msg = json.loads(line)
+        if "id" in msg:
+            self.order.append(msg["id"])
+            self.answers[msg["id"]] = msg
+        else:
+            self.notes.append(msg)
+
+    def send(self, method, params):
+        req_id = self.next_id
+        self.next_id += 1
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": req_id, "method": method,
+                                          "params": params}) + "\n")
         self.proc.stdin.flush()
+        return req_id
 
-    def wait(self, req_id, timeout=TIMEOUT_S):
-        deadline = time.monotonic() + timeout
-        while req_id not in self.early:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"no answer for id {req_id} after {timeout}s")
-            line = self.lines.get(timeout=left)
-            if line is None:
-                raise EOFError(f"sbx serve closed stdout before answering id {req_id}")
-            answer = json.loads(line)
-            self.order.append(answer.get("id"))
-            self.early[answer.get("id")] = answer
-        answer = self.early.pop(req_id)
-        if "error" in answer:
-            raise RuntimeError(f"id {req_id}: {answer['error']}")
-        return answer
+    def wait(self, req_id):
+        deadline = time.monotonic() + TIMEOUT_S
+        while req_id not in self.answers:
+            self._pump(deadline)
+        msg = self.answers.pop(req_id)
+        if "error" in msg:
+            raise RpcError(msg["error"])
+        return msg["result"]
 
-    def call(self, request, timeout=TIMEOUT_S):
-        self.send(request)
-        return self.wait(request["id"], timeout)
+    def call(self, method, params):
+        return self.wait(self.send(method, params))
+
+    def notification(self, method, task):
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            for n in self.notes:
+                if n["method"] == method and n["params"].get("task") == task:
+                    self.notes.remove(n)
+                    return n["params"]
+            self._pump(deadline)
 
     def close(self, timeout=10):
         try:
             self.proc.stdin.close()
         except BrokenPipeError:
-            pass  # sbx already exited; its status tells
+            pass
         try:
             return self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -100,21 +130,64 @@ class Server:
             return None
 
 
-def find_key(obj, key):
-    """The first dict (depth-first) in obj that has key, or None."""
-    if isinstance(obj, dict):
-        if key in obj:
-            return obj
-        children = obj.values()
-    elif isinstance(obj, list):
-        children = obj
-    else:
-        return None
-    for child in children:
-        found = find_key(child, key)
-        if found is not None:
-            return found
-    return None
+def run_all(server, root):
+    print("initialize")
+    info = server.call("initialize", {"client": {"name": "serve_example.py"}})
+    check(info["protocol"] == 2 and info["sbx_version"],
+          f"sbx {info['sbx_version']}, protocol {info['protocol']}, runners {info['runners']}")
+
+    print("two sessions on", root)
+    esc = info["escalation_allowed"]
+    ro = server.call("session/open", {"root": root, "mode": "read-only", "escalation": esc})
+    ww = server.call("session/open", {"root": root, "mode": "workspace-write"})
+    props = server.call("schema", {"session": ro["session"]})["schema"]["properties"]
+    check("command" in props and ("sandbox_permissions" in props) == esc,
+          f"schema: {sorted(props)}")
+
+    print("two overlapping runs")
+    write = "sleep 0.3; echo hello > denied.txt"
+    a = server.send("run", {"session": ro["session"], "command": write})
+    b = server.send("run", {"session": ww["session"],
+                            "command": "echo ok > allowed.txt && cat allowed.txt"})
+    denied, allowed = server.wait(a), server.wait(b)
+    print(f"  answers arrived in the order {server.order[-2:]} (completion order)")
+    check(denied["exit_code"] != 0 and denied["sandbox"]["denied"] is True,
+          f"read-only write denied (runner {denied['sandbox'].get('runner')})")
+    markers = denied["markers"]
+    check(markers[:1] == [DENIED.format("read-only")], f"denial marker: {markers[:1]}")
+    check(markers[1:] == ([ESCALATION] if esc else []), "escalation marker as the session says")
+    check(denied["text"].endswith("\n".join(markers) + "\n"), "the markers end `text`")
+    check(not os.path.exists(os.path.join(root, "denied.txt")), "denied.txt was not written")
+    print("  what the model sees:\n    " + denied["text"].rstrip("\n").replace("\n", "\n    "))
+    check(allowed["exit_code"] == 0 and allowed["markers"] == [] and allowed["stdout"] == "ok\n",
+          "workspace-write write allowed, no markers")
+
+    if esc:
+        print("escalation retry")
+        retry = server.call("run", {"session": ro["session"], "command": write,
+                                    "sandbox_permissions": "workspace-write",
+                                    "justification": "write denied.txt in the workspace"})
+        check(retry["exit_code"] == 0 and retry["sandbox"]["mode"] == "workspace-write",
+              "escalated retry ran under workspace-write")
+        with open(os.path.join(root, "denied.txt"), encoding="utf-8") as f:
+            check(f.read() == "hello\n", "denied.txt written by the retry")
+
+    print("background task")
+    task = server.call("run", {"session": ro["session"], "background": True,
+                               "command": "for i in 1 2 3; do echo tick $i; sleep 0.2; done"})
+    settled = server.notification("task/settled", task["task"])
+    check(settled["status"] == "exited" and settled["result"]["exit_code"] == 0,
+          f"task {task['task']} settled as {settled['status']!r} (task/settled notification)")
+    out = server.call("task/output", {"session": ro["session"], "task": task["task"],
+                                      "since": 7})
+    check(out["stdout"] == "tick 2\ntick 3\n" and out["next"]["stdout"] == 21,
+          f"task/output since byte 7: {out['stdout']!r}")
+    server.call("session/close", {"session": ro["session"]})
+    try:
+        server.call("task/output", {"session": ro["session"], "task": task["task"]})
+        check(False, "a closed session's tasks are gone")
+    except RpcError as e:
+        check(e.error["data"]["code"] == "NOT_FOUND", "a closed session's tasks are gone")
 
 
 def main():
@@ -122,89 +195,18 @@ def main():
     if not os.access(sbx, os.X_OK):
         print(f"serve_example.py: {sbx} is not an executable", file=sys.stderr)
         return 2
-    work = tempfile.TemporaryDirectory(prefix="sbx-serve-py-")
+    work = tempfile.TemporaryDirectory(prefix="sbx-serve-py-", dir="/var/tmp")
     root = os.path.realpath(work.name)
     server = Server(sbx)
     try:
         run_all(server, root)
-    except (OSError, EOFError, RuntimeError, ValueError, KeyError, TypeError,
-            queue.Empty) as e:  # OSError: TimeoutError, BrokenPipeError (sbx died)
+    except (OSError, EOFError, RpcError, ValueError, KeyError, TypeError, queue.Empty) as e:
         check(False, f"protocol: {type(e).__name__}: {e}")
     rc = server.close()
     check(rc == 0, f"sbx serve exited 0 at end of stdin (got {rc})")
     work.cleanup()
     print(f"\n{'FAILED' if failures else 'all good'}: {len(failures)} expectation(s) failed")
     return 1 if failures else 0
-
-
-def run_all(server, root):
-    # 1. What a bash tool gains when confinement is on, and what this server offers.
-    print("schema and capabilities")
-    schema = server.call({"id": 1, "op": "schema"})
-    props = find_key(schema, "sandbox_permissions") or {}
-    perms = props.get("sandbox_permissions", {})
-    check(sorted(perms.get("enum", [])) == ["danger-full-access", "workspace-write"],
-          f"schema: sandbox_permissions enum {perms.get('enum')}")
-    check(props.get("justification", {}).get("type") == "string",
-          "schema: justification is a string")
-    caps = find_key(server.call({"id": 2, "op": "capabilities"}), "sandbox_mode") or {}
-    check(caps.get("sandbox_mode") in ("read-only", "workspace-write", "danger-full-access"),
-          f"capabilities: default mode {caps.get('sandbox_mode')}, "
-          f"runners {caps.get('runners')}, escalation {caps.get('escalation')}")
-
-    # 2. Two runs in flight at once; the answers come back in completion order.
-    print("two overlapping runs in", root)
-    write = "sleep 0.3; echo hello > denied.txt"
-    server.send({"id": 3, "op": "run", "command": write,
-                 "session": {"root": root, "mode": "read-only"}})
-    server.send({"id": 4, "op": "run", "command": "echo ok > allowed.txt && cat allowed.txt",
-                 "session": {"root": root, "mode": "workspace-write"}})
-    denied = server.wait(3)["result"]
-    allowed = server.wait(4)["result"]
-    print(f"  answers arrived in the order {server.order[-2:]} (completion order)")
-
-    check(denied["exit_code"] != 0 and denied["sandbox"]["denied"] is True,
-          f"read-only write denied (exit {denied['exit_code']}, "
-          f"runner {denied['sandbox'].get('runner')})")
-    markers = denied["markers"]
-    check(markers[:1] == [DENIED.format("read-only")], f"denial marker: {markers[:1]}")
-    check(markers[1:] in ([], [ESCALATION]), "escalation marker, if any, is exact")
-    check(all(m in denied["text"] for m in markers), "the markers are in `text`")
-    check(not os.path.exists(os.path.join(root, "denied.txt")), "denied.txt was not written")
-    print("  what the model sees:\n    " + denied["text"].rstrip("\n").replace("\n", "\n    "))
-
-    check(allowed["exit_code"] == 0 and allowed["sandbox"]["denied"] is False
-          and allowed["markers"] == [] and allowed["stdout"] == "ok\n",
-          "workspace-write write allowed, no markers")
-
-    # 3. The user approved the escalation: retry the exact command, once.
-    print("escalation retry")
-    retry = server.call({"id": 5, "op": "run", "command": write,
-                         "session": {"root": root, "mode": "read-only"},
-                         "sandbox_permissions": "workspace-write",
-                         "justification": "write denied.txt in the workspace"})["result"]
-    check(retry["exit_code"] == 0 and retry["sandbox"]["mode"] == "workspace-write"
-          and retry["markers"] == [], "escalated retry ran under workspace-write")
-    with open(os.path.join(root, "denied.txt"), encoding="utf-8") as f:
-        check(f.read() == "hello\n", "denied.txt written by the retry")
-
-    # 4. A background task: a handle at once, then task_output until it settles.
-    print("background task")
-    handle = server.call({"id": 6, "op": "run", "background": True,
-                          "command": "for i in 1 2 3; do echo tick $i; sleep 0.2; done",
-                          "session": {"root": root, "mode": "read-only"}})
-    task = handle.get("task")
-    check(isinstance(task, str) and "result" not in handle, f"background handle {task!r}")
-    next_id, polls, status, out = 7, 0, "running", {}
-    deadline = time.monotonic() + TIMEOUT_S
-    while status == "running" and time.monotonic() < deadline:
-        time.sleep(0.1)
-        out = server.call({"id": next_id, "op": "task_output", "task": task})
-        next_id, polls, status = next_id + 1, polls + 1, out["status"]
-    result = out.get("result", {})
-    check(status == "exited" and result.get("exit_code") == 0
-          and "tick 3" in result.get("stdout", ""),
-          f"task {task} settled as {status!r} after {polls} polls")
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ for b in $BINARIES; do
 		exit 2
 	}
 done
-"$top/scripts/deps.sh" >/dev/null
+"$top/scripts/deps.sh" all >/dev/null
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sbx-vm-XXXXXX")
 qemu_pid=

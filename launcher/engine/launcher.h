@@ -3,6 +3,7 @@
 #ifndef SBX_LAUNCHER_H
 #define SBX_LAUNCHER_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,19 +12,23 @@
 #include "child.h"
 #include "classify.h"
 #include "sbx.h"
+#include "spill.h"
 
 #define SBX_MAX_PATTERNS 80
+#define SBX_MAX_UNIX_SOCKETS 32
 
 /* ---- the builder (sbx_run_*) ---- */
 struct sbx_run {
 	char *command;
 	enum sbx_mode mode;
 	char *root;
+	int root_fd;            /* a pinned root (root_pin), borrowed; -1: none */
 	char *cwd;
 	enum sbx_runner runner;
 	uint64_t timeout_ms;
 	size_t output_limit;
 	char *spill_dir;
+	uint64_t spill_max_bytes;
 	enum sbx_net net;
 	bool escalation;
 	int landlock_abi;
@@ -41,11 +46,25 @@ struct sbx_run {
 	char *protected_paths;      /* NULL: default */
 	char *deny_read;            /* NULL: default */
 	char *cache_dir;            /* NULL: default */
+	size_t n_unix_sockets;
+	char *unix_sockets[SBX_MAX_UNIX_SOCKETS]; /* the supervisor's allow-list */
 };
 
 struct sbx_policy;
 /* run_builder.c: a resolved policy onto a builder. */
 int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct sbx_error *err);
+
+/* ---- root_pin.c: the workspace root as a handle ---- */
+/* Resolve given (absolute) once and open it O_PATH. Refused when a symlink on
+ * the way lies where a confined command could have planted it (/tmp,
+ * /dev/shm). resolved gets the real path; *fd an O_PATH|O_CLOEXEC handle. */
+int root_pin(const char *given, char resolved[PATH_MAX], int *fd, struct sbx_error *err);
+/* Whether resolved (followed without symlinks) still names the directory fd
+ * holds; else an error (USAGE): it was moved, removed or replaced. */
+int root_verify(const char *resolved, int fd, struct sbx_error *err);
+/* Use a root pinned by the caller (serve's sessions): the run checks it with
+ * root_verify and confines that handle. fd stays the caller's. */
+int run_set_pinned_root(struct sbx_run *run, const char *resolved, int fd);
 
 /* ---- env.c: the command's environment, credentials scrubbed ---- */
 extern const char *const env_builtin_scrub[];
@@ -84,24 +103,40 @@ struct stream {
 	bool tail_full;
 	uint64_t total;
 	int pass_fd;            /* live copy (human mode), -1: none */
-	bool spill_enabled;     /* spill past the limit (off with passthrough) */
-	const char *spill_dir;  /* the base directory for spill files */
-	bool spill_private;     /* make a fresh 0700 directory there first */
-	char *spill_base;       /* the base directory, as given or found */
-	int spill_base_fd;      /* opened when the run starts (see stream.c) */
-	char *spill_path;
+	int error;              /* first passthrough error (errno), 0 if none */
+	struct spill_place *spill; /* where past the limit goes; NULL: nowhere */
+	bool spill_started;
+	char *spill_path;       /* the file (whole or stopped), NULL: none */
 	int spill_fd;
-	int error;              /* first spill/pass error (errno), 0 if none */
+	uint64_t spilled;       /* bytes in the spill file */
+	uint64_t next_room_check;
+	enum spill_stop spill_stop;
+	int spill_errno;        /* with SPILL_STOP_ERROR */
 };
-/* spill_base: the directory spill files go under (opened now, before the
- * command runs); spill_private: in a fresh 0700 directory there, else directly. */
-int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd, bool spill,
-		const char *spill_base, bool spill_private);
+/* spill: the run's spill place (NULL: no spill, e.g. with passthrough). */
+int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd,
+		struct spill_place *spill);
 void stream_feed(struct stream *s, const char *buf, size_t len);
 /* head, "\n[... N bytes omitted ...]\n", tail (or all when it fit). malloc'd. */
 char *stream_render(const struct stream *s, size_t *len);
 bool stream_truncated(const struct stream *s);
 void stream_close(struct stream *s); /* frees buffers, closes the spill fd, keeps spill_path */
+
+/* ---- stream_view.c: what a stream keeps, read by byte offset ---- */
+struct stream_view {
+	char *head;             /* bytes [0, head_len) */
+	size_t head_len;
+	char *tail;             /* bytes [total - tail_len, total) */
+	size_t tail_len;
+	uint64_t total;
+};
+int stream_view_take(const struct stream *s, struct stream_view *v);
+void stream_view_free(struct stream_view *v);
+/* The bytes after since, at most max of them (plus one "[... N bytes omitted
+ * ...]" line where the middle was not kept). malloc'd; *next is the offset
+ * to ask from next time. */
+char *stream_view_since(const struct stream_view *v, uint64_t since, size_t max, size_t *len,
+			uint64_t *next);
 
 /* ---- utf8.c ---- */
 /* A valid UTF-8 copy (invalid sequences become U+FFFD; NULs kept). malloc'd. */
@@ -198,7 +233,7 @@ const struct runner_ops *runner_by_id(enum sbx_runner id);
 extern const struct runner_ops *const runner_table[];
 
 /* ---- writable.c ---- */
-bool caller_could_write(const char *abs_path, void *ctx);
+enum caller_access caller_could_write(const char *abs_path, void *ctx);
 
 /* ---- privilege.c ---- */
 int privilege_check_self(struct sbx_error *err);
@@ -219,6 +254,9 @@ struct sbx_result {
 	bool truncated;
 	char *spill_out;
 	char *spill_err;
+	enum spill_stop spill_stop_out, spill_stop_err;
+	uint64_t spilled_out, spilled_err;
+	int spill_errno_out, spill_errno_err;
 	enum sbx_mode mode;
 	const char *runner;        /* NULL for danger-full-access */
 	enum sbx_enforcement enforcement;

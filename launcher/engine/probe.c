@@ -18,11 +18,13 @@
 #include "probe.h"
 #include "runner.h"
 #include "run_limits.h"
+#include "supervisor.h"
 
 
 #define LANDLOCK_GAP                                                                           \
 	"Landlock confines paths, not metadata: chmod, chown, utimes and extended attributes "   \
-	"of files outside the root are not covered (the namespace runner covers them)"
+	"are decided by the syscall supervisor (see \"supervisor\"); without it they are not "    \
+	"covered (the namespace runner covers them)"
 
 /* One trial run of `true`: which runner, which enforcement, or why not. */
 static json_t *trial(enum sbx_mode mode, enum sbx_runner runner, const char *root)
@@ -115,9 +117,14 @@ static json_t *mount_api_fact(void)
 
 static json_t *landlock_fact(struct probe_cause *c)
 {
-	char reason[160];
+	char reason[160], why[160];
 	int abi = landlock_abi_probe(reason, sizeof(reason));
+	bool supervised = false;
 
+#ifdef CONFIG_SUPERVISOR
+	supervised = supervisor_probe(why, sizeof(why)) == 0;
+#endif
+	(void)why;
 	c->reason[0] = c->fix[0] = '\0';
 	if (abi < 1) {
 		probe_landlock_cause(-abi, c);
@@ -125,7 +132,7 @@ static json_t *landlock_fact(struct probe_cause *c)
 				 "gap", LANDLOCK_GAP);
 	}
 	return json_pack("{s:i, s:n, s:s, s:s, s:s, s:s}", "abi", abi, "reason", "enforcement",
-			 abi >= 3 ? "full" : "partial", "covers",
+			 abi >= 3 && supervised ? "full" : "partial", "covers",
 			 abi >= 3 ? "create, write, truncate, remove, rename and link of files"
 				  : "create, write, remove, rename and link of files; not truncate(2) (needs ABI 3)",
 			 "scopes",
@@ -134,9 +141,42 @@ static json_t *landlock_fact(struct probe_cause *c)
 			 "gap", LANDLOCK_GAP);
 }
 
+/* The syscall supervisor (CONTRACT section 10): whether this kernel runs it,
+ * and what it then decides under each runner. */
+static json_t *supervisor_fact(void)
+{
+	char reason[160] = "not in this build (CONFIG_SUPERVISOR=n)";
+	int rc = -ENOSYS;
+	json_t *o;
+
+#ifdef CONFIG_SUPERVISOR
+	rc = supervisor_probe(reason, sizeof(reason));
+#endif
+	o = json_pack("{s:b, s:s, s:s, s:{s:s, s:s}}", "available", rc == 0, "requires",
+		      "Linux 5.6+ (seccomp user notification 5.0, pidfd_getfd and openat2 5.6; "
+		      "5.19+ keeps a signal from restarting a call in flight)",
+		      "without",
+		      "the landlock runner reports enforcement partial (metadata uncovered); "
+		      "pathname unix sockets stay open; runs are not refused",
+		      "covers", "landlock",
+		      "chmod, chown, utimes and xattrs outside the writable set; connects and sends "
+		      "to unix sockets",
+		      "namespace", "connects and sends to unix sockets");
+	json_object_set_new(o, "reason", rc == 0 ? json_null() : json_string(reason));
+#ifdef CONFIG_SUPERVISOR
+	if (rc == 0)
+		json_object_set_new(o, "listener_check",
+				    json_string(supervisor_peer_pidfd()
+						? "pidfd (SO_PEERPIDFD)"
+						: "pid and socket file age (no SO_PEERPIDFD before "
+						  "Linux 6.5: weaker against a recycled pid)"));
+#endif
+	return o;
+}
+
 static json_t *build_fact(void)
 {
-	return json_pack("{s:b, s:b, s:b, s:b, s:b}",
+	return json_pack("{s:b, s:b, s:b, s:b, s:b, s:b}",
 #ifdef CONFIG_IO_URING
 			 "io_uring", 1,
 #else
@@ -158,9 +198,14 @@ static json_t *build_fact(void)
 			 "seccomp", 0,
 #endif
 #ifdef CONFIG_NETNS
-			 "netns", 1
+			 "netns", 1,
 #else
-			 "netns", 0
+			 "netns", 0,
+#endif
+#ifdef CONFIG_SUPERVISOR
+			 "supervisor", 1
+#else
+			 "supervisor", 0
 #endif
 	);
 }
@@ -216,6 +261,7 @@ json_t *probe_facts(void)
 					     NULL, &userns, &landlock));
 	json_object_set_new(modes, "danger-full-access", json_pack("{s:n}", "runner"));
 
+	json_object_set_new(facts, "version", json_string(sbx_version()));
 	json_object_set_new(facts, "user_namespaces",
 			    userns.reason[0] ? json_pack("{s:b, s:s, s:s}", "available", 0, "reason",
 							 userns.reason, "fix", userns.fix)
@@ -225,6 +271,7 @@ json_t *probe_facts(void)
 	json_object_set_new(facts, "seccomp", seccomp_fact());
 	json_object_set_new(facts, "root_caller", root_caller_fact());
 	json_object_set_new(facts, "mount_api", mount_api_fact());
+	json_object_set_new(facts, "supervisor", supervisor_fact());
 	json_object_set_new(facts, "runners", runners);
 	json_object_set_new(facts, "modes", modes);
 	json_object_set_new(facts, "build", build_fact());

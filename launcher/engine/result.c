@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The result object of CONTRACT section 4, and the model's `text`. */
+/* The result object (sbx(1), RESULT OBJECT), and the model's `text`. */
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -53,23 +53,24 @@ const char *sbx_result_markers(const struct sbx_result *r)
 }
 
 /* text = stdout, then stderr, then the markers, each part starting on a line
- * of its own. */
+ * of its own. Command output that could pass for a marker is prefixed
+ * (markers_neutralise): the model must be able to tell sbx's facts from what
+ * the command printed, and the text never ends in a marker sbx did not add. */
 int result_finish_text(struct sbx_result *r)
 {
 	size_t ml = strlen(r->markers);
-	size_t cap = r->out_len + r->err_len + ml + 3;
-	char *t = malloc(cap), *p;
+	size_t ol = markers_neutralise(r->out_text, r->out_len, NULL);
+	size_t el = markers_neutralise(r->err_text, r->err_len, NULL);
+	char *t = malloc(ol + el + ml + 3), *p;
 
 	if (!t)
 		return -ENOMEM;
 	p = t;
-	memcpy(p, r->out_text, r->out_len);
-	p += r->out_len;
-	if (r->err_len) {
+	p += markers_neutralise(r->out_text, r->out_len, p);
+	if (el) {
 		if (p > t && p[-1] != '\n')
 			*p++ = '\n';
-		memcpy(p, r->err_text, r->err_len);
-		p += r->err_len;
+		p += markers_neutralise(r->err_text, r->err_len, p);
 	}
 	if (ml) {
 		if (p > t && p[-1] != '\n')
@@ -121,6 +122,37 @@ static json_t *markers_array(const char *markers)
 		p += len + (nl ? 1 : 0);
 	}
 	return a;
+}
+
+/* Which spill files do not hold their whole stream, and why; null when
+ * every spill (if any) is whole. */
+static json_t *spill_stopped_object(const struct sbx_result *r)
+{
+	const struct {
+		const char *name;
+		enum spill_stop stop;
+		uint64_t bytes;
+		int errnum;
+	} s[] = {
+		{ "stdout", r->spill_stop_out, r->spilled_out, r->spill_errno_out },
+		{ "stderr", r->spill_stop_err, r->spilled_err, r->spill_errno_err },
+	};
+	json_t *o = NULL;
+
+	for (size_t i = 0; i < 2; i++) {
+		json_t *why;
+
+		if (s[i].stop == SPILL_WHOLE)
+			continue;
+		if (!o)
+			o = json_object();
+		why = json_pack("{s:s, s:I}", "reason", spill_stop_name(s[i].stop), "bytes",
+				(json_int_t)s[i].bytes);
+		if (s[i].stop == SPILL_STOP_ERROR)
+			json_object_set_new(why, "detail", json_string(strerror(s[i].errnum)));
+		json_object_set_new(o, s[i].name, why);
+	}
+	return o ? o : json_null();
 }
 
 static json_t *sandbox_object(const struct sbx_result *r)
@@ -184,10 +216,12 @@ json_t *result_to_json_object(const struct sbx_result *r)
 	json_object_set_new(o, "stderr_bytes", json_integer((json_int_t)r->err_bytes));
 	json_object_set_new(o, "truncated", json_boolean(r->truncated));
 	json_object_set_new(o, "spill", spill);
+	json_object_set_new(o, "spill_stopped", spill_stopped_object(r));
 	json_object_set_new(o, "sandbox", sandbox_object(r));
 	json_object_set_new(o, "limits", limits_object(r));
 	json_object_set_new(o, "markers", markers_array(r->markers));
 	json_object_set_new(o, "text", json_bytes(r->text, r->text_len));
+	json_object_set_new(o, "version", json_string(sbx_version()));
 	return o;
 }
 

@@ -14,9 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "locale_dialect.h"
 #include "policy.h"
 #include "run.h"
 #include "caps.h"
+#include "run_supervise.h"
 #include "syscall_filter.h"
 #include "syscalls_as_of.h"
 #include "view_prepare.h"
@@ -60,30 +62,38 @@ uint64_t run_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* The root is resolved once, here: symlinks in it cannot be swapped later to
- * point the writable bind somewhere else. */
+/* The root is resolved once, here, into a handle (root_pin.c): symlinks in
+ * it cannot be swapped later to point the writable bind somewhere else. A
+ * root pinned by a session is not resolved again: its path must still name
+ * the pinned directory, and the run confines the session's own handle. */
 static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err)
 {
 	char want[PATH_MAX];
 	struct stat st;
+	int rc;
 
-	if (!cfg->root) {
-		if (!getcwd(want, sizeof(want)))
-			return sbx_error_set(err, errno, SBX_E_USAGE, NULL,
-					     "unable to read the current directory: %s", strerror(errno));
+	if (cfg->root_fd >= 0) {
+		snprintf(r->root, sizeof(r->root), "%s", cfg->root);
+		rc = root_verify(r->root, cfg->root_fd, err);
+		if (rc < 0)
+			return rc;
+		r->root_fd = fcntl(cfg->root_fd, F_DUPFD_CLOEXEC, 3);
+		if (r->root_fd < 0)
+			return sbx_error_set(err, errno, SBX_E_INTERNAL, NULL, "dup: %s",
+					     strerror(errno));
 	} else {
-		snprintf(want, sizeof(want), "%s", cfg->root);
+		if (!cfg->root) {
+			if (!getcwd(want, sizeof(want)))
+				return sbx_error_set(err, errno, SBX_E_USAGE, NULL,
+						     "unable to read the current directory: %s",
+						     strerror(errno));
+		} else {
+			snprintf(want, sizeof(want), "%s", cfg->root);
+		}
+		rc = root_pin(want, r->root, &r->root_fd, err);
+		if (rc < 0)
+			return rc;
 	}
-	if (!realpath(want, r->root))
-		return sbx_error_set(err, errno, SBX_E_USAGE, want, "root %s: %s", want,
-				     strerror(errno));
-	/* Why a handle: the path may be swapped (a symlink planted by another
-	 * run) between now and the child's setup; what the child confines is
-	 * the directory this handle names, and nothing it finds later. */
-	r->root_fd = open(r->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (r->root_fd < 0 || fstat(r->root_fd, &st) < 0 || !S_ISDIR(st.st_mode))
-		return sbx_error_set(err, ENOTDIR, SBX_E_USAGE, r->root,
-				     "root %s: not a directory", r->root);
 	if (r->mode == SBX_MODE_WORKSPACE_WRITE && strcmp(r->root, "/") == 0)
 		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL,
 				     "refusing --root / with workspace-write: that is every file; "
@@ -107,50 +117,6 @@ static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct 
 	return 0;
 }
 
-/* Spill files are written by sbx, unconfined. Their base directory must not
- * lie below anything the command may write: there it could swap a path
- * component for a symlink (now, or for a later run) and steer those writes
- * anywhere the caller can write. A directory the command may write itself
- * (the root, /tmp) is fine: it cannot be replaced, only filled, and spill
- * names are random and O_EXCL. */
-static bool under_writable(const struct run_state *r, const char *path)
-{
-	const char *writable[] = { r->root, "/tmp" };
-
-	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
-		return false;
-	for (size_t i = 0; i < 2; i++)
-		if (path_is_within(path, writable[i]) && strcmp(path, writable[i]) != 0)
-			return true;
-	return false;
-}
-
-static int choose_spill_base(struct run_state *r, const struct sbx_run *cfg,
-			     struct sbx_error *err)
-{
-	const char *tmp = getenv("TMPDIR");
-
-	if (cfg->spill_dir) {
-		if (!realpath(cfg->spill_dir, r->spill_base))
-			return sbx_error_set(err, errno, SBX_E_USAGE, cfg->spill_dir,
-					     "spill dir %s: %s", cfg->spill_dir, strerror(errno));
-		if (under_writable(r, r->spill_base))
-			return sbx_error_set(err, EINVAL, SBX_E_USAGE, r->spill_base,
-					     "spill dir %s lies inside what the command may write; "
-					     "choose one outside the root and /tmp",
-					     r->spill_base);
-		r->spill_private = false;
-		return 0;
-	}
-	/* The default: a private directory under $TMPDIR, or under /tmp when
-	 * $TMPDIR is unusable or lies inside what the command may write. */
-	r->spill_private = true;
-	if (tmp && tmp[0] == '/' && realpath(tmp, r->spill_base) && !under_writable(r, r->spill_base))
-		return 0;
-	snprintf(r->spill_base, sizeof(r->spill_base), "/tmp");
-	return 0;
-}
-
 static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
 {
 	struct run_state *r = w->ctx;
@@ -168,10 +134,10 @@ static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
 			r->drain_until = run_now_ms() + (r->drain_budget ? RUN_DRAIN_MS : 0);
 		}
 		stream_feed(s, buf, (size_t)n);
-		/* Evidence is gathered while the stream flows, so a denial
-		 * followed by much other output still counts. */
-		if (is_err)
-			evidence_feed(&r->ev, buf, (size_t)n);
+		/* Evidence is gathered while both streams flow (test runners
+		 * report on stdout), so a denial followed by much other output
+		 * still counts. */
+		evidence_feed(&r->ev, is_err ? EVIDENCE_STDERR : EVIDENCE_STDOUT, buf, (size_t)n);
 		return;
 	}
 	if (is_err)
@@ -282,6 +248,8 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 	r->spec.full_map_fd = -1;
 	r->spec.caps_keep = confined ? caps_for_caller(r->spec.uid) : 0;
 	run_limits_prepare(&r->limits, cfg, &r->spec);
+	if (confined)
+		run_supervise_prepare(r);
 	return 0;
 }
 
@@ -297,8 +265,9 @@ static struct run_state *run_alloc(void)
 	r->pidfd = r->fd_out = r->fd_err = -1;
 	r->view.tmp_fd = r->view.cache_fd = -1;
 	r->deadman_w = -1;
+	r->notify_sock[0] = r->notify_sock[1] = -1;
 	r->out.spill_fd = r->err.spill_fd = -1;
-	r->out.spill_base_fd = r->err.spill_base_fd = -1;
+	spill_place_init(&r->spill, 0);
 	return r;
 }
 
@@ -328,14 +297,20 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	if (rc < 0)
 		goto fail;
 	if (spill) {
-		rc = choose_spill_base(r, cfg, err);
+		/* Spill files are written by sbx, unconfined: their place is
+		 * fixed now, away from what the command may write (spill.c). */
+		const char *writable[] = { r->root, "/tmp" };
+
+		spill_place_init(&r->spill, cfg->spill_max_bytes);
+		rc = spill_place_choose(&r->spill, cfg->spill_dir, writable,
+					r->mode == SBX_MODE_WORKSPACE_WRITE ? 2 : 0, err);
 		if (rc < 0)
 			goto fail;
 	}
-	if (stream_init(&r->out, "stdout", cfg->output_limit, cfg->pass_out, spill, r->spill_base,
-			r->spill_private) < 0 ||
-	    stream_init(&r->err, "stderr", cfg->output_limit, cfg->pass_err, spill, r->spill_base,
-			r->spill_private) < 0) {
+	if (stream_init(&r->out, "stdout", cfg->output_limit, cfg->pass_out,
+			spill ? &r->spill : NULL) < 0 ||
+	    stream_init(&r->err, "stderr", cfg->output_limit, cfg->pass_err,
+			spill ? &r->spill : NULL) < 0) {
 		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 		goto fail;
 	}
@@ -379,8 +354,17 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	in_fd = p_out[1] = p_err[1] = -1;
 	if (rc < 0)
 		goto fail_fds;
+	run_supervise_attach(r, cfg);
 	live_add(r->pid);
-	evidence_init(&r->ev, r->runner ? r->runner->dialects : 0);
+	if (r->runner) {
+		/* the denial texts in the command's own language (cached) */
+		struct dialect_texts local;
+
+		locale_dialect_for_env(r->envp, &local);
+		evidence_init(&r->ev, r->runner->dialects, &local);
+	} else {
+		evidence_init(&r->ev, 0, NULL);
+	}
 	r->fd_out = p_out[0];
 	r->fd_err = p_err[0];
 	if (r->timeout_ms)
@@ -546,6 +530,7 @@ void run_discard(struct run_state *r)
 		waitpid(r->pid, NULL, __WALL);
 		live_remove(r->pid);
 	}
+	run_supervise_end(r);
 	if (r->pidfd >= 0)
 		close(r->pidfd);
 	if (r->root_fd >= 0)
@@ -562,6 +547,7 @@ void run_discard(struct run_state *r)
 	free(r->w_err.buf);
 	stream_close(&r->out);
 	stream_close(&r->err);
+	spill_place_close(&r->spill);
 	free(r->out.spill_path);
 	free(r->err.spill_path);
 	run_limits_discard(&r->limits);

@@ -28,8 +28,7 @@ struct run_state {
 	char root[PATH_MAX];
 	int root_fd;                /* O_PATH handle on root, opened once */
 	char cwd[PATH_MAX];
-	char spill_base[PATH_MAX];  /* resolved at start; see choose_spill_base */
-	bool spill_private;         /* a fresh 0700 directory under spill_base */
+	struct spill_place spill;   /* fixed at start (spill.c) */
 	uint64_t timeout_ms;
 	bool escalation;
 	const struct runner_ops *runner; /* NULL: danger-full-access */
@@ -52,6 +51,8 @@ struct run_state {
 	int fd_out, fd_err;
 	int deadman_w;             /* write end of the dead-man trigger, -1: none */
 	pid_t deadman_pid;         /* its helper (0: none) */
+	struct supervisor *sup;    /* the syscall supervisor (NULL: none) */
+	int notify_sock[2];        /* its listener's way from the child */
 	struct loop *loop;
 	struct loop_watch w_out, w_err, w_pid, w_cancel;
 	struct stream out, err;
@@ -96,5 +97,8 @@ json_t *run_snapshot_json(const struct run_state *r);
 
 /* run_pick.c */
 int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err);
+/* Whether a failure to start (this errno) can pass by itself: a shortage a
+ * command may cause, never remembered. */
+bool run_failure_is_transient(int err);
 
 #endif

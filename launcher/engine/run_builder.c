@@ -17,10 +17,12 @@ struct sbx_run *sbx_run_new(void)
 	run->mode = SBX_MODE_READ_ONLY;
 	run->runner = SBX_RUNNER_AUTO;
 	run->output_limit = POLICY_DEFAULT_OUTPUT_LIMIT;
+	run->spill_max_bytes = POLICY_DEFAULT_SPILL_MAX_BYTES;
 	run->net = SBX_NET_ALLOW;
 	run->pass_out = -1;
 	run->pass_err = -1;
 	run->cancel_fd = -1;
+	run->root_fd = -1;
 	return run;
 }
 
@@ -37,6 +39,8 @@ void sbx_run_free(struct sbx_run *run)
 	free(run->cache_dir);
 	for (size_t i = 0; i < run->n_patterns; i++)
 		free(run->patterns[i]);
+	for (size_t i = 0; i < run->n_unix_sockets; i++)
+		free(run->unix_sockets[i]);
 	free(run);
 }
 
@@ -72,6 +76,12 @@ int sbx_run_set_cwd(struct sbx_run *run, const char *cwd)
 int sbx_run_set_spill_dir(struct sbx_run *run, const char *dir)
 {
 	return set_string(&run->spill_dir, dir);
+}
+
+int sbx_run_set_spill_max_bytes(struct sbx_run *run, uint64_t bytes)
+{
+	run->spill_max_bytes = bytes;
+	return 0;
 }
 
 int sbx_run_set_mode(struct sbx_run *run, enum sbx_mode mode)
@@ -231,6 +241,21 @@ int sbx_run_set_cache_dir(struct sbx_run *run, const char *dir)
 	return set_string(&run->cache_dir, dir);
 }
 
+int sbx_run_add_unix_socket_pattern(struct sbx_run *run, const char *pattern)
+{
+	char why[200];
+
+	if (!pattern || unix_socket_pattern_check(pattern, strlen(pattern), why, sizeof(why)) < 0)
+		return -EINVAL;
+	if (run->n_unix_sockets >= SBX_MAX_UNIX_SOCKETS)
+		return -E2BIG;
+	run->unix_sockets[run->n_unix_sockets] = strdup(pattern);
+	if (!run->unix_sockets[run->n_unix_sockets])
+		return -ENOMEM;
+	run->n_unix_sockets++;
+	return 0;
+}
+
 int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd)
 {
 	run->pass_out = out_fd;
@@ -238,30 +263,89 @@ int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd)
 	return 0;
 }
 
+/* A config list onto a builder as the setter takes it: comma-joined, or
+ * "none" for a list the config emptied. */
+static int apply_path_list(struct sbx_run *run, int (*set)(struct sbx_run *, const char *),
+			   bool has, const char (*items)[POLICY_PATH_ITEM_MAX], size_t n)
+{
+	char *joined;
+	size_t len = 1, pos = 0;
+	int rc;
+
+	if (!has)
+		return 0;
+	if (n == 0)
+		return set(run, "none");
+	for (size_t i = 0; i < n; i++)
+		len += strlen(items[i]) + 1;
+	joined = malloc(len);
+	if (!joined)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(items[i]);
+
+		if (i)
+			joined[pos++] = ',';
+		memcpy(joined + pos, items[i], l);
+		pos += l;
+	}
+	joined[pos] = '\0';
+	rc = set(run, joined);
+	free(joined);
+	return rc;
+}
+
 /* One resolved policy onto a builder: the single path from policy/ to a run,
  * used by `sbx run` and by every `serve` request alike. */
 int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct sbx_error *err)
 {
-	if (sbx_run_set_mode(run, pol->mode) < 0 || sbx_run_set_root(run, pol->root) < 0 ||
-	    sbx_run_set_runner(run, pol->runner) < 0 ||
-	    sbx_run_set_timeout_ms(run, pol->timeout_ms) < 0 ||
-	    sbx_run_set_output_limit(run, pol->output_limit) < 0 ||
-	    sbx_run_set_net(run, pol->net) < 0 || sbx_run_set_escalation(run, pol->escalation) < 0 ||
-	    sbx_run_set_max_processes(run, pol->max_processes) < 0 ||
-	    sbx_run_set_memory_limit(run, pol->memory_limit) < 0 ||
-	    sbx_run_set_file_size_limit(run, pol->file_size_limit) < 0 ||
-	    sbx_run_set_tmp_size(run, pol->tmp_size) < 0)
-		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run settings");
-	if ((pol->protected_paths && sbx_run_set_protected_paths(run, pol->protected_paths) < 0) ||
-	    (pol->deny_read && sbx_run_set_deny_read(run, pol->deny_read) < 0) ||
-	    (pol->cache_dir && sbx_run_set_cache_dir(run, pol->cache_dir) < 0))
-		return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,
-				     "bad protected_paths, deny_read or cache_dir");
+	/* Each value was validated where it was read (config, flag, request);
+	 * a refusal here names the setting so that a gap is easy to find. */
+	const char *what = NULL;
+
+	if (sbx_run_set_mode(run, pol->mode) < 0)
+		what = "mode";
+	else if (sbx_run_set_root(run, pol->root) < 0)
+		what = "root";
+	else if (sbx_run_set_runner(run, pol->runner) < 0)
+		what = "runner";
+	else if (sbx_run_set_timeout_ms(run, pol->timeout_ms) < 0)
+		what = "timeout";
+	else if (sbx_run_set_output_limit(run, pol->output_limit) < 0)
+		what = "output_limit (at least 2 bytes)";
+	else if (sbx_run_set_net(run, pol->net) < 0)
+		what = "net";
+	else if (sbx_run_set_escalation(run, pol->escalation) < 0)
+		what = "escalation";
+	else if (sbx_run_set_spill_max_bytes(run, pol->spill_max_bytes) < 0)
+		what = "spill_max_bytes";
+	else if (sbx_run_set_max_processes(run, pol->max_processes) < 0)
+		what = "max_processes";
+	else if (sbx_run_set_memory_limit(run, pol->memory_limit) < 0)
+		what = "memory_limit";
+	else if (sbx_run_set_file_size_limit(run, pol->file_size_limit) < 0)
+		what = "file_size_limit";
+	else if (sbx_run_set_tmp_size(run, pol->tmp_size) < 0)
+		what = "tmp_size";
+	else if (apply_path_list(run, sbx_run_set_protected_paths, pol->has_protected_paths,
+				 pol->protected_paths, pol->n_protected) < 0)
+		what = "protected_paths";
+	else if (apply_path_list(run, sbx_run_set_deny_read, pol->has_deny_read, pol->deny_read,
+				 pol->n_deny_read) < 0)
+		what = "deny_read";
+	else if (pol->cache_dir && sbx_run_set_cache_dir(run, pol->cache_dir) < 0)
+		what = "cache_dir";
+	if (what)
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run setting: %s", what);
 	run->concurrent_runs = pol->max_background;
 	for (size_t i = 0; i < pol->n_scrub; i++)
 		if (sbx_run_add_scrub_pattern(run, pol->scrub_env[i]) < 0)
 			return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,
 					     "bad scrub_env pattern '%s'", pol->scrub_env[i]);
+	for (size_t i = 0; i < pol->n_unix_sockets; i++)
+		if (sbx_run_add_unix_socket_pattern(run, pol->unix_sockets[i]) < 0)
+			return sbx_error_set(err, EINVAL, SBX_E_CONFIG, NULL,
+					     "bad unix_sockets entry '%s'", pol->unix_sockets[i]);
 	return 0;
 }
 
@@ -269,4 +353,12 @@ int sbx_run_set_cancel_fd(struct sbx_run *run, int fd)
 {
 	run->cancel_fd = fd;
 	return 0;
+}
+
+int run_set_pinned_root(struct sbx_run *run, const char *resolved, int fd)
+{
+	if (fd < 0)
+		return -EBADF;
+	run->root_fd = fd;
+	return set_string(&run->root, resolved);
 }

@@ -91,10 +91,16 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	res->out_bytes = r->out.total;
 	res->err_bytes = r->err.total;
 	res->truncated = stream_truncated(&r->out) || stream_truncated(&r->err);
-	if (r->out.spill_path && r->out.error == 0)
+	if (r->out.spill_path)
 		res->spill_out = strdup(r->out.spill_path);
-	if (r->err.spill_path && r->err.error == 0)
+	if (r->err.spill_path)
 		res->spill_err = strdup(r->err.spill_path);
+	res->spill_stop_out = r->out.spill_stop;
+	res->spill_stop_err = r->err.spill_stop;
+	res->spilled_out = r->out.spilled;
+	res->spilled_err = r->err.spilled;
+	res->spill_errno_out = r->out.spill_errno;
+	res->spill_errno_err = r->err.spill_errno;
 	res->mode = r->mode;
 	res->runner = r->runner ? r->runner->name : NULL;
 	res->enforcement = r->runner ? r->runner->enforcement(&r->spec) : SBX_ENFORCEMENT_FULL;

@@ -3,7 +3,9 @@
  * closed: if no allowed runner can enforce the mode, the command never starts
  * and the error names every runner tried and why it is unusable. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,8 +13,11 @@
 #include "landlock.h"
 #include "run.h"
 
-/* Per process, a runner found unusable stays unusable (serve does not
- * retry user namespaces on every call once the kernel said no). */
+/* Per process, only the probe's verdict is remembered: it reads facts about
+ * the machine (a sysctl, the Landlock ABI) that no confined command can
+ * change. What a spawn runs into is never remembered: a command can exhaust
+ * processes, memory or the namespace quota for a moment, and one such moment
+ * must not weaken or disable every later run of a long-lived serve. */
 static char unusable_reason[SBX_RUNNER_NONE + 1][320];
 static bool probed_ok[SBX_RUNNER_NONE + 1];
 
@@ -42,14 +47,72 @@ static void append_reason(char *buf, size_t size, const char *name, const char *
 	snprintf(buf + len, size - len, "%s%s: %s", len ? "; " : "", name, reason);
 }
 
-/* Entering the namespaces at all failed: the runner is unusable here (user
- * namespaces disabled, limited to 0, refused by seccomp or AppArmor), which is
- * a fact about the machine, so `auto` may move on. */
-static bool failure_means_unusable(const struct spawn_outcome *o)
+/* Entering the namespaces at all failed (the clone, or the first steps in
+ * the new namespaces). */
+static bool failed_at_entry(const struct spawn_outcome *o)
 {
 	if (o->clone_failed)
 		return true;
 	return o->status.stage == STAGE_USERNS || o->status.stage == STAGE_MOUNT_PRIVATE;
+}
+
+static bool sysctl_is_zero(const char *path)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10) == 0 && buf[0] == '0';
+}
+
+/* Why a failure to start is transient or a fact. Transient: what a command
+ * (this caller's own, or a confined one) can cause for a moment: EAGAIN
+ * (RLIMIT_NPROC, the pids cgroup, a fork bomb), ENOMEM, EMFILE/ENFILE, and
+ * ENOSPC from a namespace count that is used up. A fact: the kernel refuses
+ * the mechanism itself (EPERM from a sysctl, a seccomp profile or AppArmor;
+ * ENOSYS, EINVAL, EOPNOTSUPP), or a namespace limit that is 0: no command
+ * can change those. Anything unknown counts as transient: the run fails, and
+ * nothing weaker is chosen for it. */
+bool run_failure_is_transient(int err)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+	case ENOSYS:
+	case EINVAL:
+	case EOPNOTSUPP:
+	case EUSERS: /* nesting depth: sbx's own place, not a count */
+		return false;
+	case ENOSPC:
+		return !(sysctl_is_zero("/proc/sys/user/max_user_namespaces") ||
+			 sysctl_is_zero("/proc/sys/user/max_mnt_namespaces") ||
+			 sysctl_is_zero("/proc/sys/user/max_ipc_namespaces") ||
+			 sysctl_is_zero("/proc/sys/user/max_net_namespaces"));
+	default:
+		return true;
+	}
+}
+
+static int outcome_errno(const struct spawn_outcome *o)
+{
+	return o->clone_failed ? o->clone_errno : o->status.err;
+}
+
+/* At any stage before exec: a shortage in the runner's setup (a helper's
+ * fork, a mount's memory) is no more a fact about the runner than one at
+ * clone time. */
+static bool failed_transiently(const struct spawn_outcome *o)
+{
+	if (!o->clone_failed && !(o->failed && o->status.stage != STAGE_EXEC))
+		return false;
+	return run_failure_is_transient(outcome_errno(o));
 }
 
 static void describe_failure(const struct runner_ops *r, const struct spawn_outcome *o,
@@ -115,6 +178,26 @@ static int exec_failure(const struct spawn_outcome *o, struct sbx_error *err)
 
 	snprintf(detail, sizeof(detail), "%s: %s", o->status.what, strerror(o->status.err));
 	return sbx_error_set(err, o->status.err, SBX_E_SPAWN, detail, "unable to start bash: %s",
+			     detail);
+}
+
+/* A transient shortage: this run fails, nothing is remembered, nothing
+ * weaker is tried. Not SANDBOX_UNAVAILABLE: the sandbox is available, the
+ * machine was short of something for a moment. */
+static int transient_failure(const struct runner_ops *runner, const struct spawn_outcome *o,
+			     struct sbx_error *err)
+{
+	char detail[320];
+	int e = outcome_errno(o);
+
+	if (o->clone_failed)
+		snprintf(detail, sizeof(detail), "%s runner: clone: %s", runner->name, strerror(e));
+	else
+		snprintf(detail, sizeof(detail), "%s runner: %s: %s: %s", runner->name,
+			 child_stage_name(o->status.stage), o->status.what, strerror(e));
+	return sbx_error_set(err, e, SBX_E_SPAWN, detail,
+			     "unable to start the run for now (%s): the machine is short of "
+			     "processes, memory or namespaces; the runner is unchanged, retry later",
 			     detail);
 }
 
@@ -209,6 +292,12 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		if (runner->id == SBX_RUNNER_NAMESPACE && check_cwd_visible(r, err) < 0)
 			return -EINVAL;
 		rc = spawn_with(r, runner, &o, reason, sizeof(reason));
+		/* A transient shortage is tried once more, with the same runner:
+		 * never a reason to pick a weaker one. */
+		if (rc == 0 && failed_transiently(&o))
+			rc = spawn_with(r, runner, &o, reason, sizeof(reason));
+		if (rc == 0 && failed_transiently(&o))
+			return transient_failure(runner, &o, err);
 		if (rc < 0)
 			return sbx_error_set(err, -rc, SBX_E_SPAWN, NULL, "unable to spawn: %s",
 					     strerror(-rc));
@@ -232,7 +321,7 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		if (o.failed && o.status.stage == STAGE_EXEC)
 			return exec_failure(&o, err);
 		describe_failure(runner, &o, r->spec.net, reason, sizeof(reason));
-		if (!failure_means_unusable(&o)) {
+		if (!failed_at_entry(&o)) {
 			char detail[400];
 
 			/* Past the point of entry: a runner failure, never a
@@ -242,11 +331,9 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 					     "the %s runner failed while setting up %s mode: %s",
 					     runner->name, sbx_mode_name(r->mode), reason);
 		}
-		/* Remembered only when it is a fact about the runner itself, not
-		 * about this run's --net none. */
-		if (r->spec.net == SBX_NET_ALLOW)
-			snprintf(unusable_reason[runner->id], sizeof(unusable_reason[0]), "%s",
-				 reason);
+		/* A fact about the machine: `auto` moves on for this run. Not
+		 * remembered all the same (see unusable_reason): the next run
+		 * asks the kernel again. */
 		append_reason(reasons, sizeof(reasons), runner->name, reason);
 	}
 	return sbx_error_set(err, EPERM, SBX_E_SANDBOX_UNAVAILABLE, reasons,

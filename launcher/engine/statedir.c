@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "classify.h" /* path_is_within */
 #include "statedir.h"
 
 /* Open (making it if missing) the directory name below dirfd: no symlink
@@ -66,12 +67,30 @@ static int open_path(const char *path, size_t make_from, unsigned mode)
 	return fd;
 }
 
-static int try_base(const char *dir, const char *suffix, char *out, size_t size)
+/* Why avoid: a state directory inside what the command may write could be
+ * filled with links and planted directories by it, for this run or a later
+ * one, and could not be hidden from it under the landlock runner. */
+static bool inside(const char *dir, const char *const *avoid)
+{
+	char real[PATH_MAX];
+
+	if (!avoid || !realpath(dir, real))
+		return false;
+	for (; *avoid; avoid++)
+		if (path_is_within(real, *avoid))
+			return true;
+	return false;
+}
+
+static int try_base(const char *dir, const char *suffix, const char *const *avoid, char *out,
+		    size_t size)
 {
 	int fd;
 
 	if (!dir || dir[0] != '/' || (size_t)snprintf(out, size, "%s%s", dir, suffix) >= size)
 		return -EINVAL;
+	if (inside(dir, avoid))
+		return -EPERM;
 	fd = open_path(out, strlen(dir), 0700);
 	if (fd < 0)
 		return fd;
@@ -79,19 +98,19 @@ static int try_base(const char *dir, const char *suffix, char *out, size_t size)
 	return 0;
 }
 
-int statedir_base(char *out, size_t size, struct sbx_error *err)
+int statedir_base(const char *const *avoid, char *out, size_t size, struct sbx_error *err)
 {
 	char fallback[64];
 	int rc;
 
-	if (try_base(getenv("XDG_CACHE_HOME"), "/sbx", out, size) == 0)
+	if (try_base(getenv("XDG_CACHE_HOME"), "/sbx", avoid, out, size) == 0)
 		return 0;
-	if (try_base(getenv("HOME"), "/.cache/sbx", out, size) == 0)
+	if (try_base(getenv("HOME"), "/.cache/sbx", avoid, out, size) == 0)
 		return 0;
 	/* No usable home (nobody's is /nonexistent): a directory of our own
 	 * in /var/tmp, which lasts across reboots like a cache should. */
 	snprintf(fallback, sizeof(fallback), "/sbx-%u", (unsigned)geteuid());
-	rc = try_base("/var/tmp", fallback, out, size);
+	rc = try_base("/var/tmp", fallback, avoid, out, size);
 	if (rc < 0)
 		return sbx_error_set(err, -rc, SBX_E_INTERNAL, out,
 				     "unable to make sbx's state directory %s: %s (set XDG_CACHE_HOME "
@@ -125,7 +144,7 @@ int statedir_for_root(const char *base, const char *kind, const char *root, unsi
 	int rc;
 
 	if (!base) {
-		rc = statedir_base(base_buf, sizeof(base_buf), err);
+		rc = statedir_base(NULL, base_buf, sizeof(base_buf), err);
 		if (rc < 0)
 			return rc;
 		base = base_buf;

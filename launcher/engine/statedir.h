@@ -12,9 +12,10 @@
 
 #include "sbx.h"
 
-/* The base directory (created if missing): its path in out. 0 or -errno
- * with err filled. */
-int statedir_base(char *out, size_t size, struct sbx_error *err);
+/* The base directory (created if missing): its path in out. A candidate
+ * inside one of the avoid directories (NULL-terminated; NULL: none) is passed
+ * over. 0 or -errno with err filled. */
+int statedir_base(const char *const *avoid, char *out, size_t size, struct sbx_error *err);
 /* BASE/KIND/KEY (BASE/KEY when kind is NULL) for a root (KEY: the root's name and a hash of its path),
  * created if missing with mode (the directory itself); its path in out, an
  * O_PATH handle in *fd. base NULL: statedir_base(). */

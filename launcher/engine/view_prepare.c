@@ -187,7 +187,11 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 	(void)err;
 	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS)
 		return 0;
-	have_base = statedir_base(base, sizeof(base), &ignored) == 0;
+	const char *const avoid_ww[] = { r->root, "/tmp", NULL };
+
+	/* In workspace-write, not inside what the command may write. */
+	have_base = statedir_base(r->mode == SBX_MODE_WORKSPACE_WRITE ? avoid_ww : NULL, base,
+				  sizeof(base), &ignored) == 0;
 	prepare_hidden(r, cfg, have_base ? base : NULL);
 	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
 		return 0;

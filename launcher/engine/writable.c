@@ -5,32 +5,37 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "launcher.h"
 
-bool caller_could_write(const char *abs_path, void *ctx)
+enum caller_access caller_could_write(const char *abs_path, void *ctx)
 {
-	char path[PATH_MAX];
+	char dir[PATH_MAX];
+	struct stat st;
+	char *slash;
 
 	(void)ctx;
-	if (strlen(abs_path) >= sizeof(path))
-		return false;
-	strcpy(path, abs_path);
-	/* The file itself if it exists, else its nearest existing parent. */
-	for (;;) {
-		if (access(path, F_OK) == 0)
-			return access(path, W_OK) == 0;
-		if (errno != ENOENT && errno != ENOTDIR)
-			return false;
-		char *slash = strrchr(path, '/');
-
-		if (!slash)
-			return false;
-		if (slash == path) {
-			path[1] = '\0';
-			return access(path, W_OK) == 0;
-		}
+	if (access(abs_path, F_OK) == 0)
+		return access(abs_path, W_OK) == 0 ? CALLER_CAN : CALLER_CANNOT;
+	if (errno != ENOENT || strlen(abs_path) >= sizeof(dir))
+		return CALLER_CANNOT;
+	/* A new file: its own directory decides. Why not the nearest existing
+	 * ancestor: creating /a/b/c where /a/b is missing fails with ENOENT for
+	 * anyone, so an error line naming it is no denial of this run (a log
+	 * quoting another machine's error is the usual source). */
+	strcpy(dir, abs_path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return CALLER_CANNOT;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
 		*slash = '\0';
-	}
+	if (stat(dir, &st) != 0)
+		return errno == ENOENT ? CALLER_NO_PARENT : CALLER_CANNOT;
+	if (!S_ISDIR(st.st_mode))
+		return CALLER_CANNOT;
+	return access(dir, W_OK) == 0 ? CALLER_CAN : CALLER_CANNOT;
 }

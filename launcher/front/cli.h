@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The sbx command line: `sbx run`, `sbx serve`, `sbx probe`. Only these and
+/* The sbx command line: `sbx run`, `sbx serve`, `sbx mcp`, `sbx probe`. Only these and
  * main print or exit; the library returns errors. */
 #ifndef SBX_CLI_H
 #define SBX_CLI_H
@@ -17,6 +17,7 @@ int cli_cancel_install(void);
 /* The first such signal received, or 0. */
 int cli_cancel_signal(void);
 int cli_serve(int argc, char **argv);
+int cli_mcp(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 
 #endif

@@ -6,10 +6,53 @@
 #include "cli.h"
 
 static const char usage[] =
-	"usage: sbx run [OPTIONS] -- COMMAND...\n"
-	"       sbx serve [--config FILE]\n"
-	"       sbx probe [--json]\n"
-	"Run `man sbx` or see the README for every option.\n";
+	"usage: sbx run [OPTIONS] -- COMMAND...   run one command under the policy\n"
+	"       sbx serve [OPTIONS]               serve runs over JSON-RPC lines on stdin/stdout\n"
+	"       sbx mcp [OPTIONS]                 a sandboxed bash tool for MCP clients (stdio)\n"
+	"       sbx probe [--json]                what this kernel lets sbx do\n"
+	"       sbx version                       print the version (also sbx --version)\n"
+	"       sbx help [SUBCOMMAND]             this help, or a subcommand's\n"
+	"Each subcommand takes --help. See sbx(1), sbx.conf(5) and docs/ in the source.\n";
+
+static bool is_help(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+static int print_version(void)
+{
+	printf("sbx %s\n", sbx_version());
+	return fflush(stdout) == EOF ? SBX_EXIT_FAILURE : 0;
+}
+
+/* `sbx help [SUBCOMMAND]`: the same text as `sbx SUBCOMMAND --help`. */
+static int help(int argc, char **argv)
+{
+	char *sub_argv[] = { argc > 2 ? argv[2] : NULL, "--help", NULL };
+
+	if (argc <= 2) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (strcmp(argv[2], "run") == 0)
+		return cli_run(2, sub_argv);
+	if (strcmp(argv[2], "serve") == 0)
+		return cli_serve(2, sub_argv);
+	if (strcmp(argv[2], "mcp") == 0)
+		return cli_mcp(2, sub_argv);
+	if (strcmp(argv[2], "probe") == 0)
+		return cli_probe(2, sub_argv);
+	if (strcmp(argv[2], "version") == 0 || strcmp(argv[2], "help") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	struct sbx_error err = { 0 };
+
+	fputs(usage, stderr);
+	sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
+		      "no help for '%s': not a subcommand (run, serve, mcp, probe, version, help)", argv[2]);
+	return cli_fail(&err, false);
+}
 
 int main(int argc, char **argv)
 {
@@ -20,20 +63,33 @@ int main(int argc, char **argv)
 		return cli_fail(&err, false);
 	if (argc < 2) {
 		fputs(usage, stderr);
-		sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "missing subcommand (run, serve or probe)");
+		sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
+			      "missing subcommand (run, serve, mcp, probe, version or help)");
 		return cli_fail(&err, false);
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return cli_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "serve") == 0)
 		return cli_serve(argc - 1, argv + 1);
+	if (strcmp(argv[1], "mcp") == 0)
+		return cli_mcp(argc - 1, argv + 1);
 	if (strcmp(argv[1], "probe") == 0)
 		return cli_probe(argc - 1, argv + 1);
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+	if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+		if (argc == 2)
+			return print_version();
+		sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "'%s' takes no arguments (got '%s')",
+			      argv[1], argv[2]);
+		return cli_fail(&err, false);
+	}
+	if (strcmp(argv[1], "help") == 0)
+		return help(argc, argv);
+	if (is_help(argv[1])) {
 		fputs(usage, stdout);
 		return 0;
 	}
 	fputs(usage, stderr);
-	sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "unknown subcommand '%s'", argv[1]);
+	sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
+		      "unknown subcommand '%s' (run, serve, mcp, probe, version or help)", argv[1]);
 	return cli_fail(&err, false);
 }

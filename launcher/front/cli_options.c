@@ -1,31 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Parsing `sbx run` options into a resolved call: flags over the deployment
- * config over the defaults (CONTRACT sections 2 and 6). */
+ * config over the defaults (sbx(1) OPTIONS, sbx.conf(5)). */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli_options.h"
+#include "config_keys.h"
 
 #define bad(err, ...) sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, __VA_ARGS__)
-
-static int parse_seconds(const char *s, uint64_t *ms)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 31536000.0)
-		return -EINVAL;
-	*ms = (uint64_t)(v * 1000.0 + 0.5);
-	if (*ms == 0)
-		*ms = 1;
-	return 0;
-}
 
 static int parse_size(const char *s, size_t max, size_t *out)
 {
@@ -60,103 +45,143 @@ int cli_load_config(const char *flag_path, struct sbx_config *cfg, struct sbx_er
 	return config_parse_file(path, cfg, err);
 }
 
-static const char *const value_flags[] = {
-	"--mode", "--root", "--cwd", "--runner", "--timeout", "--output-limit", "--spill-dir",
-	"--net", "--config", "--landlock-abi", "--max-processes", "--memory", "--file-size",
-	"--syscalls-as-of", NULL,
+/* Every option of `sbx run`, in the order --help lists them. metavar NULL:
+ * a flag without a value. Adding an option: a row here and a case in apply(). */
+static const struct run_option {
+	const char *name;
+	const char *metavar;
+	const char *help;
+} run_options[] = {
+	{ "--mode", "MODE", "read-only (default), workspace-write, danger-full-access" },
+	{ "--root", "DIR", "the workspace root (default: workspace_root, else .)" },
+	{ "--cwd", "DIR", "the command's directory (relative: from the root)" },
+	{ "--runner", "RUNNER", "auto (namespace, then landlock), namespace or landlock" },
+	{ "--timeout", "SECONDS", "end the whole process tree after this long (exit 124)" },
+	{ "--json", NULL, "print one JSON result object instead of streaming" },
+	{ "--escalation", NULL, "the caller can offer escalation: a denial says so" },
+	{ "--output-limit", "BYTES", "bytes of each stream --json keeps (2 to 1 GiB)" },
+	{ "--spill-dir", "DIR", "where --json keeps a stream past the limit whole" },
+	{ "--net", "allow|none", "none: a new network namespace with only loopback" },
+	{ "--config", "FILE", "the config (default: $SBX_CONFIG, /etc/sbx.conf)" },
+	{ "--landlock-abi", "N", "use at most Landlock ABI N, as an older kernel would" },
+	{ "--syscalls-as-of", "VERSION", "ENOSYS for every system call after kernel VERSION" },
+	{ "--max-processes", "N", "at most N processes in the run (max_processes)" },
+	{ "--memory", "BYTES", "the run's memory limit, e.g. 2G, or off (memory_limit)" },
+	{ "--file-size", "BYTES", "the largest file it may write, or off (file_size_limit)" },
+	{ "--help", NULL, "print this help and exit" },
 };
+#define N_RUN_OPTIONS (sizeof(run_options) / sizeof(run_options[0]))
 
-static bool takes_value(const char *name)
+void cli_run_usage(FILE *out)
 {
-	for (size_t i = 0; value_flags[i]; i++)
-		if (strcmp(value_flags[i], name) == 0)
-			return true;
-	return false;
+	fputs("usage: sbx run [OPTIONS] -- COMMAND...\n"
+	      "Run `bash -c COMMAND` (the words after -- joined by spaces) under a file-write\n"
+	      "policy, stdin from /dev/null, and report what happened.\n\nOptions:\n",
+	      out);
+	for (size_t i = 0; i < N_RUN_OPTIONS; i++) {
+		char left[40];
+
+		snprintf(left, sizeof(left), "%s%s%s", run_options[i].name,
+			 run_options[i].metavar ? " " : "",
+			 run_options[i].metavar ? run_options[i].metavar : "");
+		fprintf(out, "  %-20s %s\n", left, run_options[i].help);
+	}
+	fputs("\nExit status: the command's own; 128+N if signal N ended it; 124 after\n"
+	      "--timeout; 125 if sbx itself failed (the command did not run).\n"
+	      "See sbx(1) for the modes, the result object and the markers, sbx.conf(5)\n"
+	      "for the config.\n",
+	      out);
 }
 
-/* --memory and --file-size: bytes ("64M" style) of at least min, or "off". */
-static int parse_limit(const char *val, uint64_t min, uint64_t *out)
+static const struct run_option *find_option(const char *name)
 {
-	if (strcmp(val, "off") == 0) {
-		*out = POLICY_LIMIT_OFF;
-		return 0;
-	}
-	if (policy_parse_bytes(val, POLICY_MAX_LIMIT_BYTES, out) < 0 || *out < min)
-		return -EINVAL;
-	return 0;
+	for (size_t i = 0; i < N_RUN_OPTIONS; i++)
+		if (strcmp(run_options[i].name, name) == 0)
+			return &run_options[i];
+	return NULL;
 }
 
-static int apply_limit(struct cli_options *o, const char *name, const char *val,
-		       struct sbx_error *err)
+/* A flag that has a config key takes the key's values, checked by the same
+ * table entry, so the two can never disagree: "--timeout: bad value '0'
+ * (expected 0.001 to 604800 seconds)". */
+static int via_key(const char *flag, const char *key, const char *val, struct sbx_config *scratch,
+		   struct sbx_error *err)
 {
-	if (strcmp(name, "--max-processes") == 0) {
-		size_t n;
+	char why[400];
 
-		if (parse_size(val, POLICY_MAX_PROCESSES_LIMIT, &n) < 0)
-			return bad(err, "bad --max-processes '%s': expected 1 to %llu", val,
-				   POLICY_MAX_PROCESSES_LIMIT);
-		o->max_processes = n;
-		o->has_max_processes = true;
-	} else if (strcmp(name, "--memory") == 0) {
-		if (parse_limit(val, POLICY_MIN_MEMORY_LIMIT, &o->memory) < 0)
-			return bad(err, "bad --memory '%s': expected bytes (e.g. 512M, 2G), at least "
-				   "16M, or off", val);
-		o->has_memory = true;
-	} else if (strcmp(name, "--file-size") == 0) {
-		if (parse_limit(val, 1, &o->file_size) < 0)
-			return bad(err, "bad --file-size '%s': expected bytes (e.g. 100M), or off", val);
-		o->has_file_size = true;
-	}
+	if (config_key_apply(config_key_find(key), scratch, val, why, sizeof(why)) < 0)
+		return bad(err, "%s: %s", flag, why);
 	return 0;
 }
 
 static int apply(struct cli_options *o, const char *name, const char *val, struct sbx_error *err)
 {
+	struct sbx_config scratch;
+
 	if (strcmp(name, "--mode") == 0) {
-		if (sbx_mode_parse(val, &o->mode) < 0)
-			return bad(err, "unknown mode '%s' (read-only, workspace-write, danger-full-access)", val);
+		if (via_key(name, "mode", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->mode = scratch.mode;
 		o->has_mode = true;
 	} else if (strcmp(name, "--root") == 0) {
 		o->root = val;
 	} else if (strcmp(name, "--cwd") == 0) {
 		o->cwd = val;
 	} else if (strcmp(name, "--runner") == 0) {
-		if (sbx_runner_parse(val, &o->runner) < 0)
-			return bad(err, "unknown runner '%s' (auto, namespace, landlock)", val);
+		if (via_key(name, "runner", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->runner = scratch.runner;
 		o->has_runner = true;
 	} else if (strcmp(name, "--timeout") == 0) {
-		if (parse_seconds(val, &o->timeout_ms) < 0)
-			return bad(err, "bad --timeout '%s': expected seconds > 0", val);
+		if (via_key(name, "timeout", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->timeout_ms = scratch.timeout_ms;
 		o->has_timeout = true;
 	} else if (strcmp(name, "--output-limit") == 0) {
-		if (parse_size(val, POLICY_MAX_OUTPUT_LIMIT, &o->output_limit) < 0 || o->output_limit < 2)
-			return bad(err, "bad --output-limit '%s': expected bytes, 2 to 1 GiB", val);
+		if (via_key(name, "output_limit", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->output_limit = scratch.output_limit;
 		o->has_output_limit = true;
 	} else if (strcmp(name, "--spill-dir") == 0) {
 		if (val[0] != '/' || access(val, W_OK | X_OK) < 0)
-			return bad(err, "bad --spill-dir '%s': %s", val,
-				   val[0] != '/' ? "not an absolute path" : strerror(errno));
+			return bad(err, "--spill-dir: bad value '%s' (expected an absolute path to a "
+				   "directory you can write%s%s)", val, val[0] == '/' ? ": " : "",
+				   val[0] == '/' ? strerror(errno) : "");
 		o->spill_dir = val;
 	} else if (strcmp(name, "--net") == 0) {
-		if (strcmp(val, "allow") == 0)
-			o->net = SBX_NET_ALLOW;
-		else if (strcmp(val, "none") == 0)
-			o->net = SBX_NET_NONE;
-		else
-			return bad(err, "bad --net '%s' (allow or none)", val);
+		if (via_key(name, "net", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->net = scratch.net;
 		o->has_net = true;
 	} else if (strcmp(name, "--config") == 0) {
 		o->config = val;
+	} else if (strcmp(name, "--json") == 0) {
+		o->json = true;
+	} else if (strcmp(name, "--escalation") == 0) {
+		o->escalation = true;
+	} else if (strcmp(name, "--max-processes") == 0) {
+		if (via_key(name, "max_processes", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->max_processes = scratch.max_processes;
+		o->has_max_processes = true;
+	} else if (strcmp(name, "--memory") == 0) {
+		if (via_key(name, "memory_limit", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->memory = scratch.memory_limit;
+		o->has_memory = true;
+	} else if (strcmp(name, "--file-size") == 0) {
+		if (via_key(name, "file_size_limit", val, &scratch, err) < 0)
+			return -EINVAL;
+		o->file_size = scratch.file_size_limit;
+		o->has_file_size = true;
 	} else if (strcmp(name, "--landlock-abi") == 0) {
 		size_t abi;
 
 		if (parse_size(val, 64, &abi) < 0)
-			return bad(err, "bad --landlock-abi '%s': expected a number >= 1", val);
+			return bad(err, "--landlock-abi: bad value '%s' (expected 1 to 64)", val);
 		o->landlock_abi = (int)abi;
 	} else if (strcmp(name, "--syscalls-as-of") == 0) {
 		o->syscalls_as_of = val;
-	} else {
-		return apply_limit(o, name, val, err);
 	}
 	return 0;
 }
@@ -166,22 +191,21 @@ int cli_parse_run(int argc, char **argv, struct cli_options *o, struct sbx_error
 	int i;
 
 	memset(o, 0, sizeof(*o));
+	/* --help wins over whatever else is wrong with the line. */
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			o->help = true;
+			return 0;
+		}
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		char name[32];
 		const char *val = NULL;
 		const char *eq;
+		const struct run_option *opt;
 
 		if (strcmp(arg, "--") == 0)
 			break;
-		if (strcmp(arg, "--json") == 0) {
-			o->json = true;
-			continue;
-		}
-		if (strcmp(arg, "--escalation") == 0) {
-			o->escalation = true;
-			continue;
-		}
 		if (strncmp(arg, "--", 2) != 0)
 			return bad(err, "missing '--' before the command (at '%s'): write sbx run [OPTIONS] -- COMMAND", arg);
 		eq = strchr(arg, '=');
@@ -192,11 +216,14 @@ int cli_parse_run(int argc, char **argv, struct cli_options *o, struct sbx_error
 		} else {
 			snprintf(name, sizeof(name), "%s", arg);
 		}
-		if (!takes_value(name))
-			return bad(err, "unknown option '%s'", arg);
-		if (!val) {
+		opt = find_option(name);
+		if (!opt)
+			return bad(err, "unknown option '%s' (sbx run --help lists them)", arg);
+		if (!opt->metavar && val)
+			return bad(err, "option '%s' takes no value", name);
+		if (opt->metavar && !val) {
 			if (i + 1 >= argc)
-				return bad(err, "option '%s' needs a value", name);
+				return bad(err, "option '%s' needs a value (%s)", name, opt->metavar);
 			val = argv[++i];
 		}
 		if (apply(o, name, val, err) < 0)

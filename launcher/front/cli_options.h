@@ -2,6 +2,8 @@
 #ifndef SBX_CLI_OPTIONS_H
 #define SBX_CLI_OPTIONS_H
 
+#include <stdio.h>
+
 #include "policy.h"
 #include "sbx.h"
 
@@ -14,6 +16,7 @@ struct cli_options {
 	enum sbx_runner runner;
 	bool has_timeout;
 	uint64_t timeout_ms;
+	bool help;
 	bool json;
 	bool escalation;
 	bool has_output_limit;
@@ -34,7 +37,9 @@ struct cli_options {
 	int command_argc;
 };
 
+/* o->help set: print cli_run_usage() and stop; nothing else is parsed. */
 int cli_parse_run(int argc, char **argv, struct cli_options *o, struct sbx_error *err);
+void cli_run_usage(FILE *out);
 int cli_load_config(const char *flag_path, struct sbx_config *cfg, struct sbx_error *err);
 char *cli_join_command(char **words, int n);
 bool cli_wants_json(int argc, char **argv);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "probe.h"
 
 static const char *str(const json_t *o, const char *key)
@@ -17,13 +18,6 @@ static const char *str(const json_t *o, const char *key)
 static bool flag(const json_t *o, const char *key)
 {
 	return json_is_true(json_object_get(o, key));
-}
-
-/* "  fix: ..." under a missing piece, when there is one. */
-static void print_fix(const json_t *o)
-{
-	if (*str(o, "fix"))
-		printf("  fix: %s\n", str(o, "fix"));
 }
 
 static void print_limits(const json_t *lim)
@@ -43,6 +37,35 @@ static void print_limits(const json_t *lim)
 		       "process limit\n");
 }
 
+static void print_supervisor(const json_t *s)
+{
+	const json_t *allow = json_object_get(s, "unix_sockets");
+	const json_t *cov = json_object_get(s, "covers");
+	size_t i;
+	json_t *v;
+
+	if (flag(s, "available"))
+		printf("supervisor: yes; landlock runner: %s; namespace runner: %s\n  listener "
+		       "check: %s\n", str(cov, "landlock"), str(cov, "namespace"),
+		       str(s, "listener_check"));
+	else
+		printf("supervisor: no: %s (needs %s)\n  without it: %s\n", str(s, "reason"),
+		       str(s, "requires"), str(s, "without"));
+	printf("  unix_sockets allow-list:");
+	if (json_array_size(allow) == 0)
+		printf(" (empty: only sockets a run made in its writable set)");
+	json_array_foreach(allow, i, v)
+		printf("%s %s", i ? "," : "", json_string_value(v));
+	printf("\n");
+}
+
+/* "  fix: ..." under a missing piece, when there is one. */
+static void print_fix(const json_t *o)
+{
+	if (*str(o, "fix"))
+		printf("  fix: %s\n", str(o, "fix"));
+}
+
 static void print_text(const json_t *f)
 {
 	const json_t *u = json_object_get(f, "user_namespaces");
@@ -55,6 +78,7 @@ static void print_text(const json_t *f)
 	const json_t *rc = json_object_get(f, "root_caller");
 	const json_t *keeps = json_object_get(rc, "keeps");
 
+	printf("sbx %s\n", str(f, "version"));
 	if (flag(u, "available"))
 		printf("user namespaces: yes\n");
 	else
@@ -89,6 +113,7 @@ static void print_text(const json_t *f)
 	}
 	printf("mount API: mount_setattr %s (read-only view by %s)\n",
 	       flag(m, "mount_setattr") ? "yes" : "no", str(m, "read_only_view"));
+	print_supervisor(json_object_get(f, "supervisor"));
 	for (const char *const *name = (const char *const[]){ "namespace", "landlock", NULL };
 	     *name; name++) {
 		const json_t *r = json_object_get(runners, *name);
@@ -116,24 +141,47 @@ static void print_text(const json_t *f)
 	       "processes: \"private\" means the run sees and signals only its own\n");
 }
 
+static const char probe_usage[] =
+	"usage: sbx probe [--json]\n"
+	"What this kernel offers (user namespaces, Landlock, io_uring, seccomp, the mount\n"
+	"API) and which runner and enforcement each confined mode would get here.\n\n"
+	"Options:\n"
+	"  --json               the same facts as one JSON object\n"
+	"  --help               print this help and exit\n";
+
 int cli_probe(int argc, char **argv)
 {
 	bool json = false;
-	json_t *facts;
+	const char *config = NULL;
+	struct sbx_config cfg;
+	struct sbx_error cerr = { 0 };
+	json_t *facts, *allow;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = true;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(probe_usage, stdout);
+			return fflush(stdout) == EOF ? SBX_EXIT_FAILURE : 0;
+		} else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+			config = argv[++i];
 		} else {
 			struct sbx_error err;
 
-			sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "unknown option '%s' (sbx probe [--json])", argv[i]);
+			sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "unknown option '%s' (sbx probe --help lists them)", argv[i]);
 			return cli_fail(&err, false);
 		}
 	}
+	if (cli_load_config(config, &cfg, &cerr) < 0)
+		return cli_fail(&cerr, json);
 	facts = probe_facts();
 	if (!facts)
 		return SBX_EXIT_FAILURE;
+	/* The deployment's allow-list, as runs under this config get it. */
+	allow = json_array();
+	for (size_t i = 0; i < cfg.n_unix_sockets; i++)
+		json_array_append_new(allow, json_string(cfg.unix_sockets[i]));
+	json_object_set_new(json_object_get(facts, "supervisor"), "unix_sockets", allow);
 	if (json) {
 		char *s = json_dumps(facts, JSON_COMPACT | JSON_PRESERVE_ORDER);
 

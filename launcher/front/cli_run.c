@@ -26,15 +26,16 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 					     "unable to read the current directory: %s", strerror(errno));
 		session.root = cwd;
 	}
-	/* A relative --root is taken from the current directory. */
+	/* A relative --root is taken from the current directory, as written:
+	 * the launcher follows it (and refuses planted symlinks) itself. */
 	if (session.root && session.root[0] != '/') {
-		char *abs = realpath(session.root, NULL);
+		char here[PATH_MAX];
 
-		if (!abs)
-			return sbx_error_set(err, errno, SBX_E_USAGE, NULL, "root %s: %s",
-					     session.root, strerror(errno));
-		snprintf(cwd, sizeof(cwd), "%s", abs);
-		free(abs);
+		if (!getcwd(here, sizeof(here)))
+			return sbx_error_set(err, errno, SBX_E_USAGE, NULL,
+					     "unable to read the current directory: %s", strerror(errno));
+		if (snprintf(cwd, sizeof(cwd), "%s/%s", here, session.root) >= (int)sizeof(cwd))
+			return sbx_error_set(err, ENAMETOOLONG, SBX_E_USAGE, NULL, "root too long");
 		session.root = cwd;
 	}
 	rc = policy_resolve(cfg, &session, NULL, &pol, err);
@@ -67,17 +68,24 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 	rc = sbx_run_set_command(run, command);
 	free(command);
-	if (rc < 0 || sbx_run_set_landlock_abi(run, o->landlock_abi) < 0 ||
-	    (o->cwd && sbx_run_set_cwd(run, o->cwd) < 0) ||
-	    (o->spill_dir && sbx_run_set_spill_dir(run, o->spill_dir) < 0))
-		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run settings");
+	if (rc < 0)
+		return sbx_error_set(err, -rc, SBX_E_USAGE, NULL, "unable to set the command: %s",
+				     strerror(-rc));
+	rc = sbx_run_set_landlock_abi(run, o->landlock_abi);
+	if (rc == 0 && o->cwd)
+		rc = sbx_run_set_cwd(run, o->cwd);
+	if (rc == 0 && o->spill_dir)
+		rc = sbx_run_set_spill_dir(run, o->spill_dir);
+	if (rc < 0)
+		return sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "unable to set up the run: %s",
+				     strerror(-rc));
 	rc = sbx_run_set_syscalls_as_of(run, o->syscalls_as_of);
 	if (rc < 0)
 		return sbx_error_set(err, -rc, SBX_E_USAGE, NULL,
 				     rc == -ENOSYS ? "--syscalls-as-of: no system call table for this "
 						     "architecture (x86_64 and aarch64 have one)"
-						   : "bad --syscalls-as-of '%s': expected a kernel release "
-						     "from 3.10 to 6.17, e.g. 5.4",
+						   : "--syscalls-as-of: bad value '%s' (expected a kernel "
+						     "release from 3.10 to 6.17, e.g. 5.4)",
 				     o->syscalls_as_of);
 	if (!o->json)
 		sbx_run_set_passthrough(run, STDOUT_FILENO, STDERR_FILENO);
@@ -97,8 +105,15 @@ int cli_run(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (cli_parse_run(argc, argv, &o, &err) < 0)
 		return cli_fail(&err, cli_wants_json(argc, argv));
+	if (o.help) {
+		cli_run_usage(stdout);
+		return fflush(stdout) == EOF ? SBX_EXIT_FAILURE : 0;
+	}
 	if (cli_load_config(o.config, &cfg, &err) < 0)
 		return cli_fail(&err, o.json);
+	/* Only --json spills; its old spills are cleaned up when it starts. */
+	if (o.json)
+		sbx_spill_cleanup(cfg.spill_max_age_ms);
 	run = sbx_run_new();
 	if (!run) {
 		sbx_error_set(&err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* `sbx serve [--config FILE]` */
+/* `sbx serve [--config FILE] [--spill-dir DIR] [--spill-max-age SECONDS]
+ *            [--max-line BYTES] [--max-answer BYTES]` */
+#include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -8,28 +12,102 @@
 #include "cli_options.h"
 #include "serve.h"
 
+#define USAGE_SERVE                                                                         \
+	"sbx serve [--config FILE] [--spill-dir DIR] [--spill-max-age SECONDS] "           \
+	"[--max-line BYTES] [--max-answer BYTES]"
+
+static const char serve_usage[] =
+	"usage: " USAGE_SERVE "\n"
+	"Serve every bash call of every session from one process: JSON-RPC 2.0, one\n"
+	"message per line on stdin and stdout (see sbx(1), SERVE PROTOCOL, and\n"
+	"docs/protocol.md).\n\n"
+	"Options:\n"
+	"  --config FILE           the config (default: $SBX_CONFIG, /etc/sbx.conf)\n"
+	"  --spill-dir DIR         where streams past the output limit are kept whole\n"
+	"  --spill-max-age SECONDS remove a session's spill files this long after they were\n"
+	"                          made (default: the config's spill_max_age; they also go\n"
+	"                          when their session closes)\n"
+	"  --max-line BYTES        the longest request line read (4096 to 64 MiB)\n"
+	"  --max-answer BYTES      the longest answer line written (65536 to 64 MiB;\n"
+	"                          default 256 KiB)\n"
+	"  --help                  print this help and exit\n";
+
+static int parse_count(const char *s, unsigned long long lo, unsigned long long hi,
+		       unsigned long long *out)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end || *out < lo || *out > hi ? -EINVAL : 0;
+}
+
 int cli_serve(int argc, char **argv)
 {
 	const char *config = NULL;
+	struct serve_opts o = { 0 };
+	bool has_age = false;
 	struct sbx_config cfg;
 	struct sbx_error err = { 0 };
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-			config = argv[++i];
-		} else if (strncmp(argv[i], "--config=", 9) == 0) {
-			config = argv[i] + 9;
-		} else {
-			sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
-				      "unknown option '%s' (sbx serve [--config FILE])", argv[i]);
-			return cli_fail(&err, false);
+		const char *name = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		unsigned long long n;
+
+		if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+			fputs(serve_usage, stdout);
+			return fflush(stdout) == EOF ? SBX_EXIT_FAILURE : 0;
 		}
+		if (!val || strncmp(name, "--", 2) != 0)
+			goto usage;
+		i++;
+		if (strcmp(name, "--config") == 0) {
+			config = val;
+		} else if (strcmp(name, "--spill-dir") == 0) {
+			if (val[0] != '/' || access(val, W_OK | X_OK) < 0)
+				goto bad;
+			o.spill_dir = val;
+		} else if (strcmp(name, "--spill-max-age") == 0) {
+			if (parse_count(val, 1, 31536000ULL, &n) < 0)
+				goto bad;
+			o.spill_max_age_ms = n * 1000;
+			has_age = true;
+		} else if (strcmp(name, "--max-line") == 0) {
+			if (parse_count(val, 4096, 64ULL << 20, &n) < 0)
+				goto bad;
+			o.line_max = (size_t)n;
+		} else if (strcmp(name, "--max-answer") == 0) {
+			if (parse_count(val, 65536, 64ULL << 20, &n) < 0)
+				goto bad;
+			o.answer_max = (size_t)n;
+		} else {
+			goto usage;
+		}
+		continue;
+bad:
+		sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
+			      "bad %s '%s' (--spill-dir: an absolute, writable directory; "
+			      "--spill-max-age: 1 to 31536000 seconds; --max-line: 4096 to 64 MiB; "
+			      "--max-answer: 65536 to 64 MiB)",
+			      name, val);
+		return cli_fail(&err, false);
+usage:
+		sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
+			      "unknown option '%s' (sbx serve --help lists them)", name);
+		return cli_fail(&err, false);
 	}
 	/* A client that goes away must not kill us before we reap the trees. */
 	signal(SIGPIPE, SIG_IGN);
 	if (cli_load_config(config, &cfg, &err) < 0)
 		return cli_fail(&err, false);
-	if (serve_main(&cfg, STDIN_FILENO, STDOUT_FILENO, cli_cancel_install(), &err) < 0)
+	/* One age for both: sbx's old spill directories removed at start, and
+	 * a session's own spills while it lives. */
+	if (!has_age)
+		o.spill_max_age_ms = cfg.spill_max_age_ms;
+	sbx_spill_cleanup(cfg.spill_max_age_ms);
+	if (serve_main(&cfg, &o, STDIN_FILENO, STDOUT_FILENO, cli_cancel_install(), &err) < 0)
 		return cli_fail(&err, false);
 	return cli_cancel_signal() ? 128 + cli_cancel_signal() : 0;
 }

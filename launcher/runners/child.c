@@ -18,6 +18,7 @@
 #include "runner.h"
 #include "userns.h"
 #include "syscall_filter.h"
+#include "seccomp_notify.h"
 #include "syscalls_as_of.h"
 
 static void report_and_exit(const struct child_spec *spec, const struct child_status *st)
@@ -129,7 +130,19 @@ static int command_main(void *arg)
 		child_status_set(&st, STAGE_FDS, -rc, "close_range", NULL);
 		report_and_exit(spec, &st);
 	}
-	/* Last of all, so nothing of sbx's own setup is told a call is missing. */
+#ifdef CONFIG_SUPERVISOR
+	/* The very last step: nothing of our own setup may be trapped while
+	 * sbx waits for us in vfork. Landlock does not see metadata: under its
+	 * runner the supervisor decides those calls too. */
+	if (spec->runner && spec->notify_sockets &&
+	    notify_install_and_send(spec->runner->id == SBX_RUNNER_LANDLOCK ? spec->notify_metadata
+									 : spec->notify_sockets,
+				    spec->notify_fd, &st) < 0)
+		report_and_exit(spec, &st);
+#endif
+	/* Last of all, after the supervisor's filter (prctl is not among the
+	 * calls it traps), so nothing of sbx's own setup is told a call is
+	 * missing. */
 	if (spec->syscalls_as_of && syscalls_as_of_install(spec->syscalls_as_of, &st) < 0)
 		report_and_exit(spec, &st);
 	execve(spec->bash, spec->argv, spec->envp);

@@ -72,6 +72,12 @@ struct child_spec {
 	const struct sock_fprog *seccomp; /* installed last; NULL: none */
 	const struct sock_fprog *syscalls_as_of; /* --syscalls-as-of: right before
 						  * exec; NULL: none */
+	/* The supervisor's filters (seccomp_notify.h), one of them installed
+	 * right before execve, its listener sent over notify_fd; NULL: none. */
+	const struct sock_fprog *notify_sockets;  /* namespace runner */
+	const struct sock_fprog *notify_metadata; /* landlock runner: metadata too */
+	int notify_fd;
+	bool supervised;           /* parent, after spawn: a supervisor answers */
 	uint64_t signals_to_reset; /* bit N-1: signal N is ignored or caught here */
 
 	char *scratch;             /* parent-allocated memory the child may use */

@@ -194,9 +194,10 @@ static int runner_landlock_enter(const struct child_spec *spec, struct child_sta
 
 static enum sbx_enforcement runner_landlock_enforcement(const struct child_spec *spec)
 {
-	/* truncate(2) cannot be restricted before ABI 3. */
-	return spec->landlock_abi >= 3 ? SBX_ENFORCEMENT_FULL
-				       : SBX_ENFORCEMENT_PARTIAL;
+	/* truncate(2) cannot be restricted before ABI 3; metadata (chmod,
+	 * chown, utimes, xattrs) only by the syscall supervisor. */
+	return spec->landlock_abi >= 3 && spec->supervised ? SBX_ENFORCEMENT_FULL
+							   : SBX_ENFORCEMENT_PARTIAL;
 }
 
 const struct runner_ops runner_landlock = {

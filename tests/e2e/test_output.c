@@ -227,7 +227,9 @@ static void check_size(enum collector c, uint64_t n, bool on_stderr, const char 
 	char *key_other = e2e_fmt("%s_bytes", s_other);
 	char *tmp = roomy_tmpdir();
 	char *tmpenv = e2e_fmt("TMPDIR=%s", tmp);
-	char *env[] = {tmpenv, NULL};
+	/* The default spill home, $XDG_CACHE_HOME/sbx/spill, in the same place. */
+	char *cacheenv = e2e_fmt("XDG_CACHE_HOME=%s", tmp);
+	char *env[] = {tmpenv, cacheenv, NULL};
 
 	struct e2e_out o;
 	int rc = spill_dir ? run_sbx(c, &o, env,
@@ -287,7 +289,8 @@ static void check_size(enum collector c, uint64_t n, bool on_stderr, const char 
 
 		cr_assert_not_null(spill, "[%s] %llu bytes: spill path missing: %.300s",
 				   collector_name[c], (unsigned long long)n, o.out);
-		const char *where = spill_dir ? spill_dir : tmp;
+		char *home = e2e_fmt("%s/sbx/spill", tmp);
+		const char *where = spill_dir ? spill_dir : home;
 		cr_expect(strncmp(spill, where, strlen(where)) == 0 && spill[strlen(where)] == '/',
 			  "spill %s not under %s", spill, where);
 		struct stat st;
@@ -303,10 +306,12 @@ static void check_size(enum collector c, uint64_t n, bool on_stderr, const char 
 						  " vs %" PRIx64 ")",
 			     collector_name[c], got.hash, want.hash);
 		spill_remove(spill);
+		free(home);
 	}
 	json_decref(j);
 	e2e_out_free(&o);
 	free(env[0]);
+	free(env[1]);
 	if (strncmp(tmp, "/dev/shm/", 9) == 0)
 		e2e_rm_rf(tmp);
 	free(tmp);
@@ -465,7 +470,9 @@ static json_t *run_json(enum collector c, struct e2e_out *o, const char *limit, 
 {
 	char *tmp = e2e_tmpdir(AS_CALLER);
 	char *tmpenv = e2e_fmt("TMPDIR=%s", tmp);
-	char *env[] = {tmpenv, NULL};
+	/* The default spill home, $XDG_CACHE_HOME/sbx/spill, in the same place. */
+	char *cacheenv = e2e_fmt("XDG_CACHE_HOME=%s", tmp);
+	char *env[] = {tmpenv, cacheenv, NULL};
 	int rc = limit ? run_sbx(c, o, env,
 				 (char *[]){"--mode", "danger-full-access", "--json",
 					    "--output-limit", (char *)limit, "--", (char *)cmd,
@@ -475,6 +482,7 @@ static json_t *run_json(enum collector c, struct e2e_out *o, const char *limit, 
 					    (char *)cmd, NULL});
 	cr_assert_eq(rc, 0, "[%s] `%s`: exit %d, stderr: %s", collector_name[c], cmd, rc, o->err);
 	free(tmpenv);
+	free(cacheenv);
 	free(tmp);
 	return parse_one(o);
 }
@@ -596,7 +604,9 @@ ParameterizedTest(struct cp *p, output, human_passthrough)
 {
 	char *tmp = e2e_tmpdir(AS_CALLER);
 	char *tmpenv = e2e_fmt("TMPDIR=%s", tmp);
-	char *env[] = {tmpenv, NULL};
+	/* The default spill home, $XDG_CACHE_HOME/sbx/spill, in the same place. */
+	char *cacheenv = e2e_fmt("XDG_CACHE_HOME=%s", tmp);
+	char *env[] = {tmpenv, cacheenv, NULL};
 	const char *a = "yes abcdefghij 2>/dev/null | head -c 10485760";
 	const char *b = "yes 0123456789 2>/dev/null | head -c 10485761";
 	char *cmd = e2e_fmt("%s & %s >&2; wait", a, b);
@@ -623,5 +633,6 @@ ParameterizedTest(struct cp *p, output, human_passthrough)
 	e2e_out_free(&o);
 	free(cmd);
 	free(tmpenv);
+	free(cacheenv);
 	free(tmp);
 }

@@ -14,20 +14,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config_keys.h"
 #include "policy.h"
 
+static uint64_t load(const struct sbx_config *cfg, const struct config_key *k)
+{
+	const char *p = (const char *)cfg + k->offset;
+	uint64_t v = 0;
+	uint32_t v32;
+
+	if (k->size == sizeof(v32)) {
+		memcpy(&v32, p, sizeof(v32));
+		return v32;
+	}
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Every key that was set holds a value its table entry allows. */
 static void check_ok(const struct sbx_config *cfg)
 {
-	if (cfg->has_workspace_root && cfg->workspace_root[0] != '/')
-		abort();
-	if (cfg->has_output_limit &&
-	    (cfg->output_limit == 0 || cfg->output_limit > POLICY_MAX_OUTPUT_LIMIT))
-		abort();
-	if (cfg->has_timeout && (cfg->timeout_ms == 0 || cfg->timeout_ms > POLICY_MAX_TIMEOUT_MS))
-		abort();
-	if (cfg->has_max_background &&
-	    (cfg->max_background == 0 || cfg->max_background > POLICY_MAX_BACKGROUND_LIMIT))
-		abort();
+	for (size_t i = 0; i < config_n_keys; i++) {
+		const struct config_key *k = &config_keys[i];
+		const char *field = (const char *)cfg + k->offset;
+
+		if (!config_key_is_set(k, cfg))
+			continue;
+		if (k->kind == CONFIG_NUMBER || k->kind == CONFIG_BYTES || k->kind == CONFIG_SECONDS) {
+			uint64_t v = load(cfg, k);
+
+			if ((v < k->min || v > k->max) && !(k->word && v == k->word_value))
+				abort();
+		}
+		if (k->kind == CONFIG_PATH && field[0] != '/' && !(k->word && strcmp(field, k->word) == 0))
+			abort();
+	}
 	if (cfg->n_scrub > POLICY_MAX_SCRUB)
 		abort();
 	for (size_t i = 0; i < cfg->n_scrub; i++) {

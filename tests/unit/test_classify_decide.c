@@ -12,20 +12,28 @@
  * the paths listed here; every path asked about is recorded. */
 struct fake {
 	const char *const *unwritable;
+	const char *const *missing; /* whose directory does not exist */
 	char asked[8][512];
 	int n_asked;
 };
 
-static bool fake_could_write(const char *abs, void *ctx)
+static enum caller_access fake_could_write(const char *abs, void *ctx)
 {
 	struct fake *f = ctx;
 
 	if (f->n_asked < 8)
 		snprintf(f->asked[f->n_asked++], sizeof(f->asked[0]), "%s", abs);
+	char dir[512];
+	snprintf(dir, sizeof(dir), "%s", abs);
+	if (strrchr(dir, '/') && strrchr(dir, '/') != dir)
+		*strrchr(dir, '/') = '\0';
+	for (const char *const *u = f->missing; u && *u; u++)
+		if (path_is_within(dir, *u))
+			return CALLER_NO_PARENT;
 	for (const char *const *u = f->unwritable; u && *u; u++)
 		if (path_is_within(abs, *u))
-			return false;
-	return true;
+			return CALLER_CANNOT;
+	return CALLER_CAN;
 }
 
 static const char *const ws_writable[] = { "/ws", "/tmp", NULL };
@@ -46,8 +54,8 @@ static bool judge(const struct run *r, struct fake *f)
 	struct evidence ev;
 	struct classify_input in;
 
-	evidence_init(&ev, r->mask);
-	evidence_feed(&ev, r->stderr_text, strlen(r->stderr_text));
+	evidence_init(&ev, r->mask, NULL);
+	evidence_feed(&ev, EVIDENCE_STDERR, r->stderr_text, strlen(r->stderr_text));
 	evidence_finish(&ev);
 	in = (struct classify_input){
 		.evidence = &ev,
@@ -170,8 +178,8 @@ Test(decide, no_callback_no_claim_for_a_path)
 	struct classify_input in = { .evidence = &ev, .exited = true, .exit_code = 1,
 				     .confined = true, .cwd = "/ws", .writable = ws_writable };
 
-	evidence_init(&ev, DIALECT_EROFS);
-	evidence_feed(&ev, "tee: /etc/x: Read-only file system\n", 35);
+	evidence_init(&ev, DIALECT_EROFS, NULL);
+	evidence_feed(&ev, EVIDENCE_STDERR, "tee: /etc/x: Read-only file system\n", 35);
 	cr_expect_not(classify_denied(&in));
 	cr_expect_not(classify_denied(NULL));
 }
@@ -185,8 +193,8 @@ Test(decide, only_the_evidence_dialects_count)
 				     .could_write = fake_could_write, .could_write_ctx = &f };
 	const char *t = "touch: cannot touch '/etc/x': Read-only file system\n";
 
-	evidence_init(&ev, DIALECT_EROFS | DIALECT_EACCES);
-	evidence_feed(&ev, t, strlen(t));
+	evidence_init(&ev, DIALECT_EROFS | DIALECT_EACCES, NULL);
+	evidence_feed(&ev, EVIDENCE_STDERR, t, strlen(t));
 	cr_expect(classify_denied(&in));
 	ev.dialects = DIALECT_EACCES; /* a ring kept under a wider mask */
 	cr_expect_not(classify_denied(&in));
@@ -226,7 +234,7 @@ Test(decide, each_tool_form_is_denied)
 		{ DIALECT_EACCES, "npm ERR! EACCES: permission denied, mkdir '/usr/lib/x'" },
 		{ DIALECT_EROFS, "ERROR: Could not install packages due to an OSError: [Errno 30] Read-only file system: '/usr/lib/x'" },
 		{ DIALECT_SEATBELT, "touch: /opt/x: Operation not permitted" },
-		{ DIALECT_EROFS, "    Read-only file system (os error 30)" },
+		{ DIALECT_EROFS, "Error: failed to write /etc/x\n\nCaused by:\n    Read-only file system (os error 30)" },
 	};
 	char text[600];
 
@@ -319,4 +327,83 @@ Test(decide, read_only_mode_writable_only_dev_null)
 			 true, "/ws", ro_mode };
 
 	cr_expect(judge(&r, &f));
+}
+
+/* ---- issue 14: every piece of evidence is tied to a path ---- */
+
+Test(decide, quoted_log_line_whose_directory_does_not_exist)
+{
+	/* a deploy log quoting another machine's error, printed by a failing
+	 * run: as root the caller could write under /mnt, but /mnt/backup does
+	 * not exist, so nothing could have been refused there */
+	static const char *const missing[] = { "/mnt/backup", NULL };
+	struct fake f = { .missing = missing };
+	struct run r = { ALL, "[10:00] cp: cannot create regular file '/mnt/backup/db.sql': Read-only file system\n",
+			 true, 1, true, "/ws", ws_writable };
+
+	cr_expect_not(judge(&r, &f));
+	r.stderr_text = "cp: cannot create regular file '/mnt/db.sql': Read-only file system\n";
+	cr_expect(judge(&r, &f), "control: its directory exists");
+}
+
+Test(decide, relative_path_in_a_missing_directory_walks_up)
+{
+	/* tar -C elsewhere: "./sub/b.txt" placed at the cwd names a directory
+	 * that exists only in the archive; the nearest one here decides */
+	static const char *const missing[] = { "/ws/sub", NULL };
+	static const char *const ro_ws[] = { "/ws", NULL };
+	struct fake f = { .missing = missing };
+	struct run r = { DIALECT_EROFS, "tar: ./sub/b.txt: Cannot open: Read-only file system\n", true,
+			 2, true, "/ws", ws_writable };
+
+	cr_expect(judge(&r, &f));
+	cr_assert_eq(f.n_asked, 2);
+	cr_expect_str_eq(f.asked[0], "/ws/sub/b.txt");
+	cr_expect_str_eq(f.asked[1], "/ws/sub");
+	/* ...and an unwritable one there stops it */
+	f = (struct fake){ .missing = missing, .unwritable = ro_ws };
+	cr_expect_not(judge(&r, &f));
+}
+
+Test(decide, a_message_that_names_no_file_is_no_denial)
+{
+	/* Before issue 14 a line naming no path counted on its dialect alone:
+	 * a Rust tool failing on /etc as nobody, or a bare translated message,
+	 * was reported as a sandbox denial. Now a chain's cause takes the path
+	 * of its error line, and that path is checked like any other. */
+	static const char *const etc[] = { "/etc", NULL };
+	struct fake f = { .unwritable = etc };
+	struct run r = { ALL, "Error: failed to write /etc/x\n\nCaused by:\n    Permission denied (os error 13)\n",
+			 true, 1, true, "/ws", ws_writable };
+
+	cr_expect_not(judge(&r, &f));
+	r.stderr_text = "Error: failed to write /opt/x\n\nCaused by:\n    Permission denied (os error 13)\n";
+	cr_expect(judge(&r, &f), "control: a path the caller could write");
+	r.stderr_text = "    Permission denied (os error 13)\n";
+	cr_expect_not(judge(&r, &f));
+	r.stderr_text = "Permission denied\n";
+	cr_expect_not(judge(&r, &f));
+	r.stderr_text = "cat: Permission denied\n";
+	cr_expect_not(judge(&r, &f));
+}
+
+Test(decide, stdout_lines_are_checked_the_same_way)
+{
+	static const char *const etc[] = { "/etc", NULL };
+	struct fake f = { .unwritable = etc };
+	struct evidence ev;
+	struct classify_input in = { .evidence = &ev, .exited = true, .exit_code = 1,
+				     .confined = true, .cwd = "/ws", .writable = ws_writable,
+				     .could_write = fake_could_write, .could_write_ctx = &f };
+	const char *bait = "E       PermissionError: [Errno 13] Permission denied: '/etc/app.conf'\n";
+	const char *real = "E       PermissionError: [Errno 13] Permission denied: '/opt/app.conf'\n";
+
+	evidence_init(&ev, DIALECT_EACCES, NULL);
+	evidence_feed(&ev, EVIDENCE_STDOUT, bait, strlen(bait));
+	evidence_finish(&ev);
+	cr_expect_not(classify_denied(&in));
+	evidence_init(&ev, DIALECT_EACCES, NULL);
+	evidence_feed(&ev, EVIDENCE_STDOUT, real, strlen(real));
+	evidence_finish(&ev);
+	cr_expect(classify_denied(&in));
 }

@@ -10,6 +10,7 @@
 #define AC DIALECT_EACCES
 #define XD DIALECT_EXDEV
 #define SB DIALECT_SEATBELT
+#define BARE DIALECT_MATCH_BARE
 
 struct row {
 	const char *line;
@@ -66,7 +67,7 @@ static const struct row rows[] = {
 	{ "OSError: [Errno 30] Read-only file system: '/usr/lib/x'", RO, "/usr/lib/x" },
 	{ "ERROR: Could not install packages due to an OSError: [Errno 30] Read-only file system: '/usr/lib/x'", RO, "/usr/lib/x" },
 	{ "OSError: [Errno 18] Invalid cross-device link: 'a' -> 'b'", XD, "b" },
-	{ "OSError: [Errno 30] Read-only file system", RO, "" },
+	{ "OSError: [Errno 30] Read-only file system", RO | BARE, "" },
 	{ "PermissionError: [Errno 13] Permission denied: \"/x/it's\"", AC, "/x/it's" },
 	/* node, npm */
 	{ "npm ERR! EROFS: read-only file system, open '/x'", RO, "/x" },
@@ -80,7 +81,7 @@ static const struct row rows[] = {
 	{ "npm ERR! code EROFS", 0, "" },
 	/* Rust, Go */
 	{ "Error: failed to create /x: Read-only file system (os error 30)", RO, "/x" },
-	{ "    Read-only file system (os error 30)", RO, "" },
+	{ "    Read-only file system (os error 30)", RO | BARE, "" },
 	{ "open /x/f: read-only file system", RO, "/x/f" },
 	{ "mkdir /x: permission denied", AC, "/x" },
 	/* trailing CR-free blanks are layout */
@@ -96,10 +97,13 @@ static const struct row rows[] = {
 	{ "EROFS: read-only file system, open '/x' was logged", 0, "" },
 	{ "bash: ./x.sh: No such file or directory", 0, "" },
 	{ "", 0, "" },
-	/* shell-escaped quoting we do not parse: dialect kept, no path */
-	{ "touch: cannot touch 'it'\\''s': Read-only file system", RO, "" },
-	/* a lone program name is not a path */
-	{ "cat: Permission denied", AC, "" },
+	/* shell-escaped quoting we do not parse: no path, so no evidence */
+	{ "touch: cannot touch 'it'\\''s': Read-only file system", 0, "" },
+	/* a lone program name is not a path: nothing to check, no evidence */
+	{ "cat: Permission denied", 0, "" },
+	/* a bare message is a chain's cause: evidence only with the line above */
+	{ "Permission denied", AC | BARE, "" },
+	{ "    1: Read-only file system (os error 30)", RO | BARE, "" },
 };
 
 Test(dialect, table)
@@ -109,7 +113,7 @@ Test(dialect, table)
 		unsigned got;
 
 		memset(path, 'Z', sizeof(path));
-		got = dialect_match_line(rows[i].line, strlen(rows[i].line), ALL, path, sizeof(path));
+		got = dialect_match_line(rows[i].line, strlen(rows[i].line), ALL, NULL, path, sizeof(path));
 		cr_expect_eq(got, rows[i].want, "line %zu \"%s\": dialect %u, want %u", i, rows[i].line,
 			     got, rows[i].want);
 		cr_expect_str_eq(path, rows[i].path, "line %zu \"%s\": path \"%s\", want \"%s\"", i,
@@ -124,14 +128,14 @@ Test(dialect, mask_limits_what_is_seen)
 	const char *npm = "npm ERR! EROFS: read-only file system, open '/x'";
 	char path[64];
 
-	cr_expect_eq(dialect_match_line(ro, strlen(ro), DIALECT_EACCES, path, sizeof(path)), 0u);
+	cr_expect_eq(dialect_match_line(ro, strlen(ro), DIALECT_EACCES, NULL, path, sizeof(path)), 0u);
 	cr_expect_str_eq(path, "");
-	cr_expect_eq(dialect_match_line(ro, strlen(ro), DIALECT_EROFS, path, sizeof(path)), DIALECT_EROFS);
-	cr_expect_eq(dialect_match_line(py, strlen(py), DIALECT_EROFS, path, sizeof(path)), 0u);
-	cr_expect_eq(dialect_match_line(npm, strlen(npm), DIALECT_EACCES | DIALECT_EXDEV, path,
+	cr_expect_eq(dialect_match_line(ro, strlen(ro), DIALECT_EROFS, NULL, path, sizeof(path)), DIALECT_EROFS);
+	cr_expect_eq(dialect_match_line(py, strlen(py), DIALECT_EROFS, NULL, path, sizeof(path)), 0u);
+	cr_expect_eq(dialect_match_line(npm, strlen(npm), DIALECT_EACCES | DIALECT_EXDEV, NULL, path,
 					sizeof(path)),
 		     0u);
-	cr_expect_eq(dialect_match_line(ro, strlen(ro), 0, path, sizeof(path)), 0u);
+	cr_expect_eq(dialect_match_line(ro, strlen(ro), 0, NULL, path, sizeof(path)), 0u);
 }
 
 Test(dialect, length_not_nul_bounds_the_line)
@@ -140,8 +144,8 @@ Test(dialect, length_not_nul_bounds_the_line)
 	const char *s = "tee: /x: Read-only file system";
 	char path[64];
 
-	cr_expect_eq(dialect_match_line(s, 10, ALL, path, sizeof(path)), 0u);
-	cr_expect_eq(dialect_match_line(s, strlen(s), ALL, path, sizeof(path)), DIALECT_EROFS);
+	cr_expect_eq(dialect_match_line(s, 10, ALL, NULL, path, sizeof(path)), 0u);
+	cr_expect_eq(dialect_match_line(s, strlen(s), ALL, NULL, path, sizeof(path)), DIALECT_EROFS);
 }
 
 Test(dialect, nul_inside_path_names_no_path)
@@ -149,7 +153,7 @@ Test(dialect, nul_inside_path_names_no_path)
 	static const char s[] = "touch: cannot touch '/x\0y': Read-only file system";
 	char path[64];
 
-	cr_expect_eq(dialect_match_line(s, sizeof(s) - 1, ALL, path, sizeof(path)), DIALECT_EROFS);
+	cr_expect_eq(dialect_match_line(s, sizeof(s) - 1, ALL, NULL, path, sizeof(path)), 0u);
 	cr_expect_str_eq(path, "");
 }
 
@@ -159,7 +163,7 @@ Test(dialect, small_path_buffer_is_not_overrun)
 	char buf[16];
 
 	memset(buf, 'Q', sizeof(buf));
-	cr_expect_eq(dialect_match_line(s, strlen(s), ALL, buf, 8), DIALECT_EROFS);
+	cr_expect_eq(dialect_match_line(s, strlen(s), ALL, NULL, buf, 8), 0u);
 	cr_expect_str_eq(buf, "");
 	cr_expect_eq(buf[8], 'Q');
 }
@@ -170,9 +174,9 @@ Test(dialect, invalid_utf8_around_the_line)
 	static const char cut_curly[] = "mkdir: cannot create directory \xe2\x80: Permission denied";
 	char path[64];
 
-	cr_expect_eq(dialect_match_line(s, sizeof(s) - 1, ALL, path, sizeof(path)), DIALECT_EROFS);
+	cr_expect_eq(dialect_match_line(s, sizeof(s) - 1, ALL, NULL, path, sizeof(path)), DIALECT_EROFS);
 	cr_expect_str_eq(path, "/x\xc3");
-	cr_expect_eq(dialect_match_line(cut_curly, sizeof(cut_curly) - 1, ALL, path, sizeof(path)),
+	cr_expect_eq(dialect_match_line(cut_curly, sizeof(cut_curly) - 1, ALL, NULL, path, sizeof(path)),
 		     DIALECT_EACCES);
 }
 
@@ -181,12 +185,177 @@ Test(dialect, extract_path_directly)
 	char path[64];
 	const char *p = "mv: cannot move 'a' to 'b' to 'c'";
 
-	cr_expect(dialect_extract_path(p, strlen(p), path, sizeof(path)));
+	cr_expect(dialect_extract_path(p, strlen(p), false, path, sizeof(path)));
 	cr_expect_str_eq(path, "c");
 	p = "cat";
 	strcpy(path, "keep");
-	cr_expect_not(dialect_extract_path(p, strlen(p), path, sizeof(path)));
+	cr_expect_not(dialect_extract_path(p, strlen(p), false, path, sizeof(path)));
 	cr_expect_str_eq(path, "keep");
 	p = "bash: line 1";
-	cr_expect_not(dialect_extract_path(p, strlen(p), path, sizeof(path)));
+	cr_expect_not(dialect_extract_path(p, strlen(p), false, path, sizeof(path)));
+}
+
+/* ---- other runtimes' shapes (English texts) ---- */
+
+static void expect_rows(const struct row *r, size_t n, const struct dialect_texts *local,
+			const char *what)
+{
+	for (size_t i = 0; i < n; i++) {
+		char path[EVIDENCE_LINE_MAX];
+		unsigned got;
+
+		memset(path, 'Z', sizeof(path));
+		got = dialect_match_line(r[i].line, strlen(r[i].line), ALL, local, path, sizeof(path));
+		cr_expect_eq(got, r[i].want, "%s %zu \"%s\": dialect %#x, want %#x", what, i, r[i].line,
+			     got, r[i].want);
+		cr_expect_str_eq(path, r[i].path, "%s %zu \"%s\": path \"%s\", want \"%s\"", what, i,
+				 r[i].line, path, r[i].path);
+	}
+}
+
+Test(dialect, runtimes)
+{
+	static const struct row table[] = {
+		/* Java: java.io names the path, then strerror in parentheses */
+		{ "Exception in thread \"main\" java.io.FileNotFoundException: /p/a (Read-only file system)", RO, "/p/a" },
+		{ "java.io.FileNotFoundException: out.txt (Permission denied)", AC, "out.txt" },
+		{ "java.io.FileNotFoundException: /p/my dir/a (Permission denied)", AC, "/p/my dir/a" },
+		{ "warning: could not do it (Permission denied)", 0, "" },
+		/* the quoted "main" is the program's field, not a path */
+		{ "Exception in thread \"main\" java.nio.file.FileSystemException: /p/a: Read-only file system", RO, "/p/a" },
+		{ "Exception in thread \"main\" java.nio.file.AccessDeniedException: /p/a", AC, "/p/a" },
+		{ "Caused by: java.nio.file.AccessDeniedException: /a -> /p/b", AC, "/p/b" },
+		{ "java.nio.file.NoSuchFileException: /p/a", 0, "" },
+		{ "my.AccessDeniedException: /p/a", 0, "" },
+		/* Ruby: the errno by name */
+		{ "Read-only file system @ rb_sysopen - /p/a (Errno::EROFS)", RO, "/p/a" },
+		{ "/app/x.rb:1:in `initialize': Permission denied @ rb_sysopen - /p/a (Errno::EACCES)", AC, "/p/a" },
+		{ "No such file or directory @ rb_sysopen - /p/a (Errno::ENOENT)", 0, "" },
+		/* Rust: "(os error N)" names the errno whatever the text */
+		{ "Error: failed to create /p/x: Schreibgeschuetzt (os error 30)", RO, "/p/x" },
+		{ "Error: failed to create /p/x: whatever (os error 2)", 0, "" },
+		{ "  Read-only file system (os error 30)", RO | BARE, "" },
+		{ "Error: Os { code: 30, kind: ReadOnlyFilesystem, message: \"Read-only file system\" }", 0, "" },
+		/* Python: "[Errno N]" names the errno whatever the text */
+		{ "OSError: [Errno 30] Schreibgeschuetzt: '/p/a'", RO, "/p/a" },
+		{ "E       OSError: [Errno 30] Read-only file system: '/p/a'", RO, "/p/a" },
+		{ "FileNotFoundError: [Errno 2] No such file or directory: '/p/a'", 0, "" },
+		{ "PermissionError: [Errno 13] Keine Berechtigung: \"/p/it's\"", AC, "/p/it's" },
+		/* Go */
+		{ "rename /a /p/b: invalid cross-device link", XD, "/p/b" },
+		{ "    w_test.go:9: open /p/a: read-only file system", RO, "/p/a" },
+		/* node's test runner quotes the message: only its unescaped string
+		 * (evidence.c) is evidence, not the line */
+		{ "  error: \"EROFS: read-only file system, open '/p/a'\"", 0, "" },
+		{ "Error: EROFS: read-only file system, write", RO | BARE, "" },
+		/* node's recursive mkdir reports EROFS as ENOENT (mkdir only) */
+		{ "npm error enoent ENOENT: no such file or directory, mkdir '/p/node_modules'", RO, "/p/node_modules" },
+		{ "Error: ENOENT: no such file or directory, open '/p/a'", 0, "" },
+		/* ssh, whatever the punctuation */
+		{ "git@github.com: Permission denied (publickey)", 0, "" },
+		/* quotes of other tools: cargo's backticks */
+		{ "error: could not write `/p/target`: Read-only file system", RO, "/p/target" },
+	};
+
+	expect_rows(table, sizeof(table) / sizeof(table[0]), NULL, "runtime");
+}
+
+/* ---- the command's own language ---- */
+
+/* What glibc 2.36's catalogs hold (the engine derives these at run time;
+ * here they are the test's input). */
+static const struct dialect_texts de = { .text = {
+	"Das Dateisystem ist nur lesbar", "Keine Berechtigung",
+	"Ung\xc3\xbcltiger Link \xc3\xbc" "ber Ger\xc3\xa4tegrenzen hinweg",
+	"Die Operation ist nicht erlaubt" } };
+static const struct dialect_texts zh = { .text = {
+	"\xe5\x8f\xaa\xe8\xaf\xbb\xe6\x96\x87\xe4\xbb\xb6\xe7\xb3\xbb\xe7\xbb\x9f", /* 只读文件系统 */
+	"\xe6\x9d\x83\xe9\x99\x90\xe4\xb8\x8d\xe5\xa4\x9f",                         /* 权限不够 */
+	"\xe6\x97\xa0\xe6\x95\x88\xe7\x9a\x84\xe8\xb7\xa8\xe8\xae\xbe\xe5\xa4\x87\xe9\x93\xbe\xe6\x8e\xa5",
+	"\xe4\xb8\x8d\xe5\x85\x81\xe8\xae\xb8\xe7\x9a\x84\xe6\x93\x8d\xe4\xbd\x9c" } };
+
+#define DE_RO ": Das Dateisystem ist nur lesbar"
+#define DE_AC ": Keine Berechtigung"
+#define ZH_RO ": \xe5\x8f\xaa\xe8\xaf\xbb\xe6\x96\x87\xe4\xbb\xb6\xe7\xb3\xbb\xe7\xbb\x9f"
+#define ZH_AC ": \xe6\x9d\x83\xe9\x99\x90\xe4\xb8\x8d\xe5\xa4\x9f"
+#define FW_COLON "\xef\xbc\x9a"
+
+Test(dialect, german)
+{
+	static const struct row table[] = {
+		{ "touch: '/p/a' kann nicht ber\xc3\xbchrt werden" DE_RO, RO, "/p/a" },
+		{ "mkdir: das Verzeichnis \xe2\x80\x9e/p/d\xe2\x80\x9c kann nicht angelegt werden" DE_RO, RO, "/p/d" },
+		{ "bash: Zeile 1: /p/b" DE_AC, AC, "/p/b" },
+		{ "bash: Zeile 1: out" DE_AC, AC, "out" },
+		{ "mv: das Verschieben von '/etc/hostname' nach '/p/z' ist nicht m\xc3\xb6glich" DE_RO, RO, "/p/z" },
+		{ "ln: Die harte Verkn\xc3\xbcpfung '/p/h' => '/w/x' konnte nicht angelegt werden" DE_AC, AC, "/p/h" },
+		{ "sed: Tempor\xc3\xa4re Datei /p/sedxo7p9N kann nicht ge\xc3\xb6" "ffnet werden" DE_RO, RO, "/p/sedxo7p9N" },
+		{ "tar: /p/t.tar: Funktion open fehlgeschlagen" DE_AC, AC, "/p/t.tar" },
+		{ "tar: ./a.txt: Funktion open fehlgeschlagen" DE_RO, RO, "./a.txt" },
+		{ "Schwerwiegend: kann Verzeichnis /p/g nicht erstellen" DE_RO, RO, "/p/g" },
+		{ "mv: das Verschieben zwischen Ger\xc3\xa4ten ist fehlgeschlagen: '/w/x' zu '/p/x'; das Ziel kann nicht entfernt werden" DE_RO, RO, "/p/x" },
+		{ "/usr/bin/ld: cannot open output file /p/a.out" DE_AC, AC, "/p/a.out" },
+		{ "Exception in thread \"main\" java.io.FileNotFoundException: /p/j1 (Das Dateisystem ist nur lesbar)", RO, "/p/j1" },
+		{ "Exception in thread \"main\" java.nio.file.FileSystemException: /p/j2" DE_RO, RO, "/p/j2" },
+		{ "OSError: [Errno 30] Das Dateisystem ist nur lesbar: '/p/a'", RO, "/p/a" },
+		/* English is still understood */
+		{ "touch: cannot touch '/p/e': Read-only file system", RO, "/p/e" },
+		/* not evidence: no path to check, or not an error line's shape */
+		{ "prog: Fehler" DE_AC, 0, "" },
+		{ "Keine Berechtigung", AC | BARE, "" },
+		{ "Das Dateisystem ist nur lesbar, sagt das Log", 0, "" },
+		{ "Hinweis Keine Berechtigung", 0, "" },
+	};
+
+	expect_rows(table, sizeof(table) / sizeof(table[0]), &de, "de");
+}
+
+Test(dialect, chinese)
+{
+	static const struct row table[] = {
+		{ "touch: \xe6\x97\xa0\xe6\xb3\x95 touch '/p/a'" ZH_RO, RO, "/p/a" },
+		{ "mkdir: \xe6\x97\xa0\xe6\xb3\x95\xe5\x88\x9b\xe5\xbb\xba\xe7\x9b\xae\xe5\xbd\x95 \"/p/d\"" ZH_AC, AC, "/p/d" },
+		{ "bash: \xe8\xa1\x8c 1: /p/b" ZH_RO, RO, "/p/b" },
+		{ "mv: \xe6\x97\xa0\xe6\xb3\x95\xe5\xb0\x86 '/etc/hostname' \xe7\xa7\xbb\xe5\x8a\xa8\xe8\x87\xb3 '/p/z'" ZH_RO, RO, "/p/z" },
+		{ "ln: \xe6\x97\xa0\xe6\xb3\x95\xe5\x88\x9b\xe5\xbb\xba\xe7\xa1\xac\xe9\x93\xbe\xe6\x8e\xa5 '/p/h' => '/w/x'" ZH_AC, AC, "/p/h" },
+		{ "sed: \xe6\x97\xa0\xe6\xb3\x95\xe6\x89\x93\xe5\xbc\x80\xe4\xb8\xb4\xe6\x97\xb6\xe6\x96\x87\xe4\xbb\xb6 /p/sedmNNYLK" ZH_RO, RO, "/p/sedmNNYLK" },
+		{ "tar: /p/t.tar" FW_COLON "\xe6\x97\xa0\xe6\xb3\x95 open" ZH_RO, RO, "/p/t.tar" },
+		{ "\xe8\x87\xb4\xe5\x91\xbd\xe9\x94\x99\xe8\xaf\xaf" FW_COLON "\xe4\xb8\x8d\xe8\x83\xbd\xe5\x88\x9b\xe5\xbb\xba\xe7\x9b\xae\xe5\xbd\x95 /p/g" ZH_RO, RO, "/p/g" },
+		{ "mv: \xe6\x97\xa0\xe6\xb3\x95\xe8\xbf\x9b\xe8\xa1\x8c\xe8\xb7\xa8\xe8\xae\xbe\xe5\xa4\x87\xe7\x9a\x84\xe7\xa7\xbb\xe5\x8a\xa8" FW_COLON "'/w/x' \xe8\x87\xb3 '/p/x'\xef\xbc\x9b\xe6\x97\xa0\xe6\xb3\x95\xe5\x88\xa0\xe9\x99\xa4\xe7\x9b\xae\xe6\xa0\x87" ZH_RO, RO, "/p/x" },
+		/* git: a relative path mid-sentence */
+		{ "\xe9\x94\x99\xe8\xaf\xaf" FW_COLON "\xe4\xb8\x8d\xe8\x83\xbd\xe9\x94\x81\xe5\xae\x9a\xe9\x85\x8d\xe7\xbd\xae\xe6\x96\x87\xe4\xbb\xb6 .git/config" ZH_RO, RO, ".git/config" },
+		/* no blanks, a full-width colon before the message */
+		{ "cp" FW_COLON "\xe6\x97\xa0\xe6\xb3\x95\xe8\xae\xbf\xe9\x97\xae'/p/c'" FW_COLON "\xe6\x9d\x83\xe9\x99\x90\xe4\xb8\x8d\xe5\xa4\x9f", AC, "/p/c" },
+		{ "Exception in thread \"main\" java.io.FileNotFoundException: /p/j1 (\xe5\x8f\xaa\xe8\xaf\xbb\xe6\x96\x87\xe4\xbb\xb6\xe7\xb3\xbb\xe7\xbb\x9f)", RO, "/p/j1" },
+		{ "OSError: [Errno 30] \xe5\x8f\xaa\xe8\xaf\xbb\xe6\x96\x87\xe4\xbb\xb6\xe7\xb3\xbb\xe7\xbb\x9f: '/p/a'", RO, "/p/a" },
+		{ "make: *** \xe6\xb2\xa1\xe6\x9c\x89\xe8\xa7\x84\xe5\x88\x99\xe5\x8f\xaf\xe5\x88\xb6\xe4\xbd\x9c\xe7\x9b\xae\xe6\xa0\x87\xe2\x80\x9c/p/q\xe2\x80\x9d\xe3\x80\x82 \xe5\x81\x9c\xe6\xad\xa2\xe3\x80\x82", 0, "" },
+		{ "\xe6\x9d\x83\xe9\x99\x90\xe4\xb8\x8d\xe5\xa4\x9f", AC | BARE, "" },
+	};
+
+	expect_rows(table, sizeof(table) / sizeof(table[0]), &zh, "zh");
+}
+
+Test(dialect, local_texts_follow_the_mask)
+{
+	const char *l = "touch: '/p/a' kann nicht ber\xc3\xbchrt werden" DE_RO;
+	char path[64];
+
+	cr_expect_eq(dialect_match_line(l, strlen(l), DIALECT_EACCES, &de, path, sizeof(path)), 0u);
+	cr_expect_eq(dialect_match_line(l, strlen(l), DIALECT_EROFS, NULL, path, sizeof(path)), 0u,
+		     "without the local texts a German line is not understood");
+	cr_expect_eq(dialect_match_line(l, strlen(l), DIALECT_EROFS, &de, path, sizeof(path)),
+		     DIALECT_EROFS);
+}
+
+Test(dialect, errno_mapping)
+{
+	cr_expect_eq(dialect_of_errno(30), DIALECT_EROFS);
+	cr_expect_eq(dialect_of_errno(-13), DIALECT_EACCES);
+	cr_expect_eq(dialect_of_errno(18), DIALECT_EXDEV);
+	cr_expect_eq(dialect_of_errno(1), DIALECT_SEATBELT);
+	cr_expect_eq(dialect_of_errno(2), 0u);
+	cr_expect_eq(dialect_of_errno_name("EROFS", 5), DIALECT_EROFS);
+	cr_expect_eq(dialect_of_errno_name("EROFSX", 6), 0u);
+	for (unsigned i = 0; i < DIALECT_KINDS; i++)
+		cr_expect_eq(dialect_of_errno(dialect_errno(dialect_bit(i))), dialect_bit(i));
 }

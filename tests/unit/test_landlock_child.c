@@ -580,12 +580,16 @@ Test(landlock, runner_table)
 	struct child_spec spec;
 	memset(&spec, 0, sizeof(spec));
 	cr_assert_eq(runner_landlock.clone_flags(&spec), 0);
+	spec.supervised = true;
 	spec.landlock_abi = 2;
 	cr_assert_eq(runner_landlock.enforcement(&spec), SBX_ENFORCEMENT_PARTIAL);
 	spec.landlock_abi = 3;
 	cr_assert_eq(runner_landlock.enforcement(&spec), SBX_ENFORCEMENT_FULL);
 	spec.landlock_abi = 7;
 	cr_assert_eq(runner_landlock.enforcement(&spec), SBX_ENFORCEMENT_FULL);
+	/* metadata is the supervisor's: without it, partial at any ABI */
+	spec.supervised = false;
+	cr_assert_eq(runner_landlock.enforcement(&spec), SBX_ENFORCEMENT_PARTIAL);
 }
 
 Test(landlock, fs_rights_per_abi)

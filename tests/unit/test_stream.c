@@ -95,6 +95,20 @@ static char *expected_render(const char *d, size_t n, size_t limit, size_t *len)
 	return out;
 }
 
+/* A spill place in spill_dir: files directly there (as with --spill-dir), or
+ * in a fresh private directory (as in the spill home), at most cap bytes. */
+static struct spill_place place;
+
+static struct spill_place *spill_here(bool private_dir, uint64_t cap)
+{
+	struct sbx_error err;
+
+	spill_place_init(&place, cap);
+	cr_assert_eq(spill_place_choose(&place, spill_dir, NULL, 0, &err), 0, "%s", err.message);
+	place.private_dir = private_dir;
+	return &place;
+}
+
 enum chunking { CH_ONE, CH_BYTES, CH_RANDOM, CH_AROUND_LIMIT };
 
 /* Feed d[0..n) in the given chunking and check everything. pass: also check
@@ -110,7 +124,8 @@ static void check(const char *d, size_t n, size_t limit, enum chunking ch, bool 
 		pass_fd = mkostemp(passpath, O_CLOEXEC);
 		cr_assert(pass_fd >= 0);
 	}
-	cr_assert_eq(stream_init(&s, "stdout", limit, pass_fd, !pass, spill_dir, false), 0);
+	cr_assert_eq(stream_init(&s, "stdout", limit, pass_fd,
+				 pass ? NULL : spill_here(false, UINT64_MAX)), 0);
 
 	size_t off = 0;
 	while (off < n) {
@@ -167,7 +182,9 @@ static void check(const char *d, size_t n, size_t limit, enum chunking ch, bool 
 	free(want);
 
 	char *spill = s.spill_path ? strdup(s.spill_path) : NULL;
+	cr_assert_eq(s.spill_stop, SPILL_WHOLE, "%s: spill stopped (%d)", ctx, s.spill_stop);
 	stream_close(&s);
+	spill_place_close(&place);
 	if (pass) {
 		cr_assert_null(spill, "%s: no spill with passthrough", ctx);
 		size_t plen;
@@ -295,7 +312,7 @@ Test(stream, no_spill)
 	rng_state = 0x9abc;
 	struct stream s;
 	char *d = random_data(1000);
-	cr_assert_eq(stream_init(&s, "stderr", 100, -1, false, spill_dir, false), 0);
+	cr_assert_eq(stream_init(&s, "stderr", 100, -1, NULL), 0);
 	for (size_t off = 0; off < 1000; off += 7)
 		stream_feed(&s, d + off, off + 7 <= 1000 ? 7 : 1000 - off);
 	cr_assert_eq(s.total, 1000);
@@ -316,7 +333,7 @@ Test(stream, default_spill_dir_private)
 	rng_state = 0xabcd;
 	struct stream s;
 	char *d = random_data(50);
-	cr_assert_eq(stream_init(&s, "stdout", 10, -1, true, spill_dir, true), 0);
+	cr_assert_eq(stream_init(&s, "stdout", 10, -1, spill_here(true, UINT64_MAX)), 0);
 	stream_feed(&s, d, 50);
 	cr_assert_not_null(s.spill_path);
 	cr_assert(strncmp(s.spill_path, spill_dir, strlen(spill_dir)) == 0, "%s", s.spill_path);
@@ -328,6 +345,7 @@ Test(stream, default_spill_dir_private)
 	cr_assert(stat(dir, &st) == 0);
 	cr_assert_eq(st.st_mode & 077, 0, "spill dir mode %o", st.st_mode & 0777);
 	stream_close(&s);
+	spill_place_close(&place);
 	size_t slen;
 	char *sp = read_all(s.spill_path, &slen);
 	cr_assert(slen == 50 && memcmp(sp, d, 50) == 0);
@@ -345,7 +363,7 @@ Test(stream, total_past_4g, .timeout = 120)
 	size_t blk = 1 << 20;
 	char *d = malloc(blk);
 	memset(d, 'x', blk);
-	cr_assert_eq(stream_init(&s, "stdout", 64, -1, false, NULL, false), 0);
+	cr_assert_eq(stream_init(&s, "stdout", 64, -1, NULL), 0);
 	for (int i = 0; i < 4097; i++)
 		stream_feed(&s, d, blk);
 	uint64_t total = 4097ULL << 20;
@@ -358,4 +376,72 @@ Test(stream, total_past_4g, .timeout = 120)
 	free(r);
 	stream_close(&s);
 	free(d);
+}
+
+/* spill_max_bytes: the file holds exactly the first cap bytes of the stream,
+ * the stream itself (render, total) is whole, and the stop says why. */
+static void check_cap(size_t n, uint64_t cap, enum chunking ch)
+{
+	struct stream s;
+	char *d = random_data(n);
+
+	cr_assert_eq(stream_init(&s, "stdout", 100, -1, spill_here(true, cap)), 0);
+	for (size_t off = 0; off < n;) {
+		size_t k = ch == CH_BYTES ? 1 : ch == CH_ONE ? n : 1 + rnd() % 700;
+
+		if (k > n - off)
+			k = n - off;
+		stream_feed(&s, d + off, k);
+		off += k;
+	}
+	cr_assert_eq(s.total, n);
+	uint64_t want = n < cap ? n : cap;
+	cr_assert_eq(s.spill_stop, n > cap ? SPILL_STOP_CAP : SPILL_WHOLE, "n %zu cap %llu: stop %d",
+		     n, (unsigned long long)cap, s.spill_stop);
+	cr_assert_eq(s.spilled, want);
+	stream_close(&s);
+	spill_place_close(&place);
+	if (cap == 0) {
+		cr_assert_null(s.spill_path, "cap 0: no file");
+	} else {
+		size_t slen;
+		char *sp = read_all(s.spill_path, &slen);
+
+		cr_assert(slen == want && memcmp(sp, d, want) == 0, "n %zu cap %llu: file has %zu",
+			  n, (unsigned long long)cap, slen);
+		free(sp);
+	}
+	free(s.spill_path);
+	free(d);
+}
+
+Test(stream, spill_cap)
+{
+	rng_state = 0x5151;
+	check_cap(5000, 1234, CH_RANDOM);
+	check_cap(5000, 1234, CH_BYTES);
+	check_cap(5000, 1234, CH_ONE);
+	check_cap(5000, 50, CH_RANDOM);  /* below the limit: the head alone is cut */
+	check_cap(5000, 5000, CH_RANDOM); /* exactly the stream: whole */
+	check_cap(5000, 4999, CH_RANDOM);
+	check_cap(5000, 0, CH_RANDOM);   /* never spill */
+}
+
+/* A spill that cannot be made stops with the reason; the stream goes on. */
+Test(stream, spill_error_reported)
+{
+	struct stream s;
+	char d[300];
+
+	memset(d, 'e', sizeof(d));
+	spill_here(true, UINT64_MAX);
+	close(place.base_fd);
+	place.base_fd = -EACCES;
+	cr_assert_eq(stream_init(&s, "stderr", 100, -1, &place), 0);
+	stream_feed(&s, d, sizeof(d));
+	cr_assert_eq(s.total, sizeof(d));
+	cr_assert_eq(s.spill_stop, SPILL_STOP_ERROR);
+	cr_assert_eq(s.spill_errno, EACCES);
+	cr_assert_null(s.spill_path);
+	stream_close(&s);
 }

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* A run's supervisor (run_supervise.c): prepared with the spec, attached
+ * after spawn, ended with the run. */
+#ifndef SBX_RUN_SUPERVISE_H
+#define SBX_RUN_SUPERVISE_H
+
+struct run_state;
+struct sbx_run;
+
+/* Before spawn: the filters and the handoff socket into r->spec, where this
+ * kernel can supervise. */
+void run_supervise_prepare(struct run_state *r);
+/* After a successful spawn: take the listener and start answering. */
+void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg);
+/* The run is over (or failed): stop, release. */
+void run_supervise_end(struct run_state *r);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* The syscall supervisor (CONTRACT section 10): sbx answers the seccomp user
+ * notifications of one confined run. It resolves each object in the
+ * command's view, decides by the run's writable set and the unix_sockets
+ * allow-list, and performs the call itself with the command's privileges;
+ * refusals are EACCES. It never lets the kernel continue a decided call
+ * (SECCOMP_USER_NOTIF_FLAG_CONTINUE): a second thread of the command could
+ * swap the path or the address between the decision and the kernel's own
+ * look-up. */
+#ifndef SBX_SUPERVISOR_H
+#define SBX_SUPERVISOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+struct supervisor;
+
+struct supervisor_params {
+	bool metadata;           /* decide chmod/chown/utimes/xattrs (landlock runner) */
+	struct supervise_writable writable; /* canonical paths in the command's view */
+	const char *const *allow; /* unix_sockets entries */
+	size_t n_allow;
+	/* The capabilities the command holds (bit N: capability N), and so the
+	 * supervisor's threads: never more. */
+	uint64_t caps;
+};
+
+/* Take over listener and start answering on threads of our own (serve's loop
+ * is never blocked). NULL with *err set on failure: the listener is closed,
+ * and the run's supervised calls then fail (ENOSYS), never pass unchecked. */
+struct supervisor *supervisor_start(int listener, const struct supervisor_params *p, int *err);
+/* The run is over: calls still in flight are abandoned (their threads are
+ * cancelled), and everything is released once the last thread is out.
+ * Never blocks. NULL is fine. */
+void supervisor_stop(struct supervisor *sv);
+
+/* Parent: can this kernel and process supervise (cached)? 0, or -errno with
+ * a plain reason. */
+int supervisor_probe(char *reason, size_t reason_size);
+/* Whether a listener's owner can be told by its pidfd (SO_PEERPIDFD, Linux
+ * 6.5+); else by its pid, which a patient command could recycle. */
+bool supervisor_peer_pidfd(void);
+
+#endif

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside the supervisor (supervisor*.c): one run's state, one call's context,
+ * and the helpers every handler uses to see what the command sees. */
+#ifndef SBX_SUPERVISOR_INT_H
+#define SBX_SUPERVISOR_INT_H
+
+#include <limits.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "policy.h"
+#include "supervisor.h"
+
+#define SV_MAX_INFLIGHT 64 /* blocking calls performed at once per run */
+
+/* A call handed to a worker (supervisor_worker.c). */
+struct sv_inflight {
+	bool used;
+	bool running;      /* a worker took it: thread is valid */
+	bool done;         /* performed (or cancelled); the slot is free again */
+	bool cancelled;
+	pthread_t thread;
+	int pidfd;         /* the calling process: readable once it is gone */
+	struct sv_net_op *op;
+	uint64_t id;
+};
+
+struct supervisor {
+	int listener;
+	int wake_fd;              /* eventfd: stop, or a worker finished */
+	int refs;                 /* engine + dispatcher + workers (atomic) */
+	bool stopping;            /* set once by supervisor_stop (atomic) */
+	pthread_mutex_t lock;     /* guards inflight and the worker counts */
+	pthread_cond_t work;      /* idle workers wait here for a call */
+	size_t n_idle, n_unclaimed, n_workers;
+	struct sv_inflight inflight[SV_MAX_INFLIGHT];
+
+	bool metadata;
+	uint64_t caps;
+	pid_t self;               /* sbx: a listener below it was made by a run */
+	char writable_dirs[SUPERVISE_MAX_WRITABLE][PATH_MAX];
+	struct supervise_writable writable;
+	size_t n_allow;
+	char **allow;
+};
+
+/* One call, from RECV to SEND. */
+struct sv_call {
+	struct supervisor *sv;
+	struct seccomp_notif n;
+	int proc;                 /* O_PATH /proc/<tid>, -1 until needed */
+	int pidfd;                /* the caller, -1 until needed */
+	int mem;                  /* /proc/<tid>/mem when process_vm_readv is missing */
+	char root[PATH_MAX];      /* the command's root as our d_path shows it */
+	bool have_root;
+};
+
+/* What to answer: val, or the error (a positive errno). */
+struct sv_answer {
+	int64_t val;
+	int err;
+	bool abandon;             /* the call is gone (killed): answer nothing */
+};
+
+void sv_call_init(struct sv_call *c, struct supervisor *sv);
+void sv_call_release(struct sv_call *c);
+
+/* The command's memory. 0 or -errno (-EFAULT for an address it cannot read). */
+int sv_read(struct sv_call *c, uint64_t addr, void *buf, size_t len);
+/* The caller's memory as a file (for a write after the call was checked
+ * valid: it stays that process's memory even if its pid is reused). */
+int sv_open_mem(struct sv_call *c);
+/* A NUL-terminated string of at most size-1 bytes: 0, -EFAULT, or
+ * -ENAMETOOLONG when no NUL comes within size bytes. */
+int sv_read_string(struct sv_call *c, uint64_t addr, char *buf, size_t size);
+/* Still the same call (the thread did not die, its pid was not reused):
+ * asked after everything was read, before anything is done. */
+bool sv_still_valid(struct sv_call *c);
+
+/* The caller's pidfd (a thread's own where the kernel has PIDFD_THREAD). */
+int sv_pidfd(struct sv_call *c);
+/* A copy of the command's fd (pidfd_getfd): the same open file. -errno. */
+int sv_getfd(struct sv_call *c, int fd);
+
+enum sv_resolve_flags {
+	SV_FOLLOW = 1,      /* follow a symlink in the last component */
+	SV_EMPTY_OK = 2,    /* "" names dirfd itself (AT_EMPTY_PATH) */
+};
+/* An O_PATH handle on what path names for the command: relative to its cwd
+ * (AT_FDCWD) or dirfd, absolute paths from its root, ".." never above it,
+ * looked up in its mount namespace. /proc magic links are not followed (they
+ * would be ours, not the command's). The handle, or -errno. */
+int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags);
+/* The canonical path of a handle from the root of the command's mount
+ * namespace: what the writable set and the allow-list are written in. Not
+ * from the command's own root: a command that chroots (in a nested user
+ * namespace) into /var must not make /var/tmp/x look like /tmp/x. 0 or
+ * -errno; -ENOENT-like strings ("pipe:[12]") are returned as they are. */
+int sv_view_path(struct sv_call *c, int handle, char *buf, size_t size);
+
+/* supervisor_meta.c / supervisor_net.c */
+bool sv_is_metadata_call(const struct seccomp_notif *n);
+void sv_metadata_call(struct sv_call *c, struct sv_answer *a);
+bool sv_is_socket_call(const struct seccomp_notif *n);
+struct sv_net_op;
+/* Everything read and decided; the op to perform, or NULL with a filled. */
+struct sv_net_op *sv_net_prepare(struct sv_call *c, struct sv_answer *a);
+/* Whether performing may block (then a worker thread does it). */
+bool sv_net_may_block(const struct sv_net_op *op);
+void sv_net_perform(struct sv_net_op *op, struct sv_answer *a);
+void sv_net_free(struct sv_net_op *op);
+/* The socket the op works on (ours: pidfd_getfd), for cancelling. */
+int sv_net_socket(const struct sv_net_op *op);
+
+/* supervisor.c */
+void sv_ref(struct supervisor *sv);
+void sv_unref(struct supervisor *sv);
+void sv_wake(struct supervisor *sv);
+void sv_respond(struct supervisor *sv, uint64_t id, const struct sv_answer *a);
+
+/* supervisor_worker.c: calls that may block, on threads of their own. */
+struct pollfd;
+/* Hand op over (the worker answers). false: no room, perform it yourself. */
+bool sv_worker_start(struct supervisor *sv, struct sv_call *c, struct sv_net_op *op);
+/* The caller of the call in slot died: end its worker. */
+void sv_worker_caller_gone(struct supervisor *sv, size_t slot);
+/* The run is over: end every call in flight, send idle workers away. */
+void sv_worker_stop_all(struct supervisor *sv);
+/* Free finished slots; fill pfd with the callers still waited for. */
+size_t sv_worker_watch(struct supervisor *sv, struct pollfd *pfd, size_t *slot_of);
+
+/* supervisor_peer.c: was this listener made by a run of ours? */
+bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file);
+
+#endif

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/* Socket calls that can name a peer: connect, sendto with an address,
+ * sendmsg, sendmmsg (both runners). The address of connect and sendmsg is in
+ * the command's memory, where another of its threads can change it after we
+ * read it: so every such call is performed here, on the command's own socket
+ * (pidfd_getfd), with the address we read and decided on. A unix socket path
+ * is looked up by us in the command's view and reached through our handle on
+ * the socket file (/proc/self/fd/N), never by its name again.
+ *
+ * A unix socket is reachable when the unix_sockets allow-list names it, or
+ * when it lies in the run's writable set, belongs to the command's user and a
+ * process of ours listens on it (supervisor_peer.c). Datagram sockets have no
+ * listener to ask: they are reachable through the allow-list only. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "supervisor_net.h"
+
+bool sv_is_socket_call(const struct seccomp_notif *n)
+{
+	return n->data.nr == SYS_connect || n->data.nr == SYS_sendto ||
+	       n->data.nr == SYS_sendmsg || n->data.nr == SYS_sendmmsg;
+}
+
+int sv_net_socket(const struct sv_net_op *op)
+{
+	return op->sock;
+}
+
+void sv_net_free(struct sv_net_op *op)
+{
+	if (!op)
+		return;
+	for (size_t i = 0; i < op->n_msgs; i++) {
+		struct net_msg *m = &op->msgs[i];
+
+		for (size_t k = 0; k < m->n_fds; k++)
+			close(m->fds[k]);
+		free(m->fds);
+		if (m->target >= 0)
+			close(m->target);
+		free(m->data);
+		free(m->control);
+	}
+	free(op->msgs);
+	if (op->sock >= 0)
+		close(op->sock);
+	if (op->pidfd >= 0)
+		close(op->pidfd);
+	if (op->mem >= 0)
+		close(op->mem);
+	free(op);
+}
+
+/* The abstract name as /proc/net/unix prints it: '@', NULs as '@'. */
+static void abstract_name(const struct sockaddr_un *a, socklen_t len, char *out, size_t size)
+{
+	size_t n = len - offsetof(struct sockaddr_un, sun_path) - 1, k = 0;
+
+	out[k++] = '@';
+	for (size_t i = 0; i < n && k + 1 < size; i++)
+		out[k++] = a->sun_path[1 + i] ? a->sun_path[1 + i] : '@';
+	out[k] = '\0';
+}
+
+static bool listed(struct supervisor *sv, const char *name)
+{
+	return supervise_socket_listed((const char *const *)sv->allow, sv->n_allow, name);
+}
+
+/* An allow-list entry names a host path: the socket the command reached
+ * must be the one that path names for us too, not something a nested mount
+ * namespace of the command put there. */
+static bool listed_here(struct supervisor *sv, const char *view, int target)
+{
+	struct stat a, b;
+	int fd;
+	bool same;
+
+	if (!listed(sv, view))
+		return false;
+	fd = open(view, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	same = fstat(fd, &a) == 0 && fstat(target, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+	close(fd);
+	return same;
+}
+
+/* A unix address for a lookup: decide, and replace a path by our handle.
+ * 0: go on (m->name holds what to use); 1: performed as given (no lookup
+ * happens); -errno: refuse. *check_listener: connect must verify who
+ * listens. */
+static int decide_unix(struct sv_call *c, struct sv_net_op *op, struct net_msg *m,
+		       bool *check_listener)
+{
+	struct sockaddr_un *a = (struct sockaddr_un *)&m->name;
+	char path[sizeof(a->sun_path) + 1], view[PATH_MAX];
+	size_t plen;
+	struct stat st;
+	int h;
+
+	*check_listener = false;
+	if (m->namelen <= offsetof(struct sockaddr_un, sun_path) ||
+	    m->namelen > sizeof(struct sockaddr_un) || a->sun_family != AF_UNIX)
+		return 1; /* the kernel refuses it without looking anything up */
+	if (a->sun_path[0] == '\0') {
+		abstract_name(a, m->namelen, view, sizeof(view));
+		if (listed(c->sv, view))
+			return 0;
+		if (op->type == SOCK_DGRAM)
+			return -EACCES;
+		*check_listener = true;
+		return 0;
+	}
+	plen = m->namelen - offsetof(struct sockaddr_un, sun_path);
+	memcpy(path, a->sun_path, plen);
+	path[plen] = '\0';
+	h = sv_resolve(c, AT_FDCWD, path, SV_FOLLOW);
+	if (h < 0)
+		return h;
+	m->target = h;
+	if (fstat(h, &st) < 0)
+		return -EACCES;
+	if (!S_ISSOCK(st.st_mode))
+		return -ECONNREFUSED; /* what the kernel says for a non-socket */
+	if (sv_view_path(c, h, view, sizeof(view)) < 0)
+		return -EACCES;
+	if (listed_here(c->sv, view, h)) {
+		/* ok */
+	} else if (op->type != SOCK_DGRAM && st.st_uid == geteuid() &&
+		   supervise_in_writable(&c->sv->writable, view)) {
+		*check_listener = true;
+	} else {
+		return -EACCES;
+	}
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	snprintf(a->sun_path, sizeof(a->sun_path), "/proc/self/fd/%d", h);
+	m->namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(a->sun_path) + 1);
+	return 0;
+}
+
+/* The name of one message: decided where the kernel would look it up. */
+int sv_net_decide_name(struct sv_call *c, struct sv_net_op *op, struct net_msg *m)
+{
+	bool check;
+	int rc;
+
+	/* Only unix datagram sockets look a send's name up; stream sockets
+	 * refuse it and seqpacket ignores it, without a look-up. */
+	if (m->namelen == 0 || !op->unix_family ||
+	    (op->kind != NET_CONNECT && op->type != SOCK_DGRAM))
+		return 0;
+	rc = decide_unix(c, op, m, &check);
+	if (rc < 0)
+		return rc;
+	if (check)
+		op->check_listener = true;
+	return 0;
+}
+
+struct sv_net_op *sv_net_prepare(struct sv_call *c, struct sv_answer *a)
+{
+	struct sv_net_op *op = calloc(1, sizeof(*op));
+	int rc;
+
+	if (!op) {
+		a->err = ENOMEM;
+		return NULL;
+	}
+	op->sv = c->sv;
+	op->sock = op->pidfd = op->mem = -1;
+	op->kind = c->n.data.nr == SYS_connect ? NET_CONNECT : c->n.data.nr == SYS_sendto ? NET_SENDTO
+		   : c->n.data.nr == SYS_sendmsg ? NET_SENDMSG : NET_SENDMMSG;
+	rc = sv_net_read(c, op);
+	if (rc == 0 && sv_pidfd(c) >= 0)
+		op->pidfd = fcntl(c->pidfd, F_DUPFD_CLOEXEC, 3);
+	if (rc == 0 && op->kind == NET_SENDMMSG)
+		op->mem = sv_open_mem(c);
+	/* Everything is read: is it still the call we were asked about? */
+	if (rc == 0 && !sv_still_valid(c)) {
+		a->abandon = true;
+		rc = -ECANCELED;
+	}
+	if (rc < 0) {
+		a->err = -rc;
+		sv_net_free(op);
+		return NULL;
+	}
+	return op;
+}
+
+bool sv_net_may_block(const struct sv_net_op *op)
+{
+	int fl = fcntl(op->sock, F_GETFL);
+
+	if (fl < 0 || (fl & O_NONBLOCK))
+		return false;
+	if (op->kind == NET_CONNECT)
+		return op->type != SOCK_DGRAM;
+	return !(op->flags & MSG_DONTWAIT);
+}
+
+/* The blocking syscalls are the only points where a worker may be
+ * cancelled (supervisor_stop, or the caller died): everything it holds is
+ * in the op, which the cancellation's cleanup frees. */
+static ssize_t do_sendmsg(struct sv_net_op *op, struct net_msg *m, int flags)
+{
+	struct iovec iov = { .iov_base = m->data, .iov_len = m->len };
+	struct msghdr h = {
+		.msg_name = m->namelen ? &m->name : NULL,
+		.msg_namelen = m->namelen,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = m->control,
+		.msg_controllen = m->controllen,
+	};
+	int old, err;
+	ssize_t n;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+	n = sendmsg(op->sock, &h, flags);
+	err = errno;
+	pthread_setcancelstate(old, NULL);
+	errno = err;
+	return n;
+}
+
+static void perform_connect(struct sv_net_op *op, struct sv_answer *a)
+{
+	struct net_msg *m = &op->msgs[0];
+	int old, err, rc;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+	rc = connect(op->sock, m->namelen ? (struct sockaddr *)&m->name : NULL, m->namelen);
+	err = errno;
+	pthread_setcancelstate(old, NULL);
+	if (rc < 0) {
+		a->err = err;
+		return;
+	}
+	/* Connected: kept only if a process of ours listens. The peer sees a
+	 * connection closed at once, before any byte. */
+	if (op->check_listener && !sv_listener_is_ours(op->sv, op->sock, m->target)) {
+		shutdown(op->sock, SHUT_RDWR);
+		a->err = EACCES;
+	}
+}
+
+void sv_net_perform(struct sv_net_op *op, struct sv_answer *a)
+{
+	/* Our thread must never take a SIGPIPE: it would end sbx. The command
+	 * gets its own below when it asked for one. Zero-copy would send from
+	 * our buffer after we freed it. */
+	int flags = (op->flags | MSG_NOSIGNAL) & ~MSG_ZEROCOPY;
+	size_t n_msgs = op->kind == NET_SENDMMSG ? op->n_msgs : 1, sent = 0;
+
+	if (op->kind == NET_CONNECT) {
+		perform_connect(op, a);
+		return;
+	}
+	for (size_t i = 0; i < n_msgs; i++) {
+		ssize_t n = do_sendmsg(op, &op->msgs[i], flags);
+		int err = errno;
+
+		if (n < 0) {
+			if (err == EPIPE && !(op->flags & MSG_NOSIGNAL) && op->pidfd >= 0)
+				syscall(SYS_pidfd_send_signal, op->pidfd, SIGPIPE, NULL, 0);
+			if (sent == 0)
+				a->err = err;
+			break;
+		}
+		if (op->kind != NET_SENDMMSG) {
+			a->val = n;
+			return;
+		}
+		/* sendmmsg tells each message's length in the caller's vector,
+		 * through the mem file opened while the call was known valid. */
+		uint32_t len = (uint32_t)n;
+		off_t at = (off_t)(op->vec + i * sizeof(struct mmsghdr) +
+				   offsetof(struct mmsghdr, msg_len));
+
+		if (op->mem < 0 || pwrite(op->mem, &len, sizeof(len), at) != sizeof(len)) {
+			if (sent == 0)
+				a->err = EFAULT;
+			break;
+		}
+		sent++;
+	}
+	if (sent)
+		a->val = (int64_t)sent;
+}

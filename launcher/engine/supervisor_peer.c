@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* Whose is a listening socket? A socket in the writable set is reachable only
+ * when a process of ours (a run's) listens on it: under the landlock runner
+ * /tmp is the host's, and the caller's tmux, X server or ssh-agent listen
+ * there. The listener's identity is the credential the kernel recorded at
+ * listen(2), read from the connected socket: as a pidfd where the kernel has
+ * SO_PEERPIDFD (6.5+), which names that very process even if its pid was
+ * reused; else as a pid, checked against the socket file's age. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "supervisor_int.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+/* One field of /proc/<pid>/stat after the command name (which may hold
+ * spaces and parentheses): index 0 is the state, 1 the ppid, 19 starttime. */
+static bool stat_field(pid_t pid, int index, unsigned long long *out)
+{
+	char path[32], buf[1024];
+	ssize_t n;
+	int fd;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p)
+		return false;
+	p++;
+	for (int i = 0; i <= index; i++) {
+		while (*p == ' ')
+			p++;
+		if (i == index)
+			break;
+		while (*p && *p != ' ')
+			p++;
+	}
+	if (!*p)
+		return false;
+	*out = strtoull(p, NULL, 10);
+	return true;
+}
+
+/* pid is below ancestor (parent links, as /proc shows them to us). A run's
+ * processes stay below sbx however they fork: sbx and bash are subreapers. */
+static bool below(pid_t pid, pid_t ancestor)
+{
+	for (int depth = 0; depth < 4096 && pid > 1; depth++) {
+		unsigned long long ppid;
+
+		if (!stat_field(pid, 1, &ppid))
+			return false;
+		if ((pid_t)ppid == ancestor)
+			return true;
+		pid = (pid_t)ppid;
+	}
+	return false;
+}
+
+/* The pid a pidfd names in our PID namespace; -1 once that process is gone. */
+static pid_t pidfd_pid(int pidfd)
+{
+	char path[40], buf[512];
+	ssize_t n;
+	int fd;
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "\nPid:");
+	return p ? (pid_t)strtol(p + 5, NULL, 10) : -1;
+}
+
+static int peer_pidfd(int sock)
+{
+	int pidfd = -1;
+	socklen_t len = sizeof(pidfd);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
+		return -errno;
+	return pidfd;
+}
+
+bool supervisor_peer_pidfd(void)
+{
+	static int have = -1;
+
+	if (have < 0) {
+		int sv[2], pidfd = -1;
+
+		have = 0;
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0) {
+			pidfd = peer_pidfd(sv[0]);
+			have = pidfd >= 0;
+			if (pidfd >= 0)
+				close(pidfd);
+			close(sv[0]);
+			close(sv[1]);
+		}
+	}
+	return have == 1;
+}
+
+/* The process started before the socket file was made: a listener from
+ * before it cannot have recycled its pid into ours. Birth time where the
+ * file system keeps one, else the change time (which a command can bump:
+ * the weaker guard of kernels without SO_PEERPIDFD). */
+static bool started_before_file(pid_t pid, int socket_file)
+{
+	struct statx sx;
+	unsigned long long start_ticks, boot = 0;
+	char buf[4096];
+	long tick = sysconf(_SC_CLK_TCK);
+	int fd;
+	ssize_t n;
+	const char *p;
+
+	if (socket_file < 0)
+		return true; /* abstract: no file to compare with */
+	if (statx(socket_file, "", AT_EMPTY_PATH, STATX_BTIME | STATX_CTIME, &sx) < 0 ||
+	    !stat_field(pid, 19, &start_ticks) || tick <= 0)
+		return false;
+	fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strstr(buf, "\nbtime ");
+	if (!p)
+		return false;
+	boot = strtoull(p + 7, NULL, 10);
+	long long made = (sx.stx_mask & STATX_BTIME) ? sx.stx_btime.tv_sec : sx.stx_ctime.tv_sec;
+	/* One second of slack: boot time and tick rounding. */
+	return (long long)(boot + start_ticks / (unsigned long long)tick) <= made + 1;
+}
+
+bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int pidfd = peer_pidfd(sock);
+	pid_t pid;
+	bool ours;
+
+	if (pidfd >= 0) {
+		pid = pidfd_pid(pidfd);
+		ours = pid > 0 && below(pid, sv->self);
+		/* Still alive now, so the pid we walked from was that process
+		 * all along. */
+		ours = ours && pidfd_pid(pidfd) == pid;
+		close(pidfd);
+		return ours;
+	}
+	/* A kernel with SO_PEERPIDFD that gives none: the listener is gone
+	 * (EINVAL, ESRCH), and a pid would only name whoever has it now. */
+	if (supervisor_peer_pidfd())
+		return false;
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid <= 0)
+		return false;
+	return below(cred.pid, sv->self) && started_before_file(cred.pid, socket_file);
+}

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/* The JSON-RPC line server: one process, one event loop, many runs. Input is
+ * read in chunks and cut into lines (never more than line_max bytes kept);
+ * each message goes to the front end's vocabulary; runs overlap on the loop
+ * and their answers go out in completion order through the writer thread.
+ *
+ * End of input: no new messages; the vocabulary ends its background work;
+ * runs in flight finish and are answered; then the server returns. A signal
+ * (cancel_fd) or a reader that went away ends every run at once instead. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonrpc.h"
+#include "run.h"
+#include "serve_out.h"
+
+#define RPC_READ_BUF 65536
+
+struct rpc_job {
+	struct run_state *run;
+	rpc_done_fn done;
+	void *ctx;
+	bool keep_output;
+	struct rpc_job *next;
+};
+
+struct rpc_server {
+	struct rpc_server_opts o;
+	const struct rpc_vocab *v;
+	struct serve_out out;
+	struct loop *loop;
+	struct rpc_job *jobs;
+	struct loop_watch w_in, w_cancel;
+	char *line;
+	size_t line_len;
+	bool line_too_long;
+	bool eof;
+	int vocab_timeout;
+};
+
+void rpc_send(struct rpc_server *s, json_t *msg)
+{
+	char *text = json_dumps(msg, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	json_decref(msg);
+	if (text)
+		serve_out_push(&s->out, text, strlen(text));
+	free(text);
+}
+
+bool rpc_input_ended(const struct rpc_server *s)
+{
+	return s->eof;
+}
+
+/* ---- input ---- */
+
+static void handle_line(struct rpc_server *s, const char *line, size_t len)
+{
+	struct sbx_error err = { 0 };
+	struct rpc_msg m;
+	json_t *id = NULL;
+	int code = rpc_parse(line, len, &m, &id, &err);
+
+	if (code != 0) {
+		json_t *data = json_pack("{s:s, s:s}", "code", err.code, "detail", err.detail);
+
+		rpc_send(s, rpc_error(id, code, err.message, data));
+		return;
+	}
+	s->v->on_message(s, s->v->ctx, &m);
+	rpc_msg_free(&m);
+}
+
+static void refuse_long_line(struct rpc_server *s)
+{
+	struct sbx_error err;
+
+	sbx_error_set(&err, E2BIG, SBX_E_BAD_REQUEST, NULL,
+		      "message line longer than %zu bytes: refused unread", s->o.line_max);
+	rpc_send(s, rpc_error_sbx(NULL, &err));
+}
+
+static void input_ended(struct rpc_server *s)
+{
+	if (s->eof)
+		return;
+	s->eof = true;
+	loop_remove(s->loop, &s->w_in);
+	s->v->on_eof(s, s->v->ctx);
+}
+
+/* A line longer than line_max is answered once, then skipped up to its
+ * newline: never read without bound. */
+static void on_input(struct loop_watch *w, const char *buf, ssize_t n)
+{
+	struct rpc_server *s = w->ctx;
+
+	if (n <= 0) {
+		/* A last line without its newline still counts. */
+		if (s->line_too_long)
+			refuse_long_line(s);
+		else if (s->line_len)
+			handle_line(s, s->line, s->line_len);
+		s->line_len = 0;
+		input_ended(s);
+		return;
+	}
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			if (s->line_too_long)
+				refuse_long_line(s);
+			else
+				handle_line(s, s->line, s->line_len);
+			s->line_len = 0;
+			s->line_too_long = false;
+			if (s->eof)
+				return;
+			continue;
+		}
+		if (s->line_too_long)
+			continue;
+		if (s->line_len == s->o.line_max) {
+			s->line_too_long = true;
+			continue;
+		}
+		s->line[s->line_len++] = buf[i];
+	}
+}
+
+/* ---- jobs ---- */
+
+struct rpc_job *rpc_job_start(struct rpc_server *s, const struct sbx_run *run, bool keep_output,
+			      rpc_done_fn done, void *job_ctx, struct sbx_error *err)
+{
+	struct rpc_job *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+		return NULL;
+	}
+	if (run_start(run, s->loop, &j->run, err) < 0) {
+		free(j);
+		return NULL;
+	}
+	j->done = done;
+	j->ctx = job_ctx;
+	j->keep_output = keep_output;
+	j->next = s->jobs;
+	s->jobs = j;
+	return j;
+}
+
+void rpc_job_end(struct rpc_job *j, bool cancelled)
+{
+	if (cancelled && !j->run->bash_exited)
+		j->run->cancelled = true;
+	run_terminate(j->run);
+}
+
+int rpc_job_peek(const struct rpc_job *j, struct stream_view *out, struct stream_view *errv)
+{
+	if (stream_view_take(&j->run->out, out) < 0)
+		return -ENOMEM;
+	if (stream_view_take(&j->run->err, errv) < 0) {
+		stream_view_free(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+uint64_t rpc_job_elapsed_ms(const struct rpc_job *j)
+{
+	return run_now_ms() - j->run->start_ms;
+}
+
+static void settle(struct rpc_server *s, struct rpc_job *j)
+{
+	struct stream_view out = { 0 }, errv = { 0 };
+	struct sbx_result *result = NULL;
+	struct sbx_error err = { 0 };
+	bool views = j->keep_output && rpc_job_peek(j, &out, &errv) == 0;
+	int rc = run_finish(j->run, &result, &err);
+
+	j->done(s, j->ctx, rc < 0 ? NULL : result, &err, views ? &out : NULL,
+		views ? &errv : NULL);
+	sbx_result_free(result);
+	free(j);
+}
+
+static int next_timeout(const struct rpc_server *s)
+{
+	uint64_t now = run_now_ms();
+	int best = s->vocab_timeout;
+
+	for (const struct rpc_job *j = s->jobs; j; j = j->next) {
+		int t = run_next_timeout(j->run, now);
+
+		if (t >= 0 && (best < 0 || t < best))
+			best = t;
+	}
+	return best;
+}
+
+static void tick(struct rpc_server *s)
+{
+	uint64_t now = run_now_ms();
+
+	for (struct rpc_job **p = &s->jobs; *p;) {
+		struct rpc_job *j = *p;
+
+		run_tick(j->run, now);
+		if (j->run->done) {
+			*p = j->next;
+			settle(s, j);
+		} else {
+			p = &j->next;
+		}
+	}
+	s->vocab_timeout = -1;
+	if (s->v->on_tick)
+		s->v->on_tick(s, s->v->ctx, run_now_ms(), &s->vocab_timeout);
+}
+
+static void end_everything(struct rpc_server *s)
+{
+	input_ended(s);
+	for (struct rpc_job *j = s->jobs; j; j = j->next)
+		rpc_job_end(j, true);
+}
+
+static void on_cancel(struct loop_watch *w, const char *buf, ssize_t n)
+{
+	struct rpc_server *s = w->ctx;
+
+	(void)buf;
+	(void)n;
+	loop_remove(s->loop, w);
+	end_everything(s);
+}
+
+static int serve_loop(struct rpc_server *s, struct sbx_error *err)
+{
+	bool gone = false;
+
+	tick(s);
+	while (!(s->eof && !s->jobs)) {
+		int rc = loop_wait(s->loop, next_timeout(s));
+
+		if (rc < 0 && rc != -EINTR) {
+			sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "event loop: %s",
+				      strerror(-rc));
+			end_everything(s);
+			while (s->jobs) {
+				struct rpc_job *j = s->jobs;
+
+				s->jobs = j->next;
+				run_discard(j->run);
+				free(j);
+			}
+			return rc;
+		}
+		/* A reader that went away: there is no one to answer. */
+		if (!gone && serve_out_error(&s->out)) {
+			gone = true;
+			end_everything(s);
+		}
+		tick(s);
+	}
+	return 0;
+}
+
+int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
+		   struct sbx_error *err)
+{
+	struct rpc_server s = { .o = *o, .v = v, .vocab_timeout = -1 };
+	char *inbuf = malloc(RPC_READ_BUF);
+	int rc;
+
+	if (!s.o.line_max)
+		s.o.line_max = RPC_LINE_MAX_DEFAULT;
+	s.line = malloc(s.o.line_max);
+	s.loop = loop_new(false);
+	if (!inbuf || !s.line || !s.loop) {
+		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+		goto out;
+	}
+	rc = serve_out_start(&s.out, o->out_fd);
+	if (rc < 0) {
+		sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "writer thread: %s", strerror(-rc));
+		goto out;
+	}
+	tree_become_subreaper();
+	s.w_in = (struct loop_watch){ .fd = o->in_fd, .buf = inbuf, .buf_size = RPC_READ_BUF,
+				      .cb = on_input, .ctx = &s };
+	s.w_cancel = (struct loop_watch){ .fd = o->cancel_fd, .readiness = true,
+					  .cb = on_cancel, .ctx = &s };
+	rc = loop_add(s.loop, &s.w_in);
+	if (rc == 0 && o->cancel_fd >= 0)
+		rc = loop_add(s.loop, &s.w_cancel);
+	if (rc < 0)
+		sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "event loop: %s", strerror(-rc));
+	else
+		rc = serve_loop(&s, err);
+	loop_remove(s.loop, &s.w_in);
+	loop_remove(s.loop, &s.w_cancel);
+	tree_kill_orphans(NULL, 0);
+out:
+	serve_out_finish(&s.out);
+	loop_free(s.loop);
+	free(s.line);
+	free(inbuf);
+	return rc;
+}

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/* The supervisor's seccomp filter, built by hand as BPF: it is small, and
+ * libseccomp 2.5 (Debian 12) knows neither fchmodat2 nor the *xattrat calls.
+ *
+ * Why a helper process for the handoff: the filter traps sendmsg, so the
+ * child cannot send its own listener once the filter is on (it would wait
+ * for an answer from sbx, which waits in vfork for it). A helper cloned just
+ * before the filter shares the child's fd table (CLONE_FILES) and memory but
+ * not its filter: it sends the listener for the child, then exits. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/futex.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "seccomp_notify.h"
+
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+#define NOTIFY_MAX_INSNS 200
+#define X32_SYSCALL_BIT 0x40000000U
+#define RET_NOTIFY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF)
+#define RET_ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define ARG_HI(i) (ARG_LO(i) + 4)
+
+#if defined(__x86_64__)
+
+/* The metadata calls, native (x86-64, and x32 with the x32 bit). */
+static const unsigned meta_64[] = {
+	SYS_chmod, SYS_fchmod, SYS_fchmodat, NOTIFY_NR_FCHMODAT2,
+	SYS_chown, SYS_fchown, SYS_lchown, SYS_fchownat,
+	SYS_utime, SYS_utimes, SYS_futimesat, SYS_utimensat,
+	SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr, NOTIFY_NR_SETXATTRAT,
+	SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr, NOTIFY_NR_REMOVEXATTRAT,
+};
+/* x32's own numbers for the message calls (the x32 bit is masked off). */
+static const unsigned sock_x32_only[] = { 518 /* sendmsg */, 538 /* sendmmsg */ };
+/* i386: the same calls by their 32-bit numbers, the 16-bit uid variants of
+ * chown too, and utimensat_time64. */
+static const unsigned meta_32[] = {
+	15, 94, 306, NOTIFY_NR_FCHMODAT2,       /* chmod fchmod fchmodat fchmodat2 */
+	182, 95, 16, 212, 207, 198, 298,         /* chown fchown lchown (16), *32, fchownat */
+	30, 271, 299, 320, 412,                  /* utime utimes futimesat utimensat(_time64) */
+	226, 227, 228, NOTIFY_NR_SETXATTRAT,     /* setxattr lsetxattr fsetxattr setxattrat */
+	235, 236, 237, NOTIFY_NR_REMOVEXATTRAT,  /* removexattr ... removexattrat */
+};
+#define I386_CONNECT 362
+#define I386_SENDTO 369
+#define I386_SENDMSG 370
+#define I386_SENDMMSG 345
+#define I386_SOCKETCALL 102
+#define I386_IO_URING_SETUP 425
+
+struct bpf_prog_buf {
+	struct sock_filter insns[NOTIFY_MAX_INSNS];
+	unsigned short n;
+	bool overflow;
+};
+
+static void emit(struct bpf_prog_buf *b, struct sock_filter insn)
+{
+	if (b->n >= NOTIFY_MAX_INSNS) {
+		b->overflow = true;
+		return;
+	}
+	b->insns[b->n++] = insn;
+}
+
+/* if (A == nr) return action; */
+static void emit_ret_if(struct bpf_prog_buf *b, unsigned nr, uint32_t action)
+{
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action));
+}
+
+static void emit_list(struct bpf_prog_buf *b, const unsigned *nrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		emit_ret_if(b, nrs[i], SECCOMP_RET_USER_NOTIF);
+}
+
+/* sendto only with an address: the address pointer is a register, so a
+ * send(2) on a connected socket never costs a round trip. A holds nr. */
+static void emit_sendto(struct bpf_prog_buf *b, unsigned nr, bool wide)
+{
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, wide ? 6 : 4));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(4)));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, wide ? 0 : 1, wide ? 2 : 0));
+	if (wide) {
+		emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(4)));
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
+	}
+	emit(b, (struct sock_filter)RET_NOTIFY);
+	emit(b, (struct sock_filter)RET_ALLOW);
+}
+
+/* The body for one syscall table, with A holding the number. Every socket
+ * call that can name a peer notifies: connect and sendmsg carry the address
+ * in memory a filter cannot read. io_uring would do the same calls out of
+ * our sight: refused as container runtimes refuse it (programs fall back). */
+static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
+{
+	emit_ret_if(b, i386 ? I386_IO_URING_SETUP : SYS_io_uring_setup, SECCOMP_RET_ERRNO | EPERM);
+	if (i386) {
+		emit_ret_if(b, I386_CONNECT, SECCOMP_RET_USER_NOTIF);
+		emit_ret_if(b, I386_SENDMSG, SECCOMP_RET_USER_NOTIF);
+		emit_ret_if(b, I386_SENDMMSG, SECCOMP_RET_USER_NOTIF);
+		if (meta)
+			emit_list(b, meta_32, sizeof(meta_32) / sizeof(meta_32[0]));
+		/* socketcall(2): the call number is a register, its arguments
+		 * are not. */
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, I386_SOCKETCALL, 0, 6));
+		emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 3 /* CONNECT */, 3, 0));
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 11 /* SENDTO */, 2, 0));
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 16 /* SENDMSG */, 1, 0));
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 20 /* SENDMMSG */, 0, 1));
+		emit(b, (struct sock_filter)RET_NOTIFY);
+		emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+		emit_sendto(b, I386_SENDTO, false);
+		return;
+	}
+	emit_ret_if(b, SYS_connect, SECCOMP_RET_USER_NOTIF);
+	emit_ret_if(b, SYS_sendmsg, SECCOMP_RET_USER_NOTIF);
+	emit_ret_if(b, SYS_sendmmsg, SECCOMP_RET_USER_NOTIF);
+	emit_list(b, sock_x32_only, sizeof(sock_x32_only) / sizeof(sock_x32_only[0]));
+	if (meta)
+		emit_list(b, meta_64, sizeof(meta_64) / sizeof(meta_64[0]));
+	emit_sendto(b, SYS_sendto, true);
+}
+
+static void build(struct bpf_prog_buf *b, bool meta)
+{
+	const unsigned nr = offsetof(struct seccomp_data, nr);
+
+	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 2, 0));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 4, 0));
+	emit(b, (struct sock_filter)RET_ALLOW); /* no other ABI runs on x86-64 */
+	/* x86-64 and x32 share one table, x32's numbers with the x32 bit:
+	 * mask it off so neither ABI is a way around the other. */
+	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~X32_SYSCALL_BIT));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0)); /* patched below */
+	unsigned short ja = b->n - 1;
+	/* i386 */
+	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr));
+	emit_table(b, meta, true);
+	emit(b, (struct sock_filter)RET_ALLOW);
+	b->insns[ja].k = b->n - ja - 1;
+	emit_table(b, meta, false);
+	emit(b, (struct sock_filter)RET_ALLOW);
+}
+
+static struct bpf_prog_buf bufs[NOTIFY_SETS];
+static struct sock_fprog progs[NOTIFY_SETS];
+
+const struct sock_fprog *notify_filter_get(enum notify_set set)
+{
+	if ((unsigned)set >= NOTIFY_SETS)
+		return NULL;
+	if (!progs[set].filter) {
+		struct bpf_prog_buf *b = &bufs[set];
+
+		b->n = 0;
+		build(b, set == NOTIFY_METADATA);
+		if (b->overflow)
+			return NULL;
+		progs[set].len = b->n;
+		progs[set].filter = b->insns;
+	}
+	return &progs[set];
+}
+
+#else
+
+const struct sock_fprog *notify_filter_get(enum notify_set set)
+{
+	(void)set;
+	return NULL;
+}
+
+#endif
+
+static int probe_once(char *reason, size_t size)
+{
+	unsigned action = SECCOMP_RET_USER_NOTIF;
+	char buf[16] = "";
+	int fd;
+
+#if !defined(__x86_64__)
+	snprintf(reason, size, "not built for this architecture (x86-64 only)");
+	return -ENOSYS;
+#endif
+	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) < 0) {
+		snprintf(reason, size, "seccomp user notification (Linux 5.0+): %s", strerror(errno));
+		return -ENOSYS;
+	}
+	/* Asked with an invalid pidfd: EBADF says the call exists. */
+	if (syscall(SYS_pidfd_getfd, -1, 0, 0) < 0 && errno == ENOSYS) {
+		snprintf(reason, size, "pidfd_getfd (Linux 5.6+): not available");
+		return -ENOSYS;
+	}
+	if (syscall(SYS_openat2, -1, "", NULL, 0) < 0 && errno == ENOSYS) {
+		snprintf(reason, size, "openat2 (Linux 5.6+): not available");
+		return -ENOSYS;
+	}
+	if (access("/proc/self/fd", R_OK) < 0) {
+		snprintf(reason, size, "/proc is not mounted (the supervisor reads the command's "
+			 "view through it)");
+		return -ENOENT;
+	}
+	/* Yama 2 and 3 forbid a parent to inspect its child: the supervisor
+	 * could read neither the command's memory nor its fds. */
+	fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+		close(fd);
+		if (n > 0 && buf[0] >= '2' && buf[0] <= '9') {
+			snprintf(reason, size, "kernel.yama.ptrace_scope=%c forbids reading the "
+				 "command's memory and fds", buf[0]);
+			return -EPERM;
+		}
+	}
+	if (size)
+		reason[0] = '\0';
+	return 0;
+}
+
+int notify_kernel_probe(char *reason, size_t reason_size)
+{
+	static int cached = 1;
+	static char why[160];
+
+	if (cached == 1)
+		cached = probe_once(why, sizeof(why));
+	snprintf(reason, reason_size, "%s", why);
+	return cached;
+}
+
+/* ---- child: no allocation, no locks ---- */
+
+struct handoff {
+	int sock;
+	int listener; /* -1: not yet; -2: nothing to send; else the fd */
+	int result;   /* the helper's: 0 sent, else errno */
+};
+
+static int handoff_main(void *arg)
+{
+	struct handoff *h = arg;
+	int fd;
+
+	while ((fd = __atomic_load_n(&h->listener, __ATOMIC_ACQUIRE)) == -1)
+		syscall(SYS_futex, &h->listener, FUTEX_WAIT_PRIVATE, -1, NULL, NULL, 0);
+	if (fd >= 0) {
+		char cbuf[CMSG_SPACE(sizeof(int))];
+		char byte = 'L';
+		struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+				      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+		struct cmsghdr *c;
+
+		memset(cbuf, 0, sizeof(cbuf));
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		if (syscall(SYS_sendmsg, h->sock, &msg, MSG_NOSIGNAL) != 1)
+			h->result = errno ? errno : EIO;
+	}
+	_exit(0);
+}
+
+int notify_install_and_send(const struct sock_fprog *prog, int sock, struct child_status *st)
+{
+	char stack[16384] __attribute__((aligned(16)));
+	struct handoff h = { .sock = sock, .listener = -1, .result = 0 };
+	unsigned long flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+	long fd;
+	pid_t pid;
+	int status;
+
+	pid = clone(handoff_main, stack + sizeof(stack), CLONE_VM | CLONE_FILES, &h);
+	if (pid < 0)
+		return child_status_set(st, STAGE_SECCOMP, errno, "clone (supervisor handoff)", NULL);
+	/* Why WAIT_KILLABLE_RECV (5.19+): once sbx has taken a call, only a
+	 * fatal signal may end the wait. Otherwise a signal makes the kernel
+	 * restart the call while sbx is still performing the first one. */
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
+	if (fd < 0 && errno == EINVAL)
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			     SECCOMP_FILTER_FLAG_NEW_LISTENER, prog);
+	__atomic_store_n(&h.listener, fd >= 0 ? (int)fd : -2, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &h.listener, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+		;
+	if (fd < 0)
+		return 1;
+	close((int)fd);
+	if (h.result)
+		return child_status_set(st, STAGE_SECCOMP, h.result, "send the supervisor its listener",
+					NULL);
+	return 0;
+}
+
+/* ---- parent ---- */
+
+int notify_receive_listener(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int fd = -1;
+
+	if (recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* The supervisor's decisions that need no system call: is a resolved path in
+ * the run's writable set, is a socket on the `unix_sockets` allow-list, and
+ * is an allow-list entry well formed. The caller resolves every path itself
+ * (engine/supervisor_*.c); here they are only strings. */
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+
+/* path is dir or lies below it, component-wise: "/ws-sibling" shares the
+ * bytes of "/ws" but is another directory. */
+static bool below(const char *path, const char *dir, bool or_equal)
+{
+	size_t len = strlen(dir);
+
+	while (len > 0 && dir[len - 1] == '/')
+		len--;
+	if (len == 0) /* "/" */
+		return or_equal || strcmp(path, "/") != 0;
+	if (strncmp(path, dir, len) != 0)
+		return false;
+	if (path[len] == '\0')
+		return or_equal;
+	return path[len] == '/';
+}
+
+bool supervise_in_writable(const struct supervise_writable *w, const char *path)
+{
+	if (!w || !path || path[0] != '/')
+		return false;
+	for (size_t i = 0; i < w->n && i < SUPERVISE_MAX_WRITABLE; i++)
+		if (w->dirs[i] && below(path, w->dirs[i], !w->below_only[i]))
+			return true;
+	return false;
+}
+
+bool supervise_socket_listed(const char *const *patterns, size_t n, const char *name)
+{
+	if (!name || (name[0] != '/' && name[0] != '@'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (patterns[i] && patterns[i][0] == name[0] && pattern_match(patterns[i], name))
+			return true;
+	return false;
+}
+
+/* Why so strict: an entry is compared with the canonical path of the socket
+ * the command reached, so "..", "." or "//" could never match and would only
+ * hide a typo; a relative entry would mean nothing. */
+int unix_socket_pattern_check(const char *p, size_t len, char *why, size_t why_size)
+{
+	if (len == 0) {
+		snprintf(why, why_size, "empty entry");
+		return -1;
+	}
+	if (len >= POLICY_SOCKET_PATTERN_MAX) {
+		snprintf(why, why_size, "entry '%.64s...' is too long (max %d bytes)", p,
+			 POLICY_SOCKET_PATTERN_MAX - 1);
+		return -1;
+	}
+	if (p[0] != '/' && p[0] != '@') {
+		snprintf(why, why_size, "entry '%.*s' must be an absolute path or an abstract "
+			 "name starting with '@'", (int)(len < 64 ? len : 64), p);
+		return -1;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(why, why_size, "control character in entry");
+			return -1;
+		}
+	}
+	if (p[0] == '@')
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		size_t end = i + 1;
+
+		if (p[i] != '/')
+			continue;
+		while (end < len && p[end] != '/')
+			end++;
+		if ((end == i + 1 && end < len) || (end == i + 2 && p[i + 1] == '.') ||
+		    (end == i + 3 && p[i + 1] == '.' && p[i + 2] == '.')) {
+			snprintf(why, why_size, "entry '%.*s' is not a canonical path (no '//', "
+				 "'.' or '..')", (int)(len < 64 ? len : 64), p);
+			return -1;
+		}
+	}
+	if (len > 1 && p[len - 1] == '/') {
+		snprintf(why, why_size, "entry '%.*s' ends in '/': name the socket, or end in "
+			 "'/*'", (int)(len < 64 ? len : 64), p);
+		return -1;
+	}
+	return 0;
+}

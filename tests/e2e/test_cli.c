@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/* The command line's front door, run as a user would: --version and version
+ * (from the file VERSION, also in the JSON result and probe --json), help
+ * for sbx and each subcommand on stdout with exit 0, errors that say what to
+ * do on stderr with exit 125, a config error naming file, line, key and the
+ * allowed values (and the command not run), and sbx run --help listing
+ * exactly the options sbx(1) documents. */
+#include "common.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A file of the source tree, found from this file's place in it. */
+static char *source_file(const char *rel)
+{
+	const char *cut = strstr(__FILE__, "tests/e2e/test_cli.c");
+
+	cr_assert_not_null(cut, "unexpected __FILE__ %s", __FILE__);
+	char *path = e2e_fmt("%.*s%s", (int)(cut - __FILE__), __FILE__, rel);
+	char *text = e2e_read_file(path);
+
+	cr_assert_not_null(text, "%s: %s", path, strerror(errno));
+	free(path);
+	return text;
+}
+
+static char *version(void)
+{
+	char *v = source_file("VERSION");
+
+	v[strcspn(v, "\n")] = '\0';
+	return v;
+}
+
+static int sbx(struct e2e_out *o, char *const args[])
+{
+	char *argv[32];
+	size_t n = 0;
+
+	argv[n++] = (char *)e2e_sbx();
+	for (size_t i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return e2e_run(AS_CALLER, argv, NULL, o);
+}
+
+Test(cli, version)
+{
+	char *want = e2e_fmt("sbx %s\n", version());
+	static char *const forms[][3] = { { "--version", NULL }, { "version", NULL } };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct e2e_out o;
+
+		cr_assert_eq(sbx(&o, forms[i]), 0, "%s: %s", forms[i][0], o.err);
+		cr_assert_str_eq(o.out, want, "%s", forms[i][0]);
+		cr_assert_eq(o.err_len, 0, "%s: %s", forms[i][0], o.err);
+		e2e_out_free(&o);
+	}
+	free(want);
+}
+
+Test(cli, version_in_json)
+{
+	struct e2e_out o;
+	json_error_t je;
+
+	cr_assert_eq(sbx(&o, (char *[]){ "run", "--json", "--mode", "danger-full-access", "--",
+					 "true", NULL }),
+		     0);
+	json_t *j = json_loads(o.out, 0, &je);
+
+	cr_assert_str_eq(json_string_value(json_object_get(j, "version")), version());
+	json_decref(j);
+	e2e_out_free(&o);
+	cr_assert_eq(sbx(&o, (char *[]){ "probe", "--json", NULL }), 0);
+	j = json_loads(o.out, 0, &je);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "version")), version());
+	json_decref(j);
+	e2e_out_free(&o);
+}
+
+/* usage on stdout, nothing on stderr, exit 0 */
+static char *help_of(char *const args[])
+{
+	struct e2e_out o;
+	int rc = sbx(&o, args);
+
+	cr_assert_eq(rc, 0, "%s %s: exit %d: %s", args[0], args[1] ? args[1] : "", rc, o.err);
+	cr_assert_eq(o.err_len, 0, "%s: stderr %s", args[0], o.err);
+	cr_assert(strncmp(o.out, "usage: sbx ", 11) == 0, "%s: %.100s", args[0], o.out);
+	char *out = strdup(o.out);
+
+	e2e_out_free(&o);
+	return out;
+}
+
+Test(cli, help)
+{
+	char *top = help_of((char *[]){ "help", NULL });
+
+	cr_assert_str_eq(help_of((char *[]){ "--help", NULL }), top);
+	cr_assert_str_eq(help_of((char *[]){ "-h", NULL }), top);
+	for (const char *const *sub = (const char *const[]){ "run", "serve", "probe", NULL }; *sub;
+	     sub++) {
+		char *own = help_of((char *[]){ (char *)*sub, "--help", NULL });
+		char *want = e2e_fmt("usage: sbx %s", *sub);
+
+		cr_assert(strncmp(own, want, strlen(want)) == 0, "%s", own);
+		cr_assert(strstr(top, want + 7), "sbx help does not mention %s", *sub);
+		cr_assert_str_eq(help_of((char *[]){ "help", (char *)*sub, NULL }), own);
+		cr_assert_str_eq(help_of((char *[]){ (char *)*sub, "-h", NULL }), own);
+		free(want);
+	}
+	/* --help wins over the rest of the line, before `--` only. */
+	cr_assert(strstr(help_of((char *[]){ "run", "--bogus", "--help", NULL }), "--timeout"));
+	struct e2e_out o;
+
+	cr_assert_eq(sbx(&o, (char *[]){ "run", "--mode", "danger-full-access", "--", "echo",
+					 "--help", NULL }),
+		     0);
+	cr_assert_str_eq(o.out, "--help\n");
+	e2e_out_free(&o);
+}
+
+/* The options sbx(1) documents for sbx run, and those sbx run --help lists,
+ * are the same set. */
+Test(cli, run_help_matches_man_page)
+{
+	char *man = source_file("man/sbx.1");
+	char *help = help_of((char *[]){ "run", "--help", NULL });
+	char *opts = strstr(man, "\n.SH OPTIONS");
+	char *end = opts ? strstr(opts + 1, "\n.SH ") : NULL;
+	size_t n_man = 0;
+
+	cr_assert(opts && end);
+	*end = '\0';
+	for (char *p = opts; (p = strstr(p, "\n.TP\n")); p++) {
+		char name[64];
+		const char *q = strstr(p + 5, "\\-\\-");
+
+		cr_assert_not_null(q);
+		size_t k = 0;
+
+		name[k++] = '-';
+		name[k++] = '-';
+		for (q += 4; k < sizeof(name) - 1 && (*q == '\\' || *q == '-' || (*q >= 'a' && *q <= 'z'));
+		     q++)
+			if (*q != '\\')
+				name[k++] = *q;
+		name[k] = '\0';
+		char *line = e2e_fmt("\n  %s ", name);
+
+		cr_assert(strstr(help, line), "sbx(1) documents %s, sbx run --help does not list it",
+			  name);
+		free(line);
+		n_man++;
+	}
+	size_t n_help = 0;
+
+	for (char *p = help; (p = strstr(p, "\n  --")); p++)
+		n_help++;
+	/* --help itself is in the help only. */
+	cr_assert_eq(n_help, n_man + 1, "sbx run --help lists %zu options, sbx(1) %zu", n_help,
+		     n_man);
+}
+
+/* Errors: exit 125, stdout empty, one "sbx: USAGE: ..." line that says what to do. */
+static void usage_error(char *const args[], const char *says)
+{
+	struct e2e_out o;
+	int rc = sbx(&o, args);
+
+	cr_assert_eq(rc, 125, "exit %d", rc);
+	cr_assert_eq(o.out_len, 0, "stdout: %s", o.out);
+	cr_assert(strstr(o.err, says), "stderr lacks '%s': %s", says, o.err);
+	e2e_out_free(&o);
+}
+
+Test(cli, errors_say_what_to_do)
+{
+	usage_error((char *[]){ NULL }, "sbx: USAGE: missing subcommand (run, serve, mcp, probe, version or help)");
+	usage_error((char *[]){ "frobnicate", NULL },
+		    "sbx: USAGE: unknown subcommand 'frobnicate' (run, serve, mcp, probe, version or help)");
+	usage_error((char *[]){ "run", "--frob", "--", "true", NULL },
+		    "sbx: USAGE: unknown option '--frob' (sbx run --help lists them)");
+	usage_error((char *[]){ "run", "--timeout", NULL },
+		    "sbx: USAGE: option '--timeout' needs a value (SECONDS)");
+	/* A flag with a config key takes exactly the key's values, same message. */
+	usage_error((char *[]){ "run", "--timeout", "1e3", "--", "true", NULL },
+		    "sbx: USAGE: --timeout: bad value '1e3' (expected 0.001 to 604800 seconds)");
+	usage_error((char *[]){ "run", "--output-limit", "1", "--", "true", NULL },
+		    "sbx: USAGE: --output-limit: bad value '1' (expected 2 to 1073741824 bytes)");
+	usage_error((char *[]){ "run", "--mode", "write", "--", "true", NULL },
+		    "sbx: USAGE: --mode: bad value 'write' (expected read-only, workspace-write or "
+		    "danger-full-access)");
+	usage_error((char *[]){ "run", "true", NULL },
+		    "sbx: USAGE: missing '--' before the command (at 'true'): write sbx run [OPTIONS] -- COMMAND");
+	usage_error((char *[]){ "serve", "--frob", NULL },
+		    "sbx: USAGE: unknown option '--frob' (sbx serve --help lists them)");
+	usage_error((char *[]){ "probe", "--frob", NULL },
+		    "sbx: USAGE: unknown option '--frob' (sbx probe --help lists them)");
+	usage_error((char *[]){ "help", "frob", NULL }, "sbx: USAGE: no help for 'frob'");
+	usage_error((char *[]){ "version", "x", NULL }, "sbx: USAGE: 'version' takes no arguments");
+}
+
+/* A bad config value stops everything before the command: the message
+ * names the file, the line, the key and what the key allows. */
+Test(cli, config_error_names_file_line_key_range)
+{
+	static const struct {
+		const char *text;
+		const char *says; /* after "sbx: CONFIG: FILE:" */
+	} cases[] = {
+		{ "# the issue's example\noutput_limit = 1\n",
+		  "2: output_limit: bad value '1' (expected 2 to 1073741824 bytes)" },
+		{ "timeout = 1w\n", "1: timeout: bad value '1w' (expected 0.001 to 604800 seconds)" },
+		{ "\n\nmode = write\n",
+		  "3: mode: bad value 'write' (expected read-only, workspace-write or danger-full-access)" },
+		{ "max_background = 0\n", "1: max_background: bad value '0' (expected 1 to 1024 tasks)" },
+		{ "spill_max_age = 5\n",
+		  "1: spill_max_age: bad value '5' (expected 60 to 31536000 seconds, or never)" },
+		{ "outputlimit = 5\n",
+		  "1: unknown key 'outputlimit' (did you mean 'output_limit'? see sbx.conf(5))" },
+	};
+	char *dir = e2e_tmpdir(AS_CALLER);
+	char *conf = e2e_fmt("%s/sbx.conf", dir), *marker = e2e_fmt("%s/ran", dir);
+	char *cmd = e2e_fmt("touch %s", marker);
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct e2e_out o;
+		char *want = e2e_fmt("sbx: CONFIG: %s:%s\n", conf, cases[i].says);
+
+		cr_assert_eq(e2e_write_file(AS_CALLER, conf, cases[i].text), 0);
+		int rc = sbx(&o, (char *[]){ "run", "--config", conf, "--mode", "danger-full-access",
+					     "--", cmd, NULL });
+
+		cr_assert_eq(rc, 125);
+		cr_assert_str_eq(o.err, want);
+		cr_assert_not(e2e_exists(marker), "the command ran despite the bad config");
+		e2e_out_free(&o);
+
+		/* With --json the same error is also a JSON object on stdout. */
+		rc = sbx(&o, (char *[]){ "run", "--json", "--config", conf, "--", cmd, NULL });
+		cr_assert_eq(rc, 125);
+		json_error_t je;
+		json_t *j = json_loads(o.out, 0, &je);
+		json_t *e = json_object_get(j, "error");
+
+		cr_assert_str_eq(json_string_value(json_object_get(e, "code")), "CONFIG");
+		cr_assert(strstr(json_string_value(json_object_get(e, "message")), cases[i].says));
+		json_decref(j);
+		e2e_out_free(&o);
+		free(want);
+	}
+}

@@ -1,0 +1,1131 @@
+/* SPDX-License-Identifier: MIT */
+/* The syscall supervisor (CONTRACT section 10), effects checked from outside:
+ *  - metadata (landlock runner): chmod, chown, utimes and xattrs of a file
+ *    outside the writable set, or inside the root in read-only mode, are
+ *    refused with EACCES and the file is untouched (mode, owner, times,
+ *    ctime, xattrs); inside the writable set they work; a root caller
+ *    cannot chmod 4755 or chmod 000 a root-owned file outside; a symlink
+ *    swapped by a second thread over thousands of rounds never redirects a
+ *    call outside;
+ *  - pathname unix sockets (both runners, --net allow and none, read-only and
+ *    workspace-write): a host daemon that writes a witness file when it gets
+ *    a line is never reached outside the workspace, in the host's /tmp, or
+ *    even inside the workspace; a server the command starts itself in the
+ *    workspace or /tmp is; an allow-listed path is;
+ *  - without user notification or pidfd_getfd the run goes on (landlock:
+ *    enforcement partial), and `sbx probe` says why.
+ * Every case runs as the caller (root here) and as nobody. */
+#include "common.h"
+
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx.h"
+
+#ifdef CONFIG_SUPERVISOR
+
+/* --net none needs network namespaces in the build (test_net.c checks the
+ * refusal where they are not). */
+#ifdef CONFIG_NETNS
+#define N_NETS 2
+#else
+#define N_NETS 1
+#endif
+static const char *const nets[] = { "allow", "none" };
+
+enum runner { NAMESPACE = 0, LANDLOCK = 1 };
+static const char *const runner_name[] = { "namespace", "landlock" };
+
+struct cp {
+	int runner;
+	int user;
+};
+
+static struct cp all_params[] = {
+	{ NAMESPACE, AS_CALLER }, { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY }
+};
+static struct cp ll_params[] = { { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY } };
+
+#define PARAMS(name, arr)                                                                  \
+	ParameterizedTestParameters(supervisor, name)                                       \
+	{                                                                                   \
+		return cr_make_param_array(struct cp, arr, sizeof arr / sizeof arr[0]);      \
+	}
+
+/* B = e2e_tmpdir(who): R = B/ws (the root), O = B/out (O/f), D = B/daemon;
+ * all owned by who, so without the sandbox who could do everything tried. */
+struct fx {
+	enum runner runner;
+	enum e2e_user who;
+	char *B, *R, *Rf, *O, *Of, *D;
+	char tag[64];
+	pid_t daemons[4];
+	size_t n_daemons;
+	char *tmpdir; /* a directory in the host's /tmp, removed at the end */
+};
+
+static void fx_setup(struct fx *f, const struct cp *p)
+{
+	memset(f, 0, sizeof *f);
+	f->runner = (enum runner)p->runner;
+	f->who = (enum e2e_user)p->user;
+	snprintf(f->tag, sizeof f->tag, "[runner %s, user %s]", runner_name[f->runner],
+		 e2e_user_name(f->who));
+	f->B = e2e_tmpdir(f->who);
+	f->R = e2e_fmt("%s/ws", f->B);
+	f->Rf = e2e_fmt("%s/f", f->R);
+	f->O = e2e_fmt("%s/out", f->B);
+	f->Of = e2e_fmt("%s/f", f->O);
+	f->D = e2e_fmt("%s/daemon", f->B);
+	cr_assert(e2e_mkdir(f->who, f->R) == 0 && e2e_mkdir(f->who, f->O) == 0 &&
+		  e2e_mkdir(AS_CALLER, f->D) == 0, "fixture: mkdir");
+	cr_assert(e2e_write_file(f->who, f->Of, "orig\n") == 0 &&
+		  e2e_write_file(f->who, f->Rf, "orig\n") == 0, "fixture: write");
+	cr_assert(chmod(f->Of, 0644) == 0 && chmod(f->Rf, 0644) == 0);
+}
+
+/* A helper binary where every runner's command sees it: the e2e copies
+ * live in /tmp, which the namespace runner covers with its own. */
+static char *helper(struct fx *f, const char *name)
+{
+	char *dst = e2e_fmt("%s/%s", f->B, name);
+	char *argv[] = { "cp", (char *)e2e_helper(name), dst, NULL };
+	struct e2e_out o;
+
+	if (!e2e_exists(dst)) {
+		e2e_run(AS_CALLER, argv, NULL, &o);
+		cr_assert(o.status == 0, "cp %s: %s", name, o.err);
+		e2e_out_free(&o);
+		cr_assert(chmod(dst, 0755) == 0);
+	}
+	return dst;
+}
+
+/* Daemons end with the test process, whether it passed or not (a failed
+ * assertion skips fx_teardown): kill_daemons at exit. */
+static pid_t all_daemons[16];
+static size_t n_all_daemons;
+
+static void fx_teardown(struct fx *f)
+{
+	for (size_t i = 0; i < f->n_daemons; i++) {
+		if (kill(f->daemons[i], SIGKILL) == 0)
+			waitpid(f->daemons[i], NULL, 0);
+		for (size_t k = 0; k < n_all_daemons; k++)
+			if (all_daemons[k] == f->daemons[i])
+				all_daemons[k] = 0; /* reaped: never kill its pid again */
+	}
+	if (f->tmpdir)
+		e2e_rm_rf(f->tmpdir);
+}
+
+/* sbx run --runner R --mode MODE --root R [--net NET] [--config CFG] [--json] -- CMD */
+static int sbx(struct fx *f, const char *mode, const char *net, const char *config, bool json,
+	       const char *cmd, struct e2e_out *o)
+{
+	char *argv[24];
+	size_t n = 0;
+
+	argv[n++] = (char *)e2e_sbx();
+	argv[n++] = "run";
+	argv[n++] = "--runner";
+	argv[n++] = (char *)runner_name[f->runner];
+	argv[n++] = "--mode";
+	argv[n++] = (char *)mode;
+	argv[n++] = "--root";
+	argv[n++] = f->R;
+	if (net) {
+		argv[n++] = "--net";
+		argv[n++] = (char *)net;
+	}
+	if (config) {
+		argv[n++] = "--config";
+		argv[n++] = (char *)config;
+	}
+	if (json)
+		argv[n++] = "--json";
+	argv[n++] = "--";
+	argv[n++] = (char *)cmd;
+	argv[n] = NULL;
+	return e2e_run(f->who, argv, NULL, o);
+}
+
+/* ---- metadata ---- */
+
+struct snap {
+	struct stat st;
+	bool has_xattr;
+};
+
+static struct snap snap_of(const char *path)
+{
+	struct snap s;
+	char v[8];
+
+	cr_assert(lstat(path, &s.st) == 0, "stat %s: %s", path, strerror(errno));
+	s.has_xattr = lgetxattr(path, "user.sbx", v, sizeof v) >= 0;
+	return s;
+}
+
+static void assert_untouched(struct fx *f, const char *path, const struct snap *before,
+			     const char *what)
+{
+	struct snap now = snap_of(path);
+
+	cr_assert(now.st.st_mode == before->st.st_mode && now.st.st_uid == before->st.st_uid &&
+		  now.st.st_gid == before->st.st_gid,
+		  "%s %s changed %s: mode %o->%o uid %d->%d gid %d->%d", f->tag, what, path,
+		  before->st.st_mode, now.st.st_mode, before->st.st_uid, now.st.st_uid,
+		  before->st.st_gid, now.st.st_gid);
+	cr_assert(now.st.st_mtim.tv_sec == before->st.st_mtim.tv_sec &&
+		  now.st.st_mtim.tv_nsec == before->st.st_mtim.tv_nsec,
+		  "%s %s changed the mtime of %s", f->tag, what, path);
+	cr_assert(now.st.st_ctim.tv_sec == before->st.st_ctim.tv_sec &&
+		  now.st.st_ctim.tv_nsec == before->st.st_ctim.tv_nsec,
+		  "%s %s changed the ctime of %s (some metadata call went through)", f->tag, what,
+		  path);
+	cr_assert(!now.has_xattr, "%s %s set user.sbx on %s", f->tag, what, path);
+}
+
+/* Each metadata call on path, one per line of output: "NAME ERRNO". */
+static const char *meta_script =
+	"import os, sys\n"
+	"p = sys.argv[1]\n"
+	"def t(name, fn):\n"
+	"    try:\n"
+	"        fn(); print(name, 0)\n"
+	"    except OSError as e:\n"
+	"        print(name, e.errno)\n"
+	"t('chmod', lambda: os.chmod(p, 0o600))\n"
+	"t('chown', lambda: os.chown(p, -1, os.getgid()))\n"
+	"t('utime', lambda: os.utime(p, (978307200, 978307200)))\n"
+	"t('utime_now', lambda: os.utime(p))\n"
+	"t('setxattr', lambda: os.setxattr(p, 'user.sbx', b'1'))\n"
+	"t('removexattr', lambda: os.removexattr(p, 'user.sbx'))\n"
+	"fd = os.open(p, os.O_RDONLY)\n"
+	"t('fchmod', lambda: os.fchmod(fd, 0o600))\n"
+	"t('fchown', lambda: os.fchown(fd, -1, os.getgid()))\n"
+	"t('futimens', lambda: os.utime(fd, (978307200, 978307200)))\n"
+	"t('fsetxattr', lambda: os.setxattr(fd, 'user.sbx', b'1'))\n"
+	"d = os.open(os.path.dirname(p), os.O_RDONLY | os.O_DIRECTORY)\n"
+	"t('fchmodat', lambda: os.chmod(os.path.basename(p), 0o640, dir_fd=d))\n"
+	"t('fchownat', lambda: os.chown(os.path.basename(p), -1, os.getgid(), dir_fd=d))\n"
+	"t('utimensat', lambda: os.utime(os.path.basename(p), (1, 1), dir_fd=d))\n";
+
+static char *script_file(struct fx *f, const char *name, const char *text)
+{
+	char *path = e2e_fmt("%s/%s", f->B, name);
+
+	cr_assert(e2e_write_file(AS_CALLER, path, text) == 0);
+	cr_assert(chmod(path, 0644) == 0);
+	return path;
+}
+
+static void expect_meta(struct fx *f, const char *mode, const char *path, int want_errno)
+{
+	struct e2e_out o;
+	char *script = script_file(f, "meta.py", meta_script);
+	char *cmd = e2e_fmt("python3 %s %s", script, path);
+	int calls = 0;
+
+	sbx(f, mode, NULL, NULL, false, cmd, &o);
+	cr_assert(o.status == 0, "%s %s: the script failed (exit %d)\n%s", f->tag, mode, o.status,
+		  o.err);
+	for (char *line = strtok(o.out, "\n"); line; line = strtok(NULL, "\n")) {
+		char name[32];
+		int e;
+
+		cr_assert(sscanf(line, "%31s %d", name, &e) == 2, "bad line %s", line);
+		/* removing an xattr that is not there: ENODATA, not a refusal */
+		if (want_errno == 0 && strcmp(name, "removexattr") == 0)
+			continue;
+		cr_assert(e == want_errno, "%s %s mode: %s on %s gave errno %d, expected %d", f->tag,
+			  mode, name, path, e, want_errno);
+		calls++;
+	}
+	cr_assert(calls >= 12, "%s only %d calls ran:\n%s", f->tag, calls, o.err);
+	e2e_out_free(&o);
+}
+
+PARAMS(meta_outside_refused, ll_params)
+ParameterizedTest(struct cp *p, supervisor, meta_outside_refused)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	struct snap before = snap_of(f.Of);
+
+	expect_meta(&f, "workspace-write", f.Of, EACCES);
+	assert_untouched(&f, f.Of, &before, "workspace-write, a file outside:");
+	expect_meta(&f, "read-only", f.Of, EACCES);
+	assert_untouched(&f, f.Of, &before, "read-only, a file outside:");
+	fx_teardown(&f);
+}
+
+PARAMS(meta_read_only_root_refused, ll_params)
+ParameterizedTest(struct cp *p, supervisor, meta_read_only_root_refused)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	struct snap before = snap_of(f.Rf);
+
+	expect_meta(&f, "read-only", f.Rf, EACCES);
+	assert_untouched(&f, f.Rf, &before, "read-only, a file in the root:");
+	fx_teardown(&f);
+}
+
+PARAMS(meta_inside_allowed, ll_params)
+ParameterizedTest(struct cp *p, supervisor, meta_inside_allowed)
+{
+	struct fx f;
+	struct e2e_out o;
+	char v[8];
+
+	fx_setup(&f, p);
+	expect_meta(&f, "workspace-write", f.Rf, 0);
+	struct snap now = snap_of(f.Rf);
+
+	cr_assert((now.st.st_mode & 07777) == 0640, "%s mode is %o", f.tag, now.st.st_mode & 07777);
+	cr_assert(now.st.st_mtim.tv_sec == 1, "%s utimensat did not land", f.tag);
+	cr_assert(now.has_xattr, "%s user.sbx is missing", f.tag);
+	/* /tmp too, with a file the command makes there */
+	char *cmd = e2e_fmt("t=$(mktemp /tmp/sbx-sup-XXXXXX) && chmod 604 $t && touch -d @5 $t && "
+			    "python3 -c 'import os,sys; os.setxattr(sys.argv[1], \"user.sbx\", b\"2\")' $t "
+			    "&& echo $t");
+	sbx(&f, "workspace-write", NULL, NULL, false, cmd, &o);
+	cr_assert(o.status == 0, "%s metadata in /tmp refused (exit %d):\n%s", f.tag, o.status, o.err);
+	o.out[strcspn(o.out, "\n")] = '\0';
+	struct stat st;
+
+	cr_assert(stat(o.out, &st) == 0 && (st.st_mode & 07777) == 0604 && st.st_mtim.tv_sec == 5,
+		  "%s %s not changed", f.tag, o.out);
+	cr_assert(getxattr(o.out, "user.sbx", v, sizeof v) == 1);
+	unlink(o.out);
+	e2e_out_free(&o);
+	/* chown: a root caller gives a file away (CAP_CHOWN), anyone may
+	 * change the group to one of their own */
+	cmd = f.who == AS_CALLER ? e2e_fmt("chown 65534:65534 %s", f.Rf)
+				 : e2e_fmt("chgrp %d %s", (int)e2e_gid(f.who), f.Rf);
+	sbx(&f, "workspace-write", NULL, NULL, false, cmd, &o);
+	cr_assert(o.status == 0, "%s %s refused:\n%s", f.tag, cmd, o.err);
+	cr_assert(stat(f.Rf, &st) == 0 && st.st_uid == 65534, "%s chown did not land", f.tag);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* Never a setuid or setgid bit, not even inside the root. */
+PARAMS(meta_no_setuid_bits, ll_params)
+ParameterizedTest(struct cp *p, supervisor, meta_no_setuid_bits)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	struct snap before = snap_of(f.Rf);
+
+	sbx(&f, "workspace-write", NULL, NULL, false,
+	    e2e_fmt("chmod 4755 %s; chmod g+s %s; chmod 2755 %s", f.Rf, f.Rf, f.R), &o);
+	cr_assert(o.status != 0 && strstr(o.err, "Operation not permitted"), "%s exit %d\n%s", f.tag,
+		  o.status, o.err);
+	assert_untouched(&f, f.Rf, &before, "chmod 4755 in the root:");
+	struct stat st;
+
+	cr_assert(stat(f.R, &st) == 0 && !(st.st_mode & S_ISGID), "%s the root became setgid", f.tag);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* A root caller's command holds CAP_CHOWN, CAP_FOWNER, ...: without the
+ * supervisor, `chmod 4755 /usr/bin/x` or `chmod 000 /etc` would work under
+ * Landlock. Scratch stand-ins owned by root, outside the root. */
+Test(supervisor, meta_root_cannot_touch_system_files)
+{
+	struct fx f;
+	struct cp p = { LANDLOCK, AS_CALLER };
+	struct e2e_out o;
+
+	if (getuid() != 0)
+		cr_skip_test("needs a root caller");
+	fx_setup(&f, &p);
+	char *bin = e2e_fmt("%s/usr-bin-x", f.O), *etc = e2e_fmt("%s/etc", f.O);
+
+	cr_assert(e2e_write_file(AS_CALLER, bin, "#!/bin/sh\n") == 0 && chmod(bin, 0755) == 0);
+	cr_assert(mkdir(etc, 0755) == 0);
+	struct snap b_bin = snap_of(bin), b_etc = snap_of(etc);
+
+	for (int m = 0; m < 2; m++) {
+		const char *mode = m ? "read-only" : "workspace-write";
+
+		sbx(&f, mode, NULL, NULL, false,
+		    e2e_fmt("chmod 4755 %s; chmod 000 %s; chown 65534 %s; touch %s; "
+			    "python3 -c 'import os; os.setxattr(\"%s\", \"user.sbx\", b\"1\")'",
+			    bin, etc, bin, etc, bin),
+		    &o);
+		cr_assert(o.status != 0 && strstr(o.err, "Permission denied"), "%s %s: exit %d\n%s",
+			  f.tag, mode, o.status, o.err);
+		e2e_out_free(&o);
+		assert_untouched(&f, bin, &b_bin, mode);
+		assert_untouched(&f, etc, &b_etc, mode);
+	}
+	fx_teardown(&f);
+}
+
+/* A command that chroots (in a user namespace of its own) sees B/fake/tmp
+ * as /tmp: the writable set is the host's /tmp all the same. */
+PARAMS(meta_chroot_cannot_remap_writable_set, ll_params)
+ParameterizedTest(struct cp *p, supervisor, meta_chroot_cannot_remap_writable_set)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *fake = e2e_fmt("%s/fake", f.B), *tmp = e2e_fmt("%s/fake/tmp", f.B);
+	char *victim = e2e_fmt("%s/victim", tmp);
+
+	cr_assert(e2e_mkdir(f.who, fake) == 0 && e2e_mkdir(f.who, tmp) == 0 &&
+		  e2e_write_file(f.who, victim, "v\n") == 0 && chmod(victim, 0644) == 0);
+	struct snap before = snap_of(victim);
+
+	sbx(&f, "workspace-write", NULL, NULL, false,
+	    e2e_fmt("python3 -c \"import ctypes, os; c = ctypes.CDLL(None, use_errno=True); "
+		    "assert c.unshare(0x10000000) == 0, ctypes.get_errno(); os.chroot('%s'); "
+		    "print('chrooted', flush=True); os.chmod('/tmp/victim', 0o600)\"", fake),
+	    &o);
+	cr_assert(strstr(o.out, "chrooted"), "%s the command could not chroot:\n%s", f.tag, o.err);
+	cr_assert(o.status != 0 && strstr(o.err, "Permission denied"), "%s exit %d:\n%s", f.tag,
+		  o.status, o.err);
+	assert_untouched(&f, victim, &before, "chmod after a chroot:");
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* /proc/self/fd/N names the command's fd N (glibc's fchmodat emulation,
+ * tar -p, connects to long socket paths): allowed where that object lies in
+ * the writable set, refused elsewhere. */
+PARAMS(meta_proc_self_fd_paths, ll_params)
+ParameterizedTest(struct cp *p, supervisor, meta_proc_self_fd_paths)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *script;
+
+	fx_setup(&f, p);
+	struct snap before = snap_of(f.Of);
+
+	script = e2e_fmt("import os, sys\n"
+			 "o = os.open(sys.argv[1], os.O_RDONLY)\n"
+			 "try:\n"
+			 "    os.chmod('/proc/self/fd/%%d' %% o, 0o600); print('outside changed')\n"
+			 "except PermissionError: print('outside refused')\n"
+			 "i = os.open(sys.argv[2], os.O_RDONLY)\n"
+			 "os.chmod('/dev/fd/%%d' %% i, 0o600)\n"
+			 "os.chmod(sys.argv[2], 0o640, follow_symlinks=False)\n"
+			 "p = os.open(sys.argv[2], os.O_PATH)\n"
+			 "os.utime('/proc/thread-self/fd/%%d' %% p, (3, 3))\n"
+			 "print('inside ok')\n");
+	sbx(&f, "workspace-write", NULL, NULL, false,
+	    e2e_fmt("python3 %s %s %s && mkdir -p d/e && tar cf t.tar d && rm -r d && tar xpf t.tar",
+		    script_file(&f, "fd.py", script), f.Of, f.Rf), &o);
+	cr_assert(o.status == 0 && strstr(o.out, "outside refused") && strstr(o.out, "inside ok"),
+		  "%s exit %d\n%s%s", f.tag, o.status, o.out, o.err);
+	assert_untouched(&f, f.Of, &before, "chmod /proc/self/fd/N:");
+	struct stat st;
+
+	cr_assert(stat(f.Rf, &st) == 0 && (st.st_mode & 07777) == 0640 && st.st_mtim.tv_sec == 3,
+		  "%s mode %o mtime %ld", f.tag, st.st_mode & 07777, (long)st.st_mtim.tv_sec);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* AT_SYMLINK_NOFOLLOW acts on the link itself, never on what it names. */
+PARAMS(meta_nofollow_on_the_link, ll_params)
+ParameterizedTest(struct cp *p, supervisor, meta_nofollow_on_the_link)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	struct snap before = snap_of(f.Of);
+	char *cmd = e2e_fmt("cd %s && ln -s %s link && touch -h -d @7 link && chown -h %d link && "
+			    "chmod 600 link; echo chmod=$?",
+			    f.R, f.Of, (int)e2e_uid(f.who));
+
+	sbx(&f, "workspace-write", NULL, NULL, false, cmd, &o);
+	cr_assert(strstr(o.out, "chmod=1"), "%s chmod through a link outside: %s\n%s", f.tag, o.out,
+		  o.err);
+	struct stat st;
+	char *link = e2e_fmt("%s/link", f.R);
+
+	cr_assert(lstat(link, &st) == 0 && st.st_mtim.tv_sec == 7, "%s touch -h missed the link",
+		  f.tag);
+	assert_untouched(&f, f.Of, &before, "calls on a link to it:");
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* A second thread swaps a symlink between a file inside and one outside
+ * while the first changes metadata through it, thousands of times. */
+PARAMS(meta_symlink_race, ll_params)
+ParameterizedTest(struct cp *p, supervisor, meta_symlink_race)
+{
+	const char *ops[] = { "chmod", "utimes", "xattr", "chown" };
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	cr_assert(e2e_mkdir(f.who, e2e_fmt("%s/d", f.R)) == 0 && e2e_mkdir(f.who, e2e_fmt("%s/d", f.O)) == 0);
+	cr_assert(e2e_write_file(f.who, e2e_fmt("%s/d/f", f.R), "in\n") == 0);
+	cr_assert(e2e_write_file(f.who, e2e_fmt("%s/d/f", f.O), "out\n") == 0);
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		struct snap before = snap_of(f.Of), before_d = snap_of(e2e_fmt("%s/d/f", f.O));
+		unsigned long ok = 0, refused = 0, other = 0;
+
+		/* the link as the last component, then as a directory on the way */
+		char *cmd = e2e_fmt("cd %s && %s %s 4000 link %s %s link && "
+				    "%s %s 4000 dlink %s/d %s/d dlink/f",
+				    f.R, helper(&f, "symrace"), ops[i], f.Rf, f.Of, helper(&f, "symrace"),
+				    ops[i], f.R, f.O);
+
+		sbx(&f, "workspace-write", NULL, NULL, false, cmd, &o);
+		cr_assert(o.status == 0, "%s symrace %s: exit %d\n%s", f.tag, ops[i], o.status, o.err);
+		cr_assert(sscanf(o.out, "ok=%lu refused=%lu other=%lu", &ok, &refused, &other) == 3,
+			  "%s symrace said %s", f.tag, o.out);
+		/* Both sides were hit: the race was real. */
+		cr_assert(ok > 0 && refused > 0, "%s %s: ok=%lu refused=%lu other=%lu", f.tag, ops[i],
+			  ok, refused, other);
+		assert_untouched(&f, f.Of, &before, ops[i]);
+		assert_untouched(&f, e2e_fmt("%s/d/f", f.O), &before_d, ops[i]);
+		e2e_out_free(&o);
+	}
+	fx_teardown(&f);
+}
+
+/* ---- unix sockets ---- */
+
+static void wait_for(const char *path)
+{
+	for (int i = 0; i < 2000 && !e2e_exists(path); i++)
+		usleep(5000);
+	cr_assert(e2e_exists(path), "the test daemon never made %s", path);
+}
+
+
+static char *host_tmp_dir; /* made in the host's /tmp, removed at exit too */
+
+static void kill_daemons(void)
+{
+	for (size_t i = 0; i < n_all_daemons; i++)
+		if (all_daemons[i] > 0 && kill(all_daemons[i], SIGKILL) == 0)
+			waitpid(all_daemons[i], NULL, 0);
+	if (host_tmp_dir)
+		e2e_rm_rf(host_tmp_dir);
+}
+
+static pid_t spawn_daemon(struct fx *f, char *const argv[])
+{
+	pid_t pid;
+
+	cr_assert(f->n_daemons < 4 && n_all_daemons < 16);
+	if (n_all_daemons == 0)
+		atexit(kill_daemons);
+	pid = e2e_spawn(AS_CALLER, "/", argv);
+	all_daemons[n_all_daemons++] = pid;
+	f->daemons[f->n_daemons++] = pid;
+	return pid;
+}
+
+/* A host daemon, started by the test (as the caller), not by any run. */
+static void start_daemon(struct fx *f, const char *kind, const char *sock, const char *witness)
+{
+	char *argv[] = { (char *)e2e_helper("sockserver"), (char *)kind, (char *)sock,
+			 (char *)witness, NULL };
+
+	spawn_daemon(f, argv);
+	wait_for(sock[0] == '@' ? e2e_fmt("%s.ready", witness) : sock);
+}
+
+/* The client: exits 0 after sending a line, else prints the errno. */
+static const char *client_script =
+	"import socket, sys\n"
+	"kind, target, msg = sys.argv[1], sys.argv[2], sys.argv[3].encode() + b'\\n'\n"
+	"addr = '\\0' + target[1:] if target.startswith('@') else target\n"
+	"try:\n"
+	"    if kind == 'stream':\n"
+	"        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(addr); s.sendall(msg)\n"
+	"    elif kind == 'dgram':\n"
+	"        socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(msg, addr)\n"
+	"    elif kind == 'sendmsg':\n"
+	"        socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendmsg([msg], [], 0, addr)\n"
+	"    elif kind == 'dgram-connect':\n"
+	"        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.connect(addr); s.send(msg)\n"
+	"except OSError as e:\n"
+	"    print('errno', e.errno); sys.exit(3)\n"
+	"print('sent')\n";
+
+static char *client(struct fx *f, const char *kind, const char *target, const char *msg)
+{
+	return e2e_fmt("python3 %s %s %s %s", script_file(f, "client.py", client_script), kind,
+		       target, msg);
+}
+
+static void expect_unreachable(struct fx *f, const char *mode, const char *net, const char *kind,
+			       const char *target, const char *witness, const char *config)
+{
+	struct e2e_out o;
+
+	sbx(f, mode, net, config, false, client(f, kind, target, "hello"), &o);
+	cr_assert(o.status == 3, "%s %s --net %s: a %s client to the host's %s: exit %d\n%s%s",
+		  f->tag, mode, net, kind, target, o.status, o.out, o.err);
+	/* EACCES: refused; ENOENT/ECONNREFUSED: not even visible there */
+	cr_assert(strstr(o.out, "errno 13") || strstr(o.out, "errno 2") ||
+		  strstr(o.out, "errno 111"), "%s %s: %s", f->tag, target, o.out);
+	usleep(20000);
+	cr_assert(!e2e_exists(witness), "%s %s --net %s: the host daemon on %s got a line", f->tag,
+		  mode, net, target);
+	e2e_out_free(&o);
+}
+
+PARAMS(sock_host_daemon_unreachable, all_params)
+ParameterizedTest(struct cp *p, supervisor, sock_host_daemon_unreachable)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *s = e2e_fmt("%s/s.sock", f.D), *w = e2e_fmt("%s/witness", f.D);
+	char *ds = e2e_fmt("%s/d.sock", f.D), *dw = e2e_fmt("%s/dwitness", f.D);
+
+	start_daemon(&f, "stream", s, w);
+	start_daemon(&f, "dgram", ds, dw);
+	for (int m = 0; m < 2; m++)
+		for (int n = 0; n < N_NETS; n++) {
+			const char *mode = m ? "read-only" : "workspace-write", *net = nets[n];
+
+			expect_unreachable(&f, mode, net, "stream", s, w, NULL);
+			expect_unreachable(&f, mode, net, "dgram", ds, dw, NULL);
+			expect_unreachable(&f, mode, net, "sendmsg", ds, dw, NULL);
+			expect_unreachable(&f, mode, net, "dgram-connect", ds, dw, NULL);
+		}
+	/* through a symlink the command makes in its workspace */
+	expect_unreachable(&f, "workspace-write", "allow", "stream",
+			   e2e_fmt("%s/link", f.R), w, NULL);
+	fx_teardown(&f);
+}
+
+/* Landlock's /tmp is the host's: the caller's tmux, X server and ssh-agent
+ * listen there. Lying in the writable set is not enough: the run must have
+ * made the listener. The same for a socket a host process made inside the
+ * workspace. */
+PARAMS(sock_host_daemon_in_writable_set_unreachable, all_params)
+ParameterizedTest(struct cp *p, supervisor, sock_host_daemon_in_writable_set_unreachable)
+{
+	struct fx f;
+	char tmpl[] = "/tmp/sbx-e2e-sup-XXXXXX";
+
+	fx_setup(&f, p);
+	cr_assert(mkdtemp(tmpl) && chmod(tmpl, 0755) == 0);
+	f.tmpdir = strdup(tmpl);
+	host_tmp_dir = f.tmpdir;
+	char *ts = e2e_fmt("%s/tmux.sock", tmpl), *tw = e2e_fmt("%s/witness", f.D);
+	char *ws = e2e_fmt("%s/host.sock", f.R), *ww = e2e_fmt("%s/wwitness", f.D);
+
+	start_daemon(&f, "stream", ts, tw);
+	start_daemon(&f, "stream", ws, ww);
+	for (int n = 0; n < N_NETS; n++) {
+		const char *net = nets[n];
+
+		expect_unreachable(&f, "workspace-write", net, "stream", ts, tw, NULL);
+		expect_unreachable(&f, "workspace-write", net, "stream", ws, ww, NULL);
+		expect_unreachable(&f, "read-only", net, "stream", ws, ww, NULL);
+	}
+	fx_teardown(&f);
+}
+
+PARAMS(sock_own_server_reachable, all_params)
+ParameterizedTest(struct cp *p, supervisor, sock_own_server_reachable)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	for (int n = 0; n < N_NETS; n++) {
+		const char *net = nets[n];
+
+		for (int where = 0; where < 2; where++) {
+			const char *sock = where ? "/tmp/sbx-own-$$.sock" : "./own.sock";
+			char *w = e2e_fmt("%s/own-witness", f.R);
+			char *cmd = e2e_fmt("cd %s && s=%s && %s stream $s %s & "
+					    "for i in $(seq 500); do [ -S %s ] && break; sleep 0.01; done; "
+					    "%s; r=$?; sleep 0.2; kill %%1; rm -f %s; exit $r",
+					    f.R, sock, helper(&f, "sockserver"), w, sock,
+					    client(&f, "stream", sock, "mine"), sock);
+
+			unlink(w);
+			sbx(&f, "workspace-write", net, NULL, false, cmd, &o);
+			cr_assert(o.status == 0, "%s --net %s: a server the command started on %s was "
+				  "not reachable: exit %d\n%s%s", f.tag, net, sock, o.status, o.out, o.err);
+			char *got = e2e_read_file(w);
+
+			cr_assert(got && strcmp(got, "mine\n") == 0, "%s witness: %s", f.tag, got);
+			free(got);
+			e2e_out_free(&o);
+		}
+	}
+	fx_teardown(&f);
+}
+
+PARAMS(sock_allow_listed_reachable, all_params)
+ParameterizedTest(struct cp *p, supervisor, sock_allow_listed_reachable)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *s = e2e_fmt("%s/pg.sock", f.D), *w = e2e_fmt("%s/witness", f.D);
+	char *ds = e2e_fmt("%s/log.sock", f.D), *dw = e2e_fmt("%s/dwitness", f.D);
+	char *other = e2e_fmt("%s/other.sock", f.D), *ow = e2e_fmt("%s/owitness", f.D);
+	char *cfg = e2e_fmt("%s/sbx.conf", f.B);
+
+	cr_assert(e2e_write_file(AS_CALLER, cfg,
+				 e2e_fmt("unix_sockets = %s/pg.*, %s\n", f.D, ds)) == 0);
+	cr_assert(chmod(cfg, 0644) == 0);
+	start_daemon(&f, "stream", s, w);
+	start_daemon(&f, "dgram", ds, dw);
+	start_daemon(&f, "stream", other, ow);
+	for (int n = 0; n < N_NETS; n++) {
+		const char *net = nets[n];
+
+		for (int m = 0; m < 2; m++) {
+			const char *mode = m ? "read-only" : "workspace-write";
+
+			unlink(w);
+			unlink(dw);
+			sbx(&f, mode, net, cfg, false,
+			    e2e_fmt("%s && %s", client(&f, "stream", s, "listed"),
+				    client(&f, "dgram", ds, "listed")), &o);
+			cr_assert(o.status == 0, "%s %s --net %s: allow-listed sockets refused: exit "
+				  "%d\n%s%s", f.tag, mode, net, o.status, o.out, o.err);
+			usleep(20000);
+			char *got = e2e_read_file(w), *dgot = e2e_read_file(dw);
+
+			cr_assert(got && strcmp(got, "listed\n") == 0, "%s stream witness: %s", f.tag, got);
+			cr_assert(dgot && strcmp(dgot, "listed\n") == 0, "%s dgram witness: %s", f.tag, dgot);
+			free(got);
+			free(dgot);
+			e2e_out_free(&o);
+			expect_unreachable(&f, mode, net, "stream", other, ow, cfg);
+		}
+	}
+	fx_teardown(&f);
+}
+
+/* Abstract sockets share the network namespace: with --net allow the host's
+ * are one name away. Allow-listed by '@name' only. */
+PARAMS(sock_abstract, all_params)
+ParameterizedTest(struct cp *p, supervisor, sock_abstract)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *name = e2e_fmt("@sbx-e2e-%d-%d", (int)getpid(), p->runner * 2 + p->user);
+	char *listed = e2e_fmt("%s-listed", name);
+	char *w = e2e_fmt("%s/awitness", f.D), *lw = e2e_fmt("%s/lwitness", f.D);
+	char *cfg = e2e_fmt("%s/sbx.conf", f.B);
+
+	cr_assert(e2e_write_file(AS_CALLER, cfg, e2e_fmt("unix_sockets = %s\n", listed)) == 0);
+	cr_assert(chmod(cfg, 0644) == 0);
+	start_daemon(&f, "stream", name, w);
+	start_daemon(&f, "stream", listed, lw);
+	expect_unreachable(&f, "workspace-write", "allow", "stream", name, w, cfg);
+	expect_unreachable(&f, "read-only", "allow", "stream", name, w, cfg);
+	sbx(&f, "read-only", "allow", cfg, false, client(&f, "stream", listed, "at"), &o);
+	cr_assert(o.status == 0, "%s allow-listed %s: exit %d\n%s%s", f.tag, listed, o.status, o.out,
+		  o.err);
+	usleep(20000);
+	char *got = e2e_read_file(lw);
+
+	cr_assert(got && strcmp(got, "at\n") == 0, "%s witness: %s", f.tag, got);
+	free(got);
+	e2e_out_free(&o);
+	/* and the command's own abstract server */
+	sbx(&f, "workspace-write", "allow", NULL, false,
+	    e2e_fmt("%s stream %s-own %s/ownw & sleep 0.3; %s; r=$?; kill %%1; exit $r",
+		    helper(&f, "sockserver"), name, f.R, client(&f, "stream", e2e_fmt("%s-own", name), "own")),
+	    &o);
+	cr_assert(o.status == 0, "%s own abstract server: exit %d\n%s%s", f.tag, o.status, o.out,
+		  o.err);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* i386's int $0x80 and x32's syscall numbers reach the same kernel code:
+ * neither may be a way around the supervisor. */
+PARAMS(other_abis_no_way_around, all_params)
+ParameterizedTest(struct cp *p, supervisor, other_abis_no_way_around)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *s = e2e_fmt("%s/s.sock", f.D), *w = e2e_fmt("%s/witness", f.D);
+	struct snap before = snap_of(f.Of);
+
+	start_daemon(&f, "stream", s, w);
+	sbx(&f, "workspace-write", NULL, NULL, false,
+	    e2e_fmt("%s chmod %s; %s connect %s", helper(&f, "abi32"), f.Of, helper(&f, "abi32"), s),
+	    &o);
+	/* 0 would mean it went through; anything else (EACCES from us,
+	 * ENOSYS where the ABI is off, EROFS from the namespace view) is fine */
+	cr_assert(!strstr(o.out, " 0\n"), "%s a 32-bit ABI went around the supervisor:\n%s%s",
+		  f.tag, o.out, o.err);
+	if (f.runner == LANDLOCK)
+		cr_assert(strstr(o.out, "i386_chmod 13") || strstr(o.out, "i386_chmod 38"), "%s\n%s",
+			  f.tag, o.out);
+	cr_assert(strstr(o.out, "i386_connect 13") || strstr(o.out, "i386_connect 38"), "%s\n%s",
+		  f.tag, o.out);
+	assert_untouched(&f, f.Of, &before, "chmod by a 32-bit ABI:");
+	usleep(20000);
+	cr_assert(!e2e_exists(w), "%s the host daemon got a line", f.tag);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* io_uring connects, sends and sets xattrs where seccomp cannot see it: a
+ * supervised run gets none (EPERM, as container runtimes refuse it). */
+PARAMS(io_uring_refused, all_params)
+ParameterizedTest(struct cp *p, supervisor, io_uring_refused)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	sbx(&f, "workspace-write", NULL, NULL, false,
+	    "python3 -c 'import ctypes; c = ctypes.CDLL(None, use_errno=True); "
+	    "p = ctypes.create_string_buffer(120); "
+	    "print(c.syscall(425, 8, p), ctypes.get_errno())'", &o);
+	cr_assert(o.status == 0 && strcmp(o.out, "-1 1\n") == 0,
+		  "%s io_uring_setup under the supervisor: %s%s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* Calls from threads that lead no thread group (most threads of a server):
+ * their fds are looked up through a pidfd of the thread or its group. */
+PARAMS(calls_from_threads, all_params)
+ParameterizedTest(struct cp *p, supervisor, calls_from_threads)
+{
+	struct fx f;
+	struct e2e_out o;
+	const char *py =
+		"import os, socket, threading, sys\n"
+		"t = socket.socket(); t.bind(('127.0.0.1', 0)); t.listen(1024)\n"
+		"u = socket.socket(socket.AF_UNIX); u.bind('own.sock'); u.listen(1024)\n"
+		"def serve(s):\n"
+		"    while True: s.accept()[0].close()\n"
+		"for s in (t, u): threading.Thread(target=serve, args=(s,), daemon=True).start()\n"
+		"errors = []\n"
+		"def work(i):\n"
+		"    try:\n"
+		"        for k in range(20):\n"
+		"            a = socket.socket(); a.connect(t.getsockname()); a.close()\n"
+		"            b = socket.socket(socket.AF_UNIX); b.connect('own.sock'); b.close()\n"
+		"        fd = os.open('f', os.O_RDONLY); os.fchmod(fd, 0o600); os.close(fd)\n"
+		"    except OSError as e: errors.append(e)\n"
+		"ts = [threading.Thread(target=work, args=(i,)) for i in range(8)]\n"
+		"[x.start() for x in ts]; [x.join() for x in ts]\n"
+		"print('errors', errors)\n"
+		"sys.exit(1 if errors else 0)\n";
+	char *script;
+
+	fx_setup(&f, p);
+	script = e2e_fmt("%s/threads.py", f.B);
+	cr_assert(e2e_write_file(AS_CALLER, script, py) == 0 && chmod(script, 0644) == 0);
+	for (int n = 0; n < N_NETS; n++) {
+		const char *net = nets[n];
+
+		sbx(&f, "workspace-write", net, NULL, false, e2e_fmt("cd %s && python3 %s", f.R, script),
+		    &o);
+		cr_assert(o.status == 0, "%s --net %s: calls from threads failed: exit %d\n%s%s",
+			  f.tag, net, o.status, o.out, o.err);
+		e2e_out_free(&o);
+		unlink(e2e_fmt("%s/own.sock", f.R));
+	}
+	fx_teardown(&f);
+}
+
+/* ---- where the kernel cannot supervise ---- */
+
+static json_t *run_json_under(struct fx *f, const char *features, const char *cmd)
+{
+	struct e2e_out o;
+	char *argv[] = { (char *)e2e_helper("nofeature"), (char *)features, "--",
+			 (char *)e2e_sbx(), "run", "--runner", (char *)runner_name[f->runner],
+			 "--mode", "workspace-write", "--root", f->R, "--json", "--",
+			 (char *)cmd, NULL };
+	json_error_t jerr;
+	json_t *j;
+
+	e2e_run(f->who, argv, NULL, &o);
+	j = json_loads(o.out, 0, &jerr);
+	cr_assert_not_null(j, "%s no JSON (exit %d):\n%s\n%s", f->tag, o.status, o.out, o.err);
+	e2e_out_free(&o);
+	return j;
+}
+
+PARAMS(kernel_without_user_notification, all_params)
+ParameterizedTest(struct cp *p, supervisor, kernel_without_user_notification)
+{
+	const char *features[] = { "user_notif", "pidfd_getfd" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	for (size_t i = 0; i < 2; i++) {
+		json_t *j = run_json_under(&f, features[i], "echo ran");
+		json_t *sb = json_object_get(j, "sandbox");
+		const char *enf = json_string_value(json_object_get(sb, "enforcement"));
+
+		cr_assert(json_integer_value(json_object_get(j, "exit_code")) == 0 &&
+			  strstr(json_string_value(json_object_get(j, "stdout")), "ran"),
+			  "%s without %s the run was refused", f.tag, features[i]);
+		if (f.runner == LANDLOCK)
+			cr_assert_str_eq(enf, "partial", "%s without %s: metadata is uncovered",
+					 f.tag, features[i]);
+		else
+			cr_assert_str_eq(enf, "full", "%s without %s", f.tag, features[i]);
+		json_decref(j);
+	}
+	/* and with it, the landlock runner is full */
+	json_t *j = run_json_under(&f, "mount_setattr", "true");
+
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "sandbox"), "enforcement")),
+			 "full", "%s", f.tag);
+	json_decref(j);
+	fx_teardown(&f);
+}
+
+Test(supervisor, probe_says_why)
+{
+	struct e2e_out o;
+	char *argv[] = { (char *)e2e_helper("nofeature"), "user_notif", "--", (char *)e2e_sbx(),
+			 "probe", "--json", NULL };
+	char *plain[] = { (char *)e2e_sbx(), "probe", "--json", NULL };
+	json_error_t jerr;
+
+	e2e_run(AS_CALLER, argv, NULL, &o);
+	json_t *j = json_loads(o.out, 0, &jerr), *sup = json_object_get(j, "supervisor");
+
+	cr_assert(json_is_false(json_object_get(sup, "available")), "%s", o.out);
+	cr_assert(strstr(json_string_value(json_object_get(sup, "reason")), "user notification"),
+		  "%s", o.out);
+	/* what a run there gets: the landlock runner, partial */
+	json_t *ll = json_object_get(json_object_get(j, "runners"), "landlock");
+
+	cr_assert_str_eq(json_string_value(json_object_get(ll, "enforcement")), "partial", "%s", o.out);
+	json_decref(j);
+	e2e_out_free(&o);
+	e2e_run(AS_CALLER, plain, NULL, &o);
+	j = json_loads(o.out, 0, &jerr);
+	sup = json_object_get(j, "supervisor");
+	cr_assert(json_is_true(json_object_get(sup, "available")), "%s", o.out);
+	json_decref(j);
+	e2e_out_free(&o);
+}
+
+/* ---- a call in flight when its caller dies ---- */
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int count_threads(void)
+{
+	return count_entries("/proc/self/task");
+}
+
+/* Wait (bounded) until the process has `want` threads. */
+static bool threads_settle(int want)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (count_threads() == want)
+			return true;
+		usleep(5000);
+	}
+	return false;
+}
+
+/* A TCP listener on loopback whose accept queue is full: a connect to it
+ * waits for a SYN-ACK that never comes. */
+static int stuck_tcp(int *fill)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	cr_assert(l >= 0 && bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 0) == 0 &&
+		  getsockname(l, (struct sockaddr *)&a, &len) == 0);
+	*fill = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert(connect(*fill, (struct sockaddr *)&a, sizeof a) == 0);
+	return ntohs(a.sin_port);
+}
+
+struct killed_case {
+	const char *root, *unix_stuck, *mark;
+	int port;
+	bool kill_inside; /* the command kills its own caller; else the run times out */
+};
+
+static const char *blocking_connects =
+	"python3 -c 'import socket,sys; socket.socket().connect((\"127.0.0.1\", int(sys.argv[1])))' %d & "
+	"python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
+	"socket.socket(socket.AF_UNIX).connect(sys.argv[1])' %s & ";
+
+static void *sample_after_mark(void *arg)
+{
+	const struct killed_case *k = arg;
+	long ok;
+
+	for (int i = 0; i < 4000 && !e2e_exists(k->mark); i++)
+		usleep(5000);
+	/* the run goes on (sleep), its dispatcher too; the workers whose
+	 * callers were killed are gone (and any idle one has timed out) */
+	ok = threads_settle(3);
+	return (void *)ok;
+}
+
+/* In a child of the test (dropping to nobody where asked), through the
+ * library: the threads of the process are counted from outside the run. */
+static int killed_child(const struct killed_case *k)
+{
+	struct sbx_run *run = sbx_run_new();
+	struct sbx_result *res = NULL;
+	struct sbx_error err;
+	pthread_t sampler;
+	void *sampled = (void *)1L;
+	int baseline = count_threads(), fds = count_entries("/proc/self/fd");
+	char *cmd = e2e_fmt(blocking_connects, k->port, k->unix_stuck);
+
+	if (k->kill_inside)
+		/* the run goes on well past a worker's idle time (5 s), so the
+		 * only threads left then are the dispatcher's and ours */
+		cmd = e2e_fmt("%s sleep 0.5; kill -9 %%1 %%2; sleep 0.2; touch %s; sleep 12", cmd, k->mark);
+	else
+		cmd = e2e_fmt("%s wait", cmd);
+	sbx_run_set_command(run, cmd);
+	sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
+	sbx_run_set_root(run, k->root);
+	sbx_run_set_runner(run, SBX_RUNNER_LANDLOCK);
+	sbx_run_set_timeout_ms(run, k->kill_inside ? 20000 : 1500);
+	sbx_run_add_unix_socket_pattern(run, k->unix_stuck);
+	if (k->kill_inside && pthread_create(&sampler, NULL, sample_after_mark, (void *)k) != 0)
+		return 4;
+	if (sbx_run_execute(run, &res, &err) < 0)
+		return 2;
+	if (k->kill_inside)
+		pthread_join(sampler, &sampled);
+	sbx_result_free(res);
+	sbx_run_free(run);
+	if (!sampled)
+		return 3;
+	if (!threads_settle(baseline))
+		return 1;
+	/* and every fd the supervisor took is closed again */
+	return count_entries("/proc/self/fd") == fds ? 0 : 6;
+}
+
+static void killed_mid_call(enum e2e_user who, bool kill_inside)
+{
+	struct fx f;
+	struct cp p = { LANDLOCK, who };
+	int fill, status;
+	pid_t pid;
+
+	fx_setup(&f, &p);
+	struct killed_case k = { .root = f.R, .unix_stuck = e2e_fmt("%s/stuck.sock", f.D),
+				 .mark = e2e_fmt("%s/mark", f.R), .kill_inside = kill_inside };
+	char *argv[] = { (char *)e2e_helper("sockserver"), "stuck", (char *)k.unix_stuck, NULL };
+
+	k.port = stuck_tcp(&fill);
+	spawn_daemon(&f, argv);
+	wait_for(k.unix_stuck);
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		if (who == AS_NOBODY && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+					 setresuid(65534, 65534, 65534) < 0))
+			_exit(5);
+		_exit(killed_child(&k));
+	}
+	cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	cr_assert(WEXITSTATUS(status) != 2, "[user %s] the run failed", e2e_user_name(who));
+	cr_assert(WEXITSTATUS(status) != 3, "[user %s] a worker outlived its killed caller",
+		  e2e_user_name(who));
+	cr_assert(WEXITSTATUS(status) != 6, "[user %s] the supervisor left fds open",
+		  e2e_user_name(who));
+	cr_assert(WEXITSTATUS(status) == 0, "[user %s] status %d: a supervisor thread outlived the run",
+		  e2e_user_name(who), WEXITSTATUS(status));
+	close(fill);
+	fx_teardown(&f);
+}
+
+Test(supervisor, run_ended_mid_call_leaves_no_thread)
+{
+	killed_mid_call(AS_CALLER, false);
+	killed_mid_call(AS_NOBODY, false);
+}
+
+Test(supervisor, caller_killed_mid_call_ends_its_worker)
+{
+	killed_mid_call(AS_CALLER, true);
+	killed_mid_call(AS_NOBODY, true);
+}
+
+#else
+
+/* A build without the supervisor says so, and runs anyway: the landlock
+ * runner partial, metadata outside the root uncovered. */
+Test(supervisor, not_built)
+{
+	struct e2e_out o;
+	char *argv[] = { (char *)e2e_sbx(), "probe", "--json", NULL };
+	char *dir = e2e_tmpdir(AS_CALLER);
+
+	e2e_run(AS_CALLER, argv, NULL, &o);
+	cr_assert(strstr(o.out, "not in this build"), "%s", o.out);
+	e2e_out_free(&o);
+	e2e_sbx_run(AS_CALLER, &o, "--runner", "landlock", "--root", dir, "--json", "--", "true", NULL);
+	cr_assert(o.status == 0 && strstr(o.out, "\"enforcement\":\"partial\""), "%s%s", o.out,
+		  o.err);
+	e2e_out_free(&o);
+}
+
+#endif

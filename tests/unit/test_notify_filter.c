@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/* The supervisor's seccomp filter (kernel/seccomp_notify.c), run on a small
+ * classic-BPF interpreter: which (ABI, syscall, arguments) reach the
+ * supervisor, which are refused outright, which pass. The kernel runs the
+ * same program; the e2e tests check the effects there. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "seccomp_notify.h"
+
+#ifdef CONFIG_SUPERVISOR
+
+#define X32 0x40000000U
+
+/* The subset of classic BPF a seccomp filter may use and ours does. */
+static uint32_t run_filter(const struct sock_fprog *prog, const struct seccomp_data *d)
+{
+	uint32_t a = 0;
+	const unsigned char *mem = (const unsigned char *)d;
+
+	for (unsigned pc = 0; pc < prog->len; pc++) {
+		const struct sock_filter *f = &prog->filter[pc];
+
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			cr_assert_leq(f->k + 4, sizeof(*d), "load past seccomp_data at %u", pc);
+			memcpy(&a, mem + f->k, 4);
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= f->k;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += f->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == f->k ? f->jt : f->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return f->k;
+		default:
+			cr_assert_fail("unexpected BPF code 0x%x at %u", f->code, pc);
+		}
+	}
+	cr_assert_fail("the filter fell off its end");
+	return 0;
+}
+
+static uint32_t act(enum notify_set set, uint32_t arch, uint32_t nr, uint64_t a0, uint64_t a4)
+{
+	struct seccomp_data d = { .nr = (int)nr, .arch = arch };
+	const struct sock_fprog *prog = notify_filter_get(set);
+
+	cr_assert_not_null(prog);
+	d.args[0] = a0;
+	d.args[4] = a4;
+	return run_filter(prog, &d);
+}
+
+#define NOTIFY SECCOMP_RET_USER_NOTIF
+#define ALLOW SECCOMP_RET_ALLOW
+
+Test(notify_filter, sockets_both_sets)
+{
+	for (int set = 0; set < NOTIFY_SETS; set++) {
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_connect, 3, 0), NOTIFY);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_sendmsg, 3, 0), NOTIFY);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_sendmmsg, 3, 0), NOTIFY);
+		/* sendto only with an address, in either half of the pointer */
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_sendto, 3, 0), ALLOW);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_sendto, 3, 0x7ffc00001000), NOTIFY);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_sendto, 3, 0x100000000ULL), NOTIFY);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_sendto, 3, 0x10), NOTIFY);
+		/* untouched */
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_bind, 3, 0), ALLOW);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_listen, 3, 0), ALLOW);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_socketpair, 1, 0), ALLOW);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_write, 1, 0), ALLOW);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_read, 0, 0), ALLOW);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_openat, 0, 0), ALLOW);
+		/* io_uring would do the same calls out of our sight */
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, SYS_io_uring_setup, 8, 0),
+			     SECCOMP_RET_ERRNO | EPERM);
+	}
+}
+
+Test(notify_filter, metadata_only_in_its_set)
+{
+	const unsigned meta[] = { SYS_chmod, SYS_fchmod, SYS_fchmodat, NOTIFY_NR_FCHMODAT2,
+				  SYS_chown, SYS_fchown, SYS_lchown, SYS_fchownat, SYS_utime,
+				  SYS_utimes, SYS_futimesat, SYS_utimensat, SYS_setxattr,
+				  SYS_lsetxattr, SYS_fsetxattr, NOTIFY_NR_SETXATTRAT,
+				  SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr,
+				  NOTIFY_NR_REMOVEXATTRAT };
+
+	for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
+		cr_assert_eq(act(NOTIFY_METADATA, AUDIT_ARCH_X86_64, meta[i], 0, 0), NOTIFY,
+			     "syscall %u", meta[i]);
+		cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_X86_64, meta[i], 0, 0), ALLOW,
+			     "syscall %u under the namespace runner", meta[i]);
+	}
+	/* reads of metadata are nobody's business */
+	cr_assert_eq(act(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_getxattr, 0, 0), ALLOW);
+	cr_assert_eq(act(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_newfstatat, 0, 0), ALLOW);
+}
+
+Test(notify_filter, x32_is_no_way_around)
+{
+	cr_assert_eq(act(NOTIFY_METADATA, AUDIT_ARCH_X86_64, X32 | SYS_chmod, 0, 0), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_X86_64, X32 | SYS_connect, 0, 0), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_X86_64, X32 | 518 /* sendmsg */, 0, 0), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_X86_64, X32 | 538 /* sendmmsg */, 0, 0), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_X86_64, X32 | SYS_sendto, 0, 0x1000), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_X86_64, X32 | SYS_write, 0, 0), ALLOW);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_X86_64, X32 | SYS_io_uring_setup, 0, 0),
+		     SECCOMP_RET_ERRNO | EPERM);
+}
+
+Test(notify_filter, i386_is_no_way_around)
+{
+	/* chmod, lchown16, chown32, setxattr, utimensat_time64 */
+	const unsigned meta32[] = { 15, 16, 212, 226, 412, NOTIFY_NR_FCHMODAT2 };
+
+	for (size_t i = 0; i < sizeof(meta32) / sizeof(meta32[0]); i++) {
+		cr_assert_eq(act(NOTIFY_METADATA, AUDIT_ARCH_I386, meta32[i], 0, 0), NOTIFY);
+		cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, meta32[i], 0, 0), ALLOW);
+	}
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, 362 /* connect */, 0, 0), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, 370 /* sendmsg */, 0, 0), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, 369 /* sendto */, 0, 0x1000), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, 369 /* sendto */, 0, 0), ALLOW);
+	/* socketcall: by the call number in its first argument */
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, 102, 3 /* CONNECT */, 0), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, 102, 11 /* SENDTO */, 0), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, 102, 16 /* SENDMSG */, 0), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, 102, 20 /* SENDMMSG */, 0), NOTIFY);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, 102, 2 /* BIND */, 0), ALLOW);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, 102, 9 /* SEND */, 0), ALLOW);
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, 425, 0, 0), SECCOMP_RET_ERRNO | EPERM);
+	/* x86-64's connect number is another call on i386 */
+	cr_assert_eq(act(NOTIFY_SOCKETS, AUDIT_ARCH_I386, SYS_connect, 0, 0), ALLOW);
+	/* and i386's chmod number (15) is x86-64's rt_sigreturn: never trapped */
+	cr_assert_eq(act(NOTIFY_METADATA, AUDIT_ARCH_X86_64, 15, 0, 0), ALLOW);
+}
+
+#endif

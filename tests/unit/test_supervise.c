@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/* The supervisor's pure decisions (policy/supervise.c), the unix_sockets
+ * config key, and how the allow-list travels from the config to a run. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "launcher.h"
+#include "policy.h"
+
+static struct supervise_writable ws(const char *root, const char *tmp)
+{
+	struct supervise_writable w = { .n = 0 };
+
+	if (root) {
+		w.dirs[w.n] = root;
+		w.below_only[w.n++] = false;
+	}
+	if (tmp) {
+		w.dirs[w.n] = tmp;
+		w.below_only[w.n++] = true;
+	}
+	return w;
+}
+
+Test(supervise_writable, inside_and_outside)
+{
+	struct supervise_writable w = ws("/home/u/ws", "/tmp");
+
+	cr_assert(supervise_in_writable(&w, "/home/u/ws/a.c"));
+	cr_assert(supervise_in_writable(&w, "/home/u/ws/deep/er/x"));
+	cr_assert(supervise_in_writable(&w, "/home/u/ws"), "the root itself is the workspace's");
+	cr_assert(supervise_in_writable(&w, "/tmp/x.sock"));
+	cr_assert_not(supervise_in_writable(&w, "/tmp"), "/tmp's own mode is the host's");
+	cr_assert_not(supervise_in_writable(&w, "/home/u/ws-sibling/a"));
+	cr_assert_not(supervise_in_writable(&w, "/home/u/w"));
+	cr_assert_not(supervise_in_writable(&w, "/home/u"));
+	cr_assert_not(supervise_in_writable(&w, "/etc/passwd"));
+	cr_assert_not(supervise_in_writable(&w, "/tmpfoo/x"));
+	cr_assert_not(supervise_in_writable(&w, "relative/x"));
+	cr_assert_not(supervise_in_writable(&w, NULL));
+}
+
+Test(supervise_writable, read_only_has_nothing)
+{
+	struct supervise_writable w = ws(NULL, NULL);
+
+	cr_assert_not(supervise_in_writable(&w, "/home/u/ws/a.c"));
+	cr_assert_not(supervise_in_writable(&w, "/dev/null"), "metadata of /dev/null is the host's");
+	cr_assert_not(supervise_in_writable(NULL, "/x"));
+}
+
+Test(supervise_writable, trailing_slash_and_root_dir)
+{
+	struct supervise_writable w = ws("/srv/ws/", NULL);
+
+	cr_assert(supervise_in_writable(&w, "/srv/ws/x"));
+	cr_assert(supervise_in_writable(&w, "/srv/ws"));
+	cr_assert_not(supervise_in_writable(&w, "/srv/wsx"));
+}
+
+Test(supervise_listed, paths_and_patterns)
+{
+	const char *const allow[] = { "/run/postgresql/*", "/var/run/docker.sock", "@/tmp/.X11-unix/X0" };
+
+	cr_assert(supervise_socket_listed(allow, 3, "/run/postgresql/.s.PGSQL.5432"));
+	cr_assert(supervise_socket_listed(allow, 3, "/var/run/docker.sock"));
+	cr_assert(supervise_socket_listed(allow, 3, "@/tmp/.X11-unix/X0"));
+	cr_assert_not(supervise_socket_listed(allow, 3, "/run/docker.sock"));
+	cr_assert_not(supervise_socket_listed(allow, 3, "/run/postgresql"));
+	cr_assert_not(supervise_socket_listed(allow, 3, "/tmp/.X11-unix/X0"),
+		      "an abstract entry does not allow the path of the same name");
+	cr_assert_not(supervise_socket_listed(allow, 3, "@/run/postgresql/x"),
+		      "a path entry does not allow an abstract name");
+	cr_assert_not(supervise_socket_listed(allow, 3, "run/postgresql/x"));
+	cr_assert_not(supervise_socket_listed(allow, 0, "/var/run/docker.sock"));
+}
+
+Test(supervise_listed, star_crosses_slashes)
+{
+	const char *const allow[] = { "/run/user/*/bus" };
+
+	cr_assert(supervise_socket_listed(allow, 1, "/run/user/1000/bus"));
+	cr_assert(supervise_socket_listed(allow, 1, "/run/user/1000/x/bus"));
+	cr_assert_not(supervise_socket_listed(allow, 1, "/run/user/1000/bus2"));
+}
+
+static int check(const char *p, char *why)
+{
+	return unix_socket_pattern_check(p, strlen(p), why, 200);
+}
+
+Test(supervise_pattern, well_formed_entries)
+{
+	char why[200];
+
+	cr_assert_eq(check("/run/postgresql/*", why), 0, "%s", why);
+	cr_assert_eq(check("/tmp/.X11-unix/X0", why), 0, "%s", why);
+	cr_assert_eq(check("@dbus-abc", why), 0, "%s", why);
+	cr_assert_eq(check("/a/b/*/c", why), 0, "%s", why);
+	cr_assert_eq(check("/a/.hidden", why), 0, "%s", why);
+}
+
+Test(supervise_pattern, malformed_entries)
+{
+	char why[200];
+
+	cr_assert_lt(check("", why), 0);
+	cr_assert_lt(check("run/x.sock", why), 0);
+	cr_assert(strstr(why, "absolute") != NULL, "%s", why);
+	cr_assert_lt(check("/run/../etc/x", why), 0);
+	cr_assert(strstr(why, "canonical") != NULL, "%s", why);
+	cr_assert_lt(check("/run/./x", why), 0);
+	cr_assert_lt(check("/run//x", why), 0);
+	cr_assert_lt(check("/run/x/..", why), 0);
+	cr_assert_lt(check("/run/x/", why), 0);
+	cr_assert_lt(check("/run/x\tz", why), 0);
+	char long_entry[POLICY_SOCKET_PATTERN_MAX + 2];
+	memset(long_entry, 'a', sizeof(long_entry));
+	long_entry[0] = '/';
+	long_entry[sizeof(long_entry) - 1] = '\0';
+	cr_assert_lt(check(long_entry, why), 0);
+	cr_assert(strstr(why, "too long") != NULL, "%s", why);
+}
+
+/* ---- the config key ---- */
+
+static struct sbx_config cfg;
+static struct sbx_error err;
+
+static int parse(const char *text)
+{
+	memset(&err, 0, sizeof(err));
+	return config_parse_buffer("t.conf", text, strlen(text), &cfg, &err);
+}
+
+Test(config_unix_sockets, list_accumulates_and_dedups)
+{
+	cr_assert_eq(parse("unix_sockets = /run/postgresql/*, /var/run/docker.sock\n"
+			   "# another line adds\n"
+			   "unix_sockets = @x11 , /run/postgresql/*\n"), 0, "%s", err.message);
+	cr_assert_eq(cfg.n_unix_sockets, 3);
+	cr_assert_str_eq(cfg.unix_sockets[0], "/run/postgresql/*");
+	cr_assert_str_eq(cfg.unix_sockets[1], "/var/run/docker.sock");
+	cr_assert_str_eq(cfg.unix_sockets[2], "@x11");
+}
+
+Test(config_unix_sockets, errors_name_file_line_key)
+{
+	cr_assert_lt(parse("mode = read-only\nunix_sockets = run/x.sock\n"), 0);
+	cr_assert_str_eq(err.code, "CONFIG");
+	cr_assert(strncmp(err.message, "t.conf:2: unix_sockets: ", 24) == 0, "%s", err.message);
+	cr_assert_eq(cfg.n_unix_sockets, 0, "a failed parse leaves nothing behind");
+	cr_assert_lt(parse("unix_sockets = /a,,/b\n"), 0);
+	cr_assert(strstr(err.message, "t.conf:1: unix_sockets: empty entry") != NULL, "%s",
+		  err.message);
+	cr_assert_lt(parse("unix_sockets = /run/../x\n"), 0);
+	cr_assert(strstr(err.message, "unix_sockets") != NULL, "%s", err.message);
+}
+
+Test(config_unix_sockets, limit)
+{
+	char text[8192] = "unix_sockets = ";
+
+	for (int i = 0; i <= POLICY_MAX_UNIX_SOCKETS; i++) {
+		char one[32];
+
+		snprintf(one, sizeof(one), "%s/s%d", i ? "," : "", i);
+		strcat(text, one);
+	}
+	strcat(text, "\n");
+	cr_assert_lt(parse(text), 0);
+	cr_assert(strstr(err.message, "too many entries") != NULL, "%s", err.message);
+}
+
+Test(config_unix_sockets, policy_and_builder_carry_it)
+{
+	struct sbx_session session = { .root = "/srv/ws" };
+	struct sbx_policy pol;
+	struct sbx_run *run = sbx_run_new();
+
+	cr_assert_eq(parse("unix_sockets = /run/postgresql/*, @x11\n"), 0, "%s", err.message);
+	cr_assert_eq(policy_resolve(&cfg, &session, NULL, &pol, &err), 0, "%s", err.message);
+	cr_assert_eq(pol.n_unix_sockets, 2);
+	cr_assert_eq(policy_resolve(&cfg, &session, "danger-full-access", &pol, &err), 0);
+	cr_assert_eq(pol.n_unix_sockets, 2, "an escalation changes the mode only");
+	cr_assert_not_null(run);
+	cr_assert_eq(run_apply_policy(run, &pol, &err), 0, "%s", err.message);
+	cr_assert_eq(run->n_unix_sockets, 2);
+	cr_assert_str_eq(run->unix_sockets[0], "/run/postgresql/*");
+	cr_assert_str_eq(run->unix_sockets[1], "@x11");
+	cr_assert_eq(sbx_run_add_unix_socket_pattern(run, "relative"), -EINVAL);
+	cr_assert_eq(sbx_run_add_unix_socket_pattern(run, NULL), -EINVAL);
+	sbx_run_free(run);
+}
