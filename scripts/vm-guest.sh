@@ -160,7 +160,10 @@ direct_checks() {
 	# /proc/<pid>/root of an outside process of the same user
 	as "$who" sh -c "cd $out && exec sleep 120" &
 	sleeper=$!
-	sleep 1
+	for _ in $(seq 100); do
+		[ "$(cat /proc/$sleeper/comm 2>/dev/null)" = sleep ] && break
+		sleep 0.1
+	done
 	as "$who" $sbx run --mode workspace-write --root "$ws" -- \
 		"echo x > /proc/$sleeper/root$out/f; touch /proc/$sleeper/cwd/new2" >/dev/null 2>&1
 	rc=$?
