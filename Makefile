@@ -187,7 +187,7 @@ check-kernels: sbx $(HELPERS) tests/e2e/test_contain tests/e2e/test_run
 	scripts/kernel-matrix.sh
 
 # Real kernels: Debian 12's cloud kernel under qemu, in four configurations
-# (scripts/vm-check.sh, ~8 min under TCG).
+# (scripts/vm-check.sh, 4-13 min under TCG here, by the load).
 VM_TESTS := $(addprefix tests/e2e/,test_contain test_failclosed test_run test_escape test_view)
 check-vm: sbx $(HELPERS) $(VM_TESTS)
 	scripts/vm-check.sh
