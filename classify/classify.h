@@ -15,14 +15,16 @@ enum dialect {
 	DIALECT_EACCES = 1u << 1,   /* landlock runner: "Permission denied" */
 	DIALECT_EXDEV = 1u << 2,    /* landlock: "Invalid cross-device link" (refused REFER) */
 	DIALECT_SEATBELT = 1u << 3, /* macOS Seatbelt: "Operation not permitted" */
+	DIALECT_EBUSY = 1u << 4,    /* namespace: "Device or resource busy", a rename over
+				     * a protected path's mount point (counts there only) */
 };
 
 #define EVIDENCE_LINES 16
 #define EVIDENCE_LINE_MAX 512
 
 /* How many DIALECT_* bits there are, and the errno value each one is the
- * text of (EROFS, EACCES, EXDEV, EPERM): from <errno.h>, not a table. */
-#define DIALECT_KINDS 4
+ * text of (EROFS, EACCES, EXDEV, EPERM, EBUSY): from <errno.h>, not a table. */
+#define DIALECT_KINDS 5
 unsigned dialect_bit(unsigned index);
 int dialect_errno(unsigned dialect_bit);
 /* The DIALECT_* bit an errno number or name ("EROFS") stands for, or 0. */
@@ -140,6 +142,9 @@ struct classify_input {
 	bool confined;              /* false for danger-full-access: never denied */
 	const char *cwd;            /* command's cwd, absolute; relative paths resolve here */
 	const char *const *writable; /* absolute directories the policy lets it write, NULL-terminated */
+	/* absolute paths inside them that stay read-only (protected paths),
+	 * NULL-terminated or NULL: a refusal there is the sandbox's */
+	const char *const *protected_paths;
 	caller_could_write_fn could_write;
 	void *could_write_ctx;
 };

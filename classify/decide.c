@@ -49,6 +49,14 @@ static bool could_write_up_to(const struct classify_input *in, const char *abs, 
 	}
 }
 
+static bool in_protected(const struct classify_input *in, const char *abs)
+{
+	for (const char *const *p = in->protected_paths; p && *p; p++)
+		if (path_is_within(abs, *p))
+			return true;
+	return false;
+}
+
 static bool line_counts(const struct classify_input *in, const struct evidence_line *l)
 {
 	char abs[PATH_MAX], dir[PATH_MAX];
@@ -66,6 +74,14 @@ static bool line_counts(const struct classify_input *in, const struct evidence_l
 	/* why: with no way to ask whether the caller could write it, do not
 	 * claim a sandbox refusal. */
 	if (!in->could_write)
+		return false;
+	/* why: a protected path inside the writable root is read-only by the
+	 * sandbox's own choice, so a refusal there is the sandbox's; "busy" is
+	 * evidence only there (a rename over its mount point), anywhere else
+	 * it is an ordinary error. */
+	if (in_protected(in, abs))
+		return in->could_write(abs, in->could_write_ctx) == CALLER_CAN;
+	if (l->dialect == DIALECT_EBUSY)
 		return false;
 	/* why: the policy allowed writing there, so the sandbox did not refuse
 	 * it; the file itself is read-only for the caller (a root-owned file in

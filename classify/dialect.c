@@ -27,6 +27,7 @@ static const struct {
 	{ DIALECT_EACCES, EACCES, "EACCES" },
 	{ DIALECT_EXDEV, EXDEV, "EXDEV" },
 	{ DIALECT_SEATBELT, EPERM, "EPERM" },
+	{ DIALECT_EBUSY, EBUSY, "EBUSY" },
 };
 
 /* strerror(3) texts: glibc first; "Cross-device link" is musl's and macOS's
@@ -41,6 +42,7 @@ static const struct {
 	{ DIALECT_EXDEV, "Invalid cross-device link" },
 	{ DIALECT_EXDEV, "Cross-device link" },
 	{ DIALECT_SEATBELT, "Operation not permitted" },
+	{ DIALECT_EBUSY, "Device or resource busy" },
 };
 
 unsigned dialect_bit(unsigned index)

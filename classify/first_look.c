@@ -98,6 +98,9 @@ void first_look_init(struct evidence *ev)
 	/* node's recursive mkdir reports EROFS as "ENOENT: ..., mkdir '/p'" */
 	if (ev->dialects & DIALECT_EROFS)
 		add_key(ev, "mkdi");
+	/* "Device or resource busy": a rename over a protected path */
+	if (ev->dialects & DIALECT_EBUSY)
+		add_key(ev, "busy");
 	for (size_t i = 0; i < DIALECT_KINDS; i++) {
 		size_t n = strlen(ev->local.text[i]);
 

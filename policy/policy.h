@@ -166,7 +166,7 @@ int policy_parse_bytes(const char *s, uint64_t max, uint64_t *out);
 bool pattern_match(const char *pattern, const char *name);
 
 /* ---- supervise.c: the supervisor's pure decisions ---- */
-#define SUPERVISE_MAX_WRITABLE 4
+#define SUPERVISE_MAX_WRITABLE 6
 /* The writable set of a run as canonical paths in the command's view. */
 struct supervise_writable {
 	const char *dirs[SUPERVISE_MAX_WRITABLE];

@@ -12,21 +12,46 @@
 
 static bool classify_run(struct run_state *r, const struct sbx_result *res)
 {
-	const char *writable_ws[] = { r->root, "/tmp", "/dev/null", NULL };
-	const char *writable_ro[] = { "/dev/null", NULL };
+	bool ww = r->mode == SBX_MODE_WORKSPACE_WRITE;
+	bool ns = r->runner && r->runner->protects_by_mounts;
+	const char *writable[6], *protected[NS_VIEW_MAX_PATHS + 1];
+	char *joined[NS_VIEW_MAX_PATHS];
+	size_t n = 0, np = 0;
+	bool denied;
+
+	/* What the mode let the command write, as the runner gave it. */
+	writable[n++] = "/dev/null";
+	if (ww || ns)
+		writable[n++] = "/dev/shm";
+	if (ww) {
+		writable[n++] = r->root;
+		writable[n++] = "/tmp";
+		if (r->view.cache_dir)
+			writable[n++] = r->view.cache_dir;
+	}
+	writable[n] = NULL;
+	for (size_t i = 0; ww && i < r->view.protect.n; i++)
+		if (asprintf(&joined[np], "%s/%s", r->root, r->view.protect.path[i]) >= 0)
+			protected[np] = joined[np], np++;
+	protected[np] = NULL;
+
 	struct classify_input in = {
 		.evidence = &r->ev,
 		.exited = res->exited,
 		.exit_code = res->exit_code,
 		.confined = r->runner != NULL,
 		.cwd = r->cwd,
-		.writable = r->mode == SBX_MODE_WORKSPACE_WRITE ? writable_ws : writable_ro,
+		.writable = writable,
+		.protected_paths = protected,
 		.could_write = caller_could_write,
 		.could_write_ctx = NULL,
 	};
 
 	evidence_finish(&r->ev);
-	return classify_denied(&in);
+	denied = classify_denied(&in);
+	for (size_t i = 0; i < np; i++)
+		free(joined[i]);
+	return denied;
 }
 
 /* After the run's processes are gone: what it put at a protected path that
@@ -109,7 +134,11 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 		res->protected_how = r->runner->protects_by_mounts ? "read-only"
 				     : r->protect_partial   ? "partial"
 							    : "restored";
-	res->denied = classify_run(r, res) || sweep_protected(r, res);
+	/* Both, always: the sweep puts protected paths back. */
+	bool refused = classify_run(r, res);
+	bool reverted = sweep_protected(r, res);
+
+	res->denied = refused || reverted;
 	markers_build(markers, sizeof(markers), sbx_mode_name(r->mode), res->denied,
 		      r->escalation, false);
 	add_limits(r, res, markers, sizeof(markers));

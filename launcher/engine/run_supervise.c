@@ -71,6 +71,15 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 		p.writable.dirs[0] = r->root;
 		p.writable.below_only[1] = true;
 		p.writable.n = 2;
+		/* The workspace's tool cache, at its own path in both views. */
+		if (r->view.cache_dir)
+			p.writable.dirs[p.writable.n++] = r->view.cache_dir;
+	}
+	/* /dev/shm: the run's own under the namespace runner (every mode), the
+	 * host's, writable in workspace-write, under the landlock runner. */
+	if (!p.metadata || r->mode == SBX_MODE_WORKSPACE_WRITE) {
+		p.writable.dirs[p.writable.n] = "/dev/shm";
+		p.writable.below_only[p.writable.n++] = true;
 	}
 	p.allow = (const char *const *)cfg->unix_sockets;
 	p.n_allow = cfg->n_unix_sockets;

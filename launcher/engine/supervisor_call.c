@@ -49,7 +49,7 @@ void sv_call_release(struct sv_call *c)
 	c->proc = c->pidfd = c->mem = -1;
 }
 
-static int proc_dir(struct sv_call *c)
+int sv_proc_dir(struct sv_call *c)
 {
 	char path[32];
 
@@ -62,7 +62,7 @@ static int proc_dir(struct sv_call *c)
 
 static int mem_fd(struct sv_call *c)
 {
-	int proc = proc_dir(c);
+	int proc = sv_proc_dir(c);
 
 	if (proc < 0)
 		return proc;
@@ -105,7 +105,7 @@ int sv_read(struct sv_call *c, uint64_t addr, void *buf, size_t len)
 
 int sv_open_mem(struct sv_call *c)
 {
-	int proc = proc_dir(c), fd;
+	int proc = sv_proc_dir(c), fd;
 
 	if (proc < 0)
 		return -1;
@@ -145,7 +145,7 @@ bool sv_still_valid(struct sv_call *c)
 static pid_t tgid_of(struct sv_call *c)
 {
 	char buf[1024];
-	int proc = proc_dir(c), fd;
+	int proc = sv_proc_dir(c), fd;
 	ssize_t n;
 	const char *p;
 
@@ -215,7 +215,7 @@ static int read_link(int dirfd, const char *name, char *buf, size_t size)
  * nested sandbox that did). */
 static int command_root(struct sv_call *c)
 {
-	int proc = proc_dir(c), rc;
+	int proc = sv_proc_dir(c), rc;
 
 	if (c->have_root)
 		return 0;
@@ -256,7 +256,7 @@ int sv_view_path(struct sv_call *c, int handle, char *buf, size_t size)
 /* The directory a relative path starts from, as a command-view path. */
 static int start_dir(struct sv_call *c, int dirfd, char *buf, size_t size)
 {
-	int proc = proc_dir(c), fd, rc;
+	int proc = sv_proc_dir(c), fd, rc;
 	struct stat st;
 
 	if (proc < 0)
@@ -392,7 +392,7 @@ int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags)
 		c->have_root = true;
 		return resolve_here(c, dirfd, path, &how);
 	}
-	proc = proc_dir(c);
+	proc = sv_proc_dir(c);
 	if (proc < 0)
 		return proc;
 	rc = command_root(c);

@@ -66,6 +66,10 @@ struct sv_answer {
 };
 
 void sv_call_init(struct sv_call *c, struct supervisor *sv);
+/* O_PATH /proc/<tid> of the caller (cached in c): an fd, or -errno. */
+int sv_proc_dir(struct sv_call *c);
+/* A process of ours (a run's) listens on the abstract socket name. */
+bool sv_abstract_listener_is_ours(struct sv_call *c, const char *name);
 void sv_call_release(struct sv_call *c);
 
 /* The command's memory. 0 or -errno (-EFAULT for an address it cannot read). */

@@ -99,6 +99,17 @@ static bool listed_here(struct supervisor *sv, const char *view, int target)
 	return same;
 }
 
+/* Whether the caller has a network namespace of its own (--net none): then
+ * every abstract socket it can name is one its run made. */
+static bool private_netns(struct sv_call *c)
+{
+	struct stat mine, theirs;
+	int dir = sv_proc_dir(c);
+
+	return dir >= 0 && stat("/proc/self/ns/net", &mine) == 0 &&
+	       fstatat(dir, "ns/net", &theirs, 0) == 0 && mine.st_ino != theirs.st_ino;
+}
+
 /* A unix address for a lookup: decide, and replace a path by our handle.
  * 0: go on (m->name holds what to use); 1: performed as given (no lookup
  * happens); -errno: refuse. *check_listener: connect must verify who
@@ -118,12 +129,13 @@ static int decide_unix(struct sv_call *c, struct sv_net_op *op, struct net_msg *
 		return 1; /* the kernel refuses it without looking anything up */
 	if (a->sun_path[0] == '\0') {
 		abstract_name(a, m->namelen, view, sizeof(view));
-		if (listed(c->sv, view))
+		if (listed(c->sv, view) || private_netns(c) ||
+		    (op->type != SOCK_DGRAM && sv_abstract_listener_is_ours(c, view)))
 			return 0;
-		if (op->type == SOCK_DGRAM)
-			return -EACCES;
-		*check_listener = true;
-		return 0;
+		/* Why refuse without connecting: an abstract listener has no
+		 * file to check, and a connection, even one closed at once,
+		 * already reaches a host daemon (a session bus, an X server). */
+		return -EACCES;
 	}
 	plen = m->namelen - offsetof(struct sockaddr_un, sun_path);
 	memcpy(path, a->sun_path, plen);

@@ -6,6 +6,7 @@
  * listen(2), read from the connected socket: as a pidfd where the kernel has
  * SO_PEERPIDFD (6.5+), which names that very process even if its pid was
  * reused; else as a pid, checked against the socket file's age. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -184,4 +185,83 @@ bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid <= 0)
 		return false;
 	return below(cred.pid, sv->self) && started_before_file(cred.pid, socket_file);
+}
+
+/* The inodes of the listening sockets named `name` ("@abstract", NULs as '@',
+ * as the kernel prints them) in the caller's network namespace. */
+static size_t abstract_listeners(int proc_dir, const char *name, unsigned long *ino, size_t max)
+{
+	int fd = openat(proc_dir, "net/unix", O_RDONLY | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	char line[512 + 108];
+	size_t n = 0;
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	/* "Num RefCount Protocol Flags Type St Inode Path" */
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long flags, inode;
+		char path[512];
+
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %511s", &flags, &inode, path) == 3 &&
+		    (flags & 0x10000 /* __SO_ACCEPTCON: listening */) && strcmp(path, name) == 0)
+			ino[n++] = inode;
+	}
+	fclose(f);
+	return n;
+}
+
+/* pid holds a socket with one of these inodes. */
+static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n)
+{
+	char dir[32], link[64], want[40];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = opendir(dir);
+	while (d && !found && (e = readdir(d))) {
+		ssize_t len = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
+
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		for (size_t i = 0; i < n && !found; i++) {
+			snprintf(want, sizeof(want), "socket:[%lu]", ino[i]);
+			found = strcmp(link, want) == 0;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* An abstract socket has no file to compare with, and connecting to find out
+ * whose it is would already reach a host daemon: look for the listener among
+ * our own processes' sockets instead (only for this rare case). */
+bool sv_abstract_listener_is_ours(struct sv_call *c, const char *name)
+{
+	unsigned long ino[8];
+	int dir = sv_proc_dir(c);
+	size_t n = dir >= 0 ? abstract_listeners(dir, name, ino, 8) : 0;
+	struct dirent *e;
+	bool ours = false;
+	DIR *d;
+
+	if (n == 0)
+		return false;
+	d = opendir("/proc");
+	while (d && !ours && (e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid > 0 && below(pid, getpid()))
+			ours = holds_socket(pid, ino, n);
+	}
+	if (d)
+		closedir(d);
+	return ours;
 }

@@ -119,7 +119,7 @@ static void emit_sendto(struct bpf_prog_buf *b, unsigned nr, bool wide)
  * our sight: refused as container runtimes refuse it (programs fall back). */
 static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 {
-	emit_ret_if(b, i386 ? I386_IO_URING_SETUP : SYS_io_uring_setup, SECCOMP_RET_ERRNO | EPERM);
+	emit_ret_if(b, i386 ? I386_IO_URING_SETUP : SYS_io_uring_setup, SECCOMP_RET_ERRNO | ENOSYS);
 	if (i386) {
 		emit_ret_if(b, I386_CONNECT, SECCOMP_RET_USER_NOTIF);
 		emit_ret_if(b, I386_SENDMSG, SECCOMP_RET_USER_NOTIF);

@@ -194,6 +194,9 @@ const struct runner_ops runner_namespace = {
 	.confine = runner_namespace_confine,
 	.pid_namespace = true,
 	.protects_by_mounts = true,
-	.dialects = DIALECT_EROFS,
+	/* EROFS for the read-only view; EBUSY for a rename over a protected
+	 * path's mount point; EXDEV for a rename between two of its mounts (the
+	 * root and /tmp) that the host would have allowed. */
+	.dialects = DIALECT_EROFS | DIALECT_EBUSY | DIALECT_EXDEV,
 	.enforcement = runner_namespace_enforcement,
 };

@@ -410,9 +410,15 @@ ParameterizedTest(struct cp *p, supervisor, meta_chroot_cannot_remap_writable_se
 		    "assert c.unshare(0x10000000) == 0, ctypes.get_errno(); os.chroot('%s'); "
 		    "print('chrooted', flush=True); os.chmod('/tmp/victim', 0o600)\"", fake),
 	    &o);
-	cr_assert(strstr(o.out, "chrooted"), "%s the command could not chroot:\n%s", f.tag, o.err);
-	cr_assert(o.status != 0 && strstr(o.err, "Permission denied"), "%s exit %d:\n%s", f.tag,
-		  o.status, o.err);
+	/* The landlock runner's filter refuses the user namespace outright
+	 * (EPERM, sidedoors); where it did not, the supervisor must still
+	 * decide on the real path. */
+	if (!strstr(o.out, "chrooted"))
+		cr_assert(strstr(o.err, "AssertionError: 1"), "%s the unshare failed otherwise:\n%s",
+			  f.tag, o.err);
+	else
+		cr_assert(o.status != 0 && strstr(o.err, "Permission denied"), "%s exit %d:\n%s",
+			  f.tag, o.status, o.err);
 	assert_untouched(&f, victim, &before, "chmod after a chroot:");
 	e2e_out_free(&o);
 	fx_teardown(&f);
@@ -810,7 +816,8 @@ ParameterizedTest(struct cp *p, supervisor, other_abis_no_way_around)
 }
 
 /* io_uring connects, sends and sets xattrs where seccomp cannot see it: a
- * supervised run gets none (EPERM, as container runtimes refuse it). */
+ * supervised run gets none (ENOSYS, as on a kernel without it: libraries
+ * fall back to plain system calls). */
 PARAMS(io_uring_refused, all_params)
 ParameterizedTest(struct cp *p, supervisor, io_uring_refused)
 {
@@ -822,7 +829,7 @@ ParameterizedTest(struct cp *p, supervisor, io_uring_refused)
 	    "python3 -c 'import ctypes; c = ctypes.CDLL(None, use_errno=True); "
 	    "p = ctypes.create_string_buffer(120); "
 	    "print(c.syscall(425, 8, p), ctypes.get_errno())'", &o);
-	cr_assert(o.status == 0 && strcmp(o.out, "-1 1\n") == 0,
+	cr_assert(o.status == 0 && strcmp(o.out, "-1 38\n") == 0,
 		  "%s io_uring_setup under the supervisor: %s%s", f.tag, o.out, o.err);
 	e2e_out_free(&o);
 	fx_teardown(&f);

@@ -315,7 +315,7 @@ ParameterizedTest(struct vp *p, view, protected_existing, .timeout = 90)
 		e2e_fmt("git config core.fsmonitor 'touch %s'", pwned),
 		e2e_fmt("git config alias.st '!touch %s'", pwned),
 		e2e_fmt("printf '[filter \"x\"]\\n\\tclean = touch %s\\n' >> .git/config", pwned),
-		"mv .git/config .git/config.old",
+		"ln -sf /tmp/evil-config .git/config",
 	};
 	bool ns = strcmp(p->runner, "namespace") == 0;
 

@@ -122,6 +122,12 @@ static const struct key_row rows[] = {
 	  { { "~/.ssh", "~/.ssh" }, { "/etc/secret, ~/.aws", "/etc/secret ~/.aws" },
 	    { "none", "" } },
 	  { "relative", "~user/x", "/a/../b", "~", "/a//b" } },
+	{ "unix_sockets",
+	  "comma-separated absolute socket paths or * patterns (no '.', '..' or '//'), or @abstract "
+	  "names, each at most 255 bytes, 32 in all",
+	  { { "/run/postgresql/.s.PGSQL.*", "/run/postgresql/.s.PGSQL.*" },
+	    { "/a.sock, @x11", "/a.sock @x11" } },
+	  { "relative.sock", "/a/../b", "/a//b", "/a/./b" } },
 	{ "cache_dir", "an absolute path of at most 4095 bytes, or off",
 	  { { "/var/cache/sbx", "/var/cache/sbx" }, { "off", "off" } },
 	  { "relative", "Off", "~/cache" } },
@@ -471,7 +477,8 @@ Test(config, every_key_in_one_file)
 		  "tmp_size = 64M\n"
 		  "protected_paths = .git/hooks, .envrc\n"
 		  "deny_read = ~/.ssh\n"
-		  "cache_dir = /var/cache/sbx\n");
+		  "cache_dir = /var/cache/sbx\n"
+		  "unix_sockets = /run/x.sock\n");
 	cr_assert_eq(cfg.mode, SBX_MODE_WORKSPACE_WRITE);
 	cr_assert_str_eq(cfg.workspace_root, "/srv/work");
 	cr_assert_eq(cfg.runner, SBX_RUNNER_LANDLOCK);

@@ -562,7 +562,7 @@ Test(ns_view, table)
 
 	cr_assert_str_eq(runner_namespace.name, "namespace");
 	cr_assert_eq(runner_namespace.id, SBX_RUNNER_NAMESPACE);
-	cr_assert_eq(runner_namespace.dialects, DIALECT_EROFS);
+	cr_assert_eq(runner_namespace.dialects, DIALECT_EROFS | DIALECT_EBUSY | DIALECT_EXDEV);
 	cr_assert_eq(runner_namespace.clone_flags(&spec),
 		     CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID);
 	cr_assert(runner_namespace.pid_namespace);
