@@ -49,10 +49,11 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 	 protect.o protect_snapshot.o pipes.o spawn.o tree.o stream.o spill.o spill_clean.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
-	 locale_dialect.o root_pin.o stream_view.o run_supervise.o)
+	 locale_dialect.o root_pin.o stream_view.o run_supervise.o probe_causes.o exit_watch.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
-	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o)
+	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
+	 fds.o)
 obj-y += $(addprefix launcher/front/,serve_main.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
 	mcp_main.o mcp_call.o mcp_tools.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
@@ -89,7 +90,8 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
 E2E_COMMON := tests/e2e/common.o
 HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper tests/helpers/forkloop \
-	   tests/helpers/sidedoor tests/helpers/sockserver tests/helpers/symrace tests/helpers/abi32
+	   tests/helpers/sidedoor tests/helpers/sockserver tests/helpers/symrace tests/helpers/abi32 \
+	   tests/helpers/syscallprobe
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)
@@ -97,7 +99,8 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all check check-full check-minimal unit e2e examples mcp deps deps-run demo clean install fuzz
+.PHONY: all check check-full check-minimal check-kernels check-vm unit e2e examples mcp deps deps-run \
+	demo clean install fuzz
 all: sbx libsbx.a $(SO_REAL)
 
 libsbx.a: $(obj-y)
@@ -126,14 +129,22 @@ HEADERS := $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h)
 	@echo "  CC      $@"
 	@$(CC) $(CPPFLAGS) $(PIC_CFLAGS) -c -o $@ $<
 
+# The system call table is data included by its module.
+launcher/kernel/syscall_table.o: launcher/kernel/syscall_table.def
+
 tests/unit/%: tests/unit/%.c libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(libs-y) -lcriterion
 
 tests/e2e/%: tests/e2e/%.c $(E2E_COMMON) libsbx.a
 	$(CC) $(CPPFLAGS) -Itests/e2e $(CFLAGS) $(LDFLAGS) -o $@ $< $(E2E_COMMON) libsbx.a $(libs-y) -lcriterion
 
-tests/helpers/nofeature: tests/helpers/nofeature.c
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -lseccomp
+# nofeature emulates an old kernel with sbx's own system call table.
+NOFEATURE_OBJ := $(addprefix launcher/kernel/,syscall_table.o syscalls_as_of.o child_status.o)
+tests/helpers/nofeature: tests/helpers/nofeature.c $(NOFEATURE_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(NOFEATURE_OBJ) -lseccomp
+
+tests/helpers/syscallprobe: tests/helpers/syscallprobe.c launcher/kernel/syscall_table.o
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< launcher/kernel/syscall_table.o
 
 tests/helpers/%: tests/helpers/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
@@ -170,9 +181,22 @@ check-full: all unit e2e examples mcp
 check-minimal:
 	scripts/check-minimal.sh
 
+# The old-kernel matrix: the containment and run suites with the system
+# calls of 4.19, 5.4, 5.10 and 5.15 (scripts/kernel-matrix.sh, ~1 min).
+check-kernels: sbx $(HELPERS) tests/e2e/test_contain tests/e2e/test_run
+	scripts/kernel-matrix.sh
+
+# Real kernels: Debian 12's cloud kernel under qemu, in four configurations
+# (scripts/vm-check.sh, 4-13 min under TCG here, by the load).
+VM_TESTS := $(addprefix tests/e2e/,test_contain test_failclosed test_run test_escape test_view)
+check-vm: sbx $(HELPERS) $(VM_TESTS)
+	scripts/vm-check.sh
+
 check: deps
 	$(MAKE) check-full
 	$(MAKE) check-minimal
+	$(MAKE) check-kernels
+	$(MAKE) check-vm
 
 demo: deps-run
 	$(MAKE) all

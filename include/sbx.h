@@ -93,6 +93,11 @@ int sbx_run_set_spill_dir(struct sbx_run *run, const char *dir);
 int sbx_run_set_net(struct sbx_run *run, enum sbx_net net);
 int sbx_run_set_escalation(struct sbx_run *run, bool available);
 int sbx_run_set_landlock_abi(struct sbx_run *run, int max_abi); /* 0: the kernel's */
+/* The command sees ENOSYS for every system call introduced after this kernel
+ * release ("5.4"; NULL: off), for ABI compatibility testing. -EINVAL for a
+ * release outside sbx's table (3.10 to 6.17), -ENOSYS on an architecture it
+ * has no table for (x86_64 and aarch64 have one). See docs/kernels.md. */
+int sbx_run_set_syscalls_as_of(struct sbx_run *run, const char *release);
 /* Extra credential name patterns ('*' wildcard) added to the built-in list. */
 int sbx_run_add_scrub_pattern(struct sbx_run *run, const char *pattern);
 /* Paths inside the root that stay read-only in workspace-write: a

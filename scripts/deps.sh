@@ -16,9 +16,12 @@ RUN_PACKAGES="gcc make pkg-config libc6-dev liburing-dev libseccomp-dev libmnl-d
 # install check, bubblewrap as the benchmarks' baseline; locales and
 # libc-l10n: localedef and the C library's translations (the classifier corpus
 # runs in de_DE.UTF-8 and zh_CN.UTF-8); python3-pytest and
-# default-jdk-headless: real test-runner and Java output in that corpus.
+# default-jdk-headless: real test-runner and Java output in that corpus;
+# qemu-system-x86, busybox-static and cpio: scripts/vm-check.sh boots Debian's
+# cloud kernel (which it unpacks itself, never installs) with them.
 TEST_PACKAGES="libcriterion-dev git util-linux procps iproute2 python3 nodejs man-db \
-libcap2-bin bubblewrap keyutils tar locales libc-l10n python3-pytest default-jdk-headless"
+libcap2-bin bubblewrap keyutils tar locales libc-l10n python3-pytest default-jdk-headless \
+qemu-system-x86 busybox-static cpio"
 
 case ${1:-all} in
 run) PACKAGES=$RUN_PACKAGES ;;

@@ -32,6 +32,7 @@ struct sbx_run {
 	enum sbx_net net;
 	bool escalation;
 	int landlock_abi;
+	unsigned syscalls_as_of;    /* KERNEL_RELEASE(); 0: off */
 	int pass_out;
 	int pass_err;
 	int cancel_fd;
@@ -215,6 +216,13 @@ struct spawn_outcome {
 	bool private_proc;
 };
 int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_outcome *out);
+
+/* ---- exit_watch.c ---- */
+/* Whether clone's CLONE_PIDFD gives a pollable pidfd here (5.3+). */
+bool exit_watch_pidfd_usable(void);
+/* Older kernels: an fd that turns readable when child pid exits (it is not
+ * reaped), or -errno. */
+int exit_watch_thread(pid_t pid);
 const char *bash_path(void);
 uint64_t signals_not_default(void);
 

@@ -25,7 +25,13 @@ struct loop *loop_new(bool prefer_poll)
 		if (l)
 			return l;
 		/* EPERM/ENOSYS: container profiles and kernel.io_uring_disabled. */
-		snprintf(uring_reason, sizeof(uring_reason), "io_uring_setup: %s", strerror(err));
+		if (err == EOPNOTSUPP)
+			snprintf(uring_reason, sizeof(uring_reason),
+				 "io_uring lacks the operations sbx uses (read and the opcode "
+				 "probe need a 5.6 kernel)");
+		else
+			snprintf(uring_reason, sizeof(uring_reason), "io_uring_setup: %s",
+				 strerror(err));
 	} else {
 		snprintf(uring_reason, sizeof(uring_reason), "poll collector requested");
 	}

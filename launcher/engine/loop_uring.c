@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <liburing.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,23 @@ static const struct loop_ops uring_ops = {
 	.backend = LOOP_URING,
 };
 
+/* Every operation the loop submits, asked of the kernel: io_uring came in
+ * 5.1, but IORING_OP_READ and the probe itself only in 5.6 (and a kernel
+ * may be patched or restricted either way). Without them: poll. */
+static bool has_our_opcodes(struct io_uring *ring)
+{
+	static const int ops[] = { IORING_OP_READ, IORING_OP_POLL_ADD, IORING_OP_ASYNC_CANCEL,
+				   IORING_OP_TIMEOUT };
+	size_t size = sizeof(struct io_uring_probe) + 256 * sizeof(struct io_uring_probe_op);
+	struct io_uring_probe *p = calloc(1, size);
+	bool ok = p && io_uring_register_probe(ring, p, 256) == 0;
+
+	for (size_t i = 0; ok && i < sizeof(ops) / sizeof(ops[0]); i++)
+		ok = io_uring_opcode_supported(p, ops[i]);
+	free(p);
+	return ok;
+}
+
 struct loop *loop_uring_new(int *err)
 {
 	struct loop_uring *u = calloc(1, sizeof(*u));
@@ -224,6 +242,12 @@ struct loop *loop_uring_new(int *err)
 	rc = io_uring_queue_init(URING_ENTRIES, &u->ring, 0);
 	if (rc < 0) {
 		*err = -rc;
+		free(u);
+		return NULL;
+	}
+	if (!has_our_opcodes(&u->ring)) {
+		io_uring_queue_exit(&u->ring);
+		*err = EOPNOTSUPP;
 		free(u);
 		return NULL;
 	}

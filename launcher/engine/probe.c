@@ -16,6 +16,7 @@
 #include "userns.h"
 #include "launcher.h"
 #include "probe.h"
+#include "runner.h"
 #include "run_limits.h"
 #include "supervisor.h"
 
@@ -24,24 +25,6 @@
 	"Landlock confines paths, not metadata: chmod, chown, utimes and extended attributes "   \
 	"are decided by the syscall supervisor (see \"supervisor\"); without it they are not "    \
 	"covered (the namespace runner covers them)"
-
-static const char *userns_fix(const char *reason)
-{
-	if (strstr(reason, "max_user_namespaces") || strstr(reason, "No space"))
-		return "raise the limit: sysctl -w user.max_user_namespaces=15000";
-	/* Only the AppArmor switch itself: "refused: sysctl, AppArmor or a
-	 * seccomp profile" names AppArmor as one guess among three. */
-	if (strstr(reason, "restricted by AppArmor"))
-		return "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or give sbx an "
-		       "AppArmor profile that allows userns";
-	if (strstr(reason, "unprivileged_userns_clone"))
-		return "sysctl -w kernel.unprivileged_userns_clone=1";
-	if (strstr(reason, "needs Landlock") && !strstr(reason, "user namespaces unavailable"))
-		return "a kernel with Landlock (CONFIG_SECURITY_LANDLOCK=y, landlock in lsm=); "
-		       "user namespaces themselves work here";
-	return "in a container, use a seccomp profile that allows clone/unshare with "
-	       "CLONE_NEWUSER; otherwise sbx uses the landlock runner";
-}
 
 /* One trial run of `true`: which runner, which enforcement, or why not. */
 static json_t *trial(enum sbx_mode mode, enum sbx_runner runner, const char *root)
@@ -62,8 +45,9 @@ static json_t *trial(enum sbx_mode mode, enum sbx_runner runner, const char *roo
 	} else if (sbx_result_exit_status(res) != 0) {
 		o = json_pack("{s:n, s:s}", "runner", "reason", "a trial command failed");
 	} else {
-		o = json_pack("{s:s, s:s}", "runner", res->runner, "enforcement",
-			      res->enforcement == SBX_ENFORCEMENT_FULL ? "full" : "partial");
+		o = json_pack("{s:s, s:s, s:s}", "runner", res->runner, "enforcement",
+			      res->enforcement == SBX_ENFORCEMENT_FULL ? "full" : "partial",
+			      "processes", res->private_processes ? "private" : "host");
 	}
 	sbx_result_free(res);
 	sbx_run_free(run);
@@ -73,12 +57,15 @@ static json_t *trial(enum sbx_mode mode, enum sbx_runner runner, const char *roo
 static json_t *io_uring_fact(void)
 {
 	struct loop *l = loop_new(false);
+	struct probe_cause c;
 	json_t *o;
 
-	if (l && loop_backend_of(l) == LOOP_URING)
+	if (l && loop_backend_of(l) == LOOP_URING) {
 		o = json_pack("{s:b, s:n}", "available", 1, "reason");
-	else
-		o = json_pack("{s:b, s:s}", "available", 0, "reason", loop_uring_unavailable_reason());
+	} else {
+		probe_io_uring_cause(loop_uring_unavailable_reason(), &c);
+		o = json_pack("{s:b, s:s, s:s}", "available", 0, "reason", c.reason, "fix", c.fix);
+	}
 	loop_free(l);
 	return o;
 }
@@ -128,7 +115,7 @@ static json_t *mount_api_fact(void)
 			 have ? "one recursive mount_setattr" : "per-mount remount walk");
 }
 
-static json_t *landlock_fact(void)
+static json_t *landlock_fact(struct probe_cause *c)
 {
 	char reason[160], why[160];
 	int abi = landlock_abi_probe(reason, sizeof(reason));
@@ -138,9 +125,13 @@ static json_t *landlock_fact(void)
 	supervised = supervisor_probe(why, sizeof(why)) == 0;
 #endif
 	(void)why;
-	if (abi < 1)
-		return json_pack("{s:n, s:s, s:s}", "abi", "reason", reason, "gap", LANDLOCK_GAP);
-	return json_pack("{s:i, s:n, s:s, s:s, s:s}", "abi", abi, "reason", "enforcement",
+	c->reason[0] = c->fix[0] = '\0';
+	if (abi < 1) {
+		probe_landlock_cause(-abi, c);
+		return json_pack("{s:n, s:s, s:s, s:s}", "abi", "reason", c->reason, "fix", c->fix,
+				 "gap", LANDLOCK_GAP);
+	}
+	return json_pack("{s:i, s:n, s:s, s:s, s:s, s:s}", "abi", abi, "reason", "enforcement",
 			 abi >= 3 && supervised ? "full" : "partial", "covers",
 			 abi >= 3 ? "create, write, truncate, remove, rename and link of files"
 				  : "create, write, remove, rename and link of files; not truncate(2) (needs ABI 3)",
@@ -219,31 +210,63 @@ static json_t *build_fact(void)
 	);
 }
 
+/* A refused trial gets the fix that would make its runner work. */
+static json_t *with_fix(json_t *trial_result, const char *runner, const struct probe_cause *userns,
+			const struct probe_cause *landlock)
+{
+	const char *reason = json_string_value(json_object_get(trial_result, "reason"));
+	char fix[1200];
+
+	if (!reason)
+		return trial_result;
+	if (runner) {
+		probe_runner_fix(runner, reason, userns, landlock, fix, sizeof(fix));
+	} else {
+		char a[512], b[512];
+
+		probe_runner_fix("namespace", reason, userns, landlock, a, sizeof(a));
+		probe_runner_fix("landlock", reason, userns, landlock, b, sizeof(b));
+		snprintf(fix, sizeof(fix), "make one runner work: namespace: %s; landlock: %s", a, b);
+	}
+	json_object_set_new(trial_result, "fix", json_string(fix));
+	return trial_result;
+}
+
 json_t *probe_facts(void)
 {
 	char root[] = "/tmp/sbx-probe-XXXXXX";
+	char ns_reason[320] = "";
+	const struct runner_ops *ns_runner = runner_by_id(SBX_RUNNER_NAMESPACE);
+	struct probe_cause userns, landlock;
 	json_t *facts = json_object(), *runners = json_object(), *modes = json_object();
-	json_t *ns;
+	json_t *ll_fact = landlock_fact(&landlock);
 
+	if (ns_runner)
+		ns_runner->probe(ns_reason, sizeof(ns_reason));
+	probe_userns_cause(ns_reason[0] ? ns_reason : NULL, &userns);
 	if (!mkdtemp(root))
 		snprintf(root, sizeof(root), "/");
-	ns = trial(SBX_MODE_READ_ONLY, SBX_RUNNER_NAMESPACE, root);
-	json_object_set_new(runners, "namespace", ns);
-	json_object_set_new(runners, "landlock", trial(SBX_MODE_READ_ONLY, SBX_RUNNER_LANDLOCK, root));
-	json_object_set_new(modes, "read-only", trial(SBX_MODE_READ_ONLY, SBX_RUNNER_AUTO, root));
+	json_object_set_new(runners, "namespace",
+			    with_fix(trial(SBX_MODE_READ_ONLY, SBX_RUNNER_NAMESPACE, root),
+				     "namespace", &userns, &landlock));
+	json_object_set_new(runners, "landlock",
+			    with_fix(trial(SBX_MODE_READ_ONLY, SBX_RUNNER_LANDLOCK, root), "landlock",
+				     &userns, &landlock));
+	json_object_set_new(modes, "read-only",
+			    with_fix(trial(SBX_MODE_READ_ONLY, SBX_RUNNER_AUTO, root), NULL, &userns,
+				     &landlock));
 	if (strcmp(root, "/") != 0)
 		json_object_set_new(modes, "workspace-write",
-				    trial(SBX_MODE_WORKSPACE_WRITE, SBX_RUNNER_AUTO, root));
+				    with_fix(trial(SBX_MODE_WORKSPACE_WRITE, SBX_RUNNER_AUTO, root),
+					     NULL, &userns, &landlock));
 	json_object_set_new(modes, "danger-full-access", json_pack("{s:n}", "runner"));
 
-	const char *ns_reason = json_string_value(json_object_get(ns, "reason"));
-	json_t *userns = ns_reason ? json_pack("{s:b, s:s, s:s}", "available", 0, "reason", ns_reason,
-					       "fix", userns_fix(ns_reason))
-				   : json_pack("{s:b, s:n}", "available", 1, "reason");
-
 	json_object_set_new(facts, "version", json_string(sbx_version()));
-	json_object_set_new(facts, "user_namespaces", userns);
-	json_object_set_new(facts, "landlock", landlock_fact());
+	json_object_set_new(facts, "user_namespaces",
+			    userns.reason[0] ? json_pack("{s:b, s:s, s:s}", "available", 0, "reason",
+							 userns.reason, "fix", userns.fix)
+					     : json_pack("{s:b, s:n}", "available", 1, "reason"));
+	json_object_set_new(facts, "landlock", ll_fact);
 	json_object_set_new(facts, "io_uring", io_uring_fact());
 	json_object_set_new(facts, "seccomp", seccomp_fact());
 	json_object_set_new(facts, "root_caller", root_caller_fact());

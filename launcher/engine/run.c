@@ -20,6 +20,7 @@
 #include "caps.h"
 #include "run_supervise.h"
 #include "syscall_filter.h"
+#include "syscalls_as_of.h"
 #include "view_prepare.h"
 
 extern char **environ;
@@ -231,6 +232,15 @@ static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_f
 		r->spec.scratch = malloc(RUN_SCRATCH_SIZE);
 		if (!r->spec.scratch)
 			return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	}
+	if (cfg->syscalls_as_of) {
+		int rc = syscalls_as_of_build(cfg->syscalls_as_of, &r->as_of);
+
+		if (rc < 0)
+			return sbx_error_set(err, -rc, SBX_E_USAGE, NULL,
+					     "unable to build the --syscalls-as-of filter: %s",
+					     strerror(-rc));
+		r->spec.syscalls_as_of = &r->as_of;
 	}
 	/* The runner's prepare fills these (its filter, its ruleset). */
 	r->spec.seccomp = NULL;
@@ -545,6 +555,7 @@ void run_discard(struct run_state *r)
 	protect_free(&r->protect);
 	view_release(r);
 	free(r->spec.scratch);
+	free(r->as_of.filter);
 	free(r->command);
 	free(r);
 }

@@ -5,6 +5,7 @@
 #define SBX_RUN_H
 
 #include <limits.h>
+#include <linux/filter.h>
 
 #include "launcher.h"
 #include "ns_view.h"
@@ -32,6 +33,7 @@ struct run_state {
 	bool escalation;
 	const struct runner_ops *runner; /* NULL: danger-full-access */
 	struct child_spec spec;
+	struct sock_fprog as_of;     /* --syscalls-as-of filter (filter NULL: none) */
 	struct ns_view_spec view;   /* the namespace runner's extras */
 #define RUN_VIEW_STRINGS (4 * NS_VIEW_MAX_PATHS + 8)
 	char *view_strings[RUN_VIEW_STRINGS]; /* owned by the run; view points here */

@@ -6,6 +6,7 @@
 
 #include "launcher.h"
 #include "policy.h"
+#include "syscall_table.h"
 
 struct sbx_run *sbx_run_new(void)
 {
@@ -133,6 +134,23 @@ int sbx_run_set_landlock_abi(struct sbx_run *run, int max_abi)
 	if (max_abi < 0)
 		return -EINVAL;
 	run->landlock_abi = max_abi;
+	return 0;
+}
+
+int sbx_run_set_syscalls_as_of(struct sbx_run *run, const char *release)
+{
+	unsigned r;
+
+	if (!release) {
+		run->syscalls_as_of = 0;
+		return 0;
+	}
+	if (syscall_arch_native() < 0)
+		return -ENOSYS;
+	if (kernel_release_parse(release, &r) < 0 || r < syscall_table_oldest() ||
+	    r > syscall_table_newest())
+		return -EINVAL;
+	run->syscalls_as_of = r;
 	return 0;
 }
 

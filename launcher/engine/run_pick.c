@@ -236,7 +236,10 @@ static int spawn_unconfined(struct run_state *r, struct sbx_error *err)
 		snprintf(detail, sizeof(detail), "%s: %s: %s", child_stage_name(o.status.stage),
 			 o.status.what, strerror(o.status.err));
 		return sbx_error_set(err, o.status.err, SBX_E_SANDBOX_UNAVAILABLE, detail,
-				     "--net none setup failed: %s", detail);
+				     "%s setup failed: %s",
+				     o.status.stage == STAGE_SECCOMP || o.status.stage == STAGE_NO_NEW_PRIVS
+					     ? "--syscalls-as-of" : "--net none",
+				     detail);
 	}
 	r->pid = o.pid;
 	r->pidfd = o.pidfd;

@@ -83,6 +83,7 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 	void *stack;
 	pid_t pid;
 	int pidfd = -1;
+	bool use_pidfd = exit_watch_pidfd_usable();
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
@@ -137,7 +138,8 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = clone(child_main, (char *)stack + CHILD_STACK_SIZE,
-		    share | CLONE_PIDFD | SIGCHLD | extra_clone_flags, spec, &pidfd);
+		    share | (use_pidfd ? CLONE_PIDFD : 0) | SIGCHLD | extra_clone_flags, spec,
+		    &pidfd);
 	int clone_errno = errno;
 
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -194,6 +196,19 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 		return 0;
 	}
 	out->exit_fd = pidns ? exit_pipe[0] : -1;
+	/* Without pidfds (before 5.3) the loop still needs an fd that turns
+	 * readable when bash exits; a PID namespace run has init's report. */
+	if (!pidns && out->pidfd < 0) {
+		out->pidfd = exit_watch_thread(pid);
+		if (out->pidfd < 0) {
+			int e = -out->pidfd;
+
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, __WALL);
+			out->pidfd = -1;
+			return -e;
+		}
+	}
 	return 0;
 }
 

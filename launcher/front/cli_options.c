@@ -64,6 +64,7 @@ static const struct run_option {
 	{ "--net", "allow|none", "none: a new network namespace with only loopback" },
 	{ "--config", "FILE", "the config (default: $SBX_CONFIG, /etc/sbx.conf)" },
 	{ "--landlock-abi", "N", "use at most Landlock ABI N, as an older kernel would" },
+	{ "--syscalls-as-of", "X.Y", "ENOSYS for every system call after kernel X.Y" },
 	{ "--max-processes", "N", "at most N processes in the run (max_processes)" },
 	{ "--memory", "BYTES", "the run's memory limit, e.g. 2G, or off (memory_limit)" },
 	{ "--file-size", "BYTES", "the largest file it may write, or off (file_size_limit)" },
@@ -179,6 +180,8 @@ static int apply(struct cli_options *o, const char *name, const char *val, struc
 		if (parse_size(val, 64, &abi) < 0)
 			return bad(err, "--landlock-abi: bad value '%s' (expected 1 to 64)", val);
 		o->landlock_abi = (int)abi;
+	} else if (strcmp(name, "--syscalls-as-of") == 0) {
+		o->syscalls_as_of = val;
 	}
 	return 0;
 }

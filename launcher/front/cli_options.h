@@ -26,6 +26,7 @@ struct cli_options {
 	enum sbx_net net;
 	const char *config;
 	int landlock_abi;
+	const char *syscalls_as_of; /* a kernel release, NULL: off */
 	bool has_max_processes;
 	uint64_t max_processes;
 	bool has_memory;

@@ -59,6 +59,13 @@ static void print_supervisor(const json_t *s)
 	printf("\n");
 }
 
+/* "  fix: ..." under a missing piece, when there is one. */
+static void print_fix(const json_t *o)
+{
+	if (*str(o, "fix"))
+		printf("  fix: %s\n", str(o, "fix"));
+}
+
 static void print_text(const json_t *f)
 {
 	const json_t *u = json_object_get(f, "user_namespaces");
@@ -66,25 +73,29 @@ static void print_text(const json_t *f)
 	const json_t *io = json_object_get(f, "io_uring");
 	const json_t *sc = json_object_get(f, "seccomp");
 	const json_t *m = json_object_get(f, "mount_api");
+	const json_t *runners = json_object_get(f, "runners");
 	const json_t *modes = json_object_get(f, "modes");
 	const json_t *rc = json_object_get(f, "root_caller");
 	const json_t *keeps = json_object_get(rc, "keeps");
 
 	printf("sbx %s\n", str(f, "version"));
 	if (flag(u, "available"))
-		printf("user namespaces: yes (the namespace runner works here)\n");
+		printf("user namespaces: yes\n");
 	else
-		printf("user namespaces: no: %s\n  fix: %s\n", str(u, "reason"), str(u, "fix"));
+		printf("user namespaces: no: %s\n", str(u, "reason"));
+	print_fix(u);
 	if (json_integer_value(json_object_get(l, "abi")) > 0)
 		printf("landlock: ABI %lld, enforcement %s: covers %s\n  scopes: %s\n  gap: %s\n",
 		       (long long)json_integer_value(json_object_get(l, "abi")), str(l, "enforcement"),
 		       str(l, "covers"), str(l, "scopes"), str(l, "gap"));
 	else
 		printf("landlock: no: %s\n", str(l, "reason"));
+	print_fix(l);
 	if (flag(io, "available"))
 		printf("io_uring: yes (output is collected with io_uring)\n");
 	else
 		printf("io_uring: no: %s (output is collected with poll; same bytes)\n", str(io, "reason"));
+	print_fix(io);
 	if (flag(sc, "available") && json_string_value(json_object_get(sc, "refuses")))
 		printf("seccomp: yes; refused to confined commands: %s; under the landlock "
 		       "runner also %s\n", str(sc, "refuses"), str(sc, "refuses_landlock"));
@@ -103,20 +114,31 @@ static void print_text(const json_t *f)
 	printf("mount API: mount_setattr %s (read-only view by %s)\n",
 	       flag(m, "mount_setattr") ? "yes" : "no", str(m, "read_only_view"));
 	print_supervisor(json_object_get(f, "supervisor"));
+	for (const char *const *name = (const char *const[]){ "namespace", "landlock", NULL };
+	     *name; name++) {
+		const json_t *r = json_object_get(runners, *name);
+
+		if (json_string_value(json_object_get(r, "runner")))
+			printf("%s runner: yes, enforcement %s\n", *name, str(r, "enforcement"));
+		else
+			printf("%s runner: no: %s\n", *name, str(r, "reason"));
+		print_fix(r);
+	}
 	for (const char *const *mode = (const char *const[]){ "read-only", "workspace-write", NULL };
 	     *mode; mode++) {
 		const json_t *pick = json_object_get(modes, *mode);
 
 		if (json_string_value(json_object_get(pick, "runner")))
-			printf("%s: runner %s, enforcement %s\n", *mode, str(pick, "runner"),
-			       str(pick, "enforcement"));
+			printf("%s: runner %s, enforcement %s, processes %s\n", *mode,
+			       str(pick, "runner"), str(pick, "enforcement"), str(pick, "processes"));
 		else
 			printf("%s: refused (SANDBOX_UNAVAILABLE): %s\n", *mode, str(pick, "reason"));
+		print_fix(pick);
 	}
 	printf("danger-full-access: no runner (no confinement)\n");
 	print_limits(json_object_get(f, "limits"));
-	printf("the network is not restricted by the modes (--net none gives a run loopback "
-	       "only); the namespace runner shows a run its own processes only\n");
+	printf("network is not restricted by the modes (--net none gives a run loopback only); "
+	       "processes: \"private\" means the run sees and signals only its own\n");
 }
 
 static const char probe_usage[] =

@@ -79,6 +79,14 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 	if (rc < 0)
 		return sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "unable to set up the run: %s",
 				     strerror(-rc));
+	rc = sbx_run_set_syscalls_as_of(run, o->syscalls_as_of);
+	if (rc < 0)
+		return sbx_error_set(err, -rc, SBX_E_USAGE, NULL,
+				     rc == -ENOSYS ? "--syscalls-as-of: no system call table for this "
+						     "architecture (x86_64 and aarch64 have one)"
+						   : "--syscalls-as-of: bad value '%s' (expected a kernel "
+						     "release from 3.10 to 6.17, e.g. 5.4)",
+				     o->syscalls_as_of);
 	if (!o->json)
 		sbx_run_set_passthrough(run, STDOUT_FILENO, STDERR_FILENO);
 	return 0;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "fds.h"
 #include "keyring.h"
 #include "pidns_init.h"
 #include "netns.h"
@@ -18,10 +19,7 @@
 #include "userns.h"
 #include "syscall_filter.h"
 #include "seccomp_notify.h"
-
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
+#include "syscalls_as_of.h"
 
 static void report_and_exit(const struct child_spec *spec, const struct child_status *st)
 {
@@ -126,8 +124,10 @@ static int command_main(void *arg)
 	/* Every fd of ours is CLOEXEC from birth; this is the backstop for any
 	 * that a library opened without it: the command sees 0, 1, 2 only. The
 	 * status pipe stays open until exec succeeds, then closes by itself. */
-	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0 && errno != ENOSYS) {
-		child_status_set(&st, STAGE_FDS, errno, "close_range", NULL);
+	int rc = fds_close_from(3, true);
+
+	if (rc < 0) {
+		child_status_set(&st, STAGE_FDS, -rc, "close_range", NULL);
 		report_and_exit(spec, &st);
 	}
 #ifdef CONFIG_SUPERVISOR
@@ -140,6 +140,11 @@ static int command_main(void *arg)
 				    spec->notify_fd, &st) < 0)
 		report_and_exit(spec, &st);
 #endif
+	/* Last of all, after the supervisor's filter (prctl is not among the
+	 * calls it traps), so nothing of sbx's own setup is told a call is
+	 * missing. */
+	if (spec->syscalls_as_of && syscalls_as_of_install(spec->syscalls_as_of, &st) < 0)
+		report_and_exit(spec, &st);
 	execve(spec->bash, spec->argv, spec->envp);
 	child_status_set(&st, STAGE_EXEC, errno, "execve", spec->bash);
 	report_and_exit(spec, &st);

@@ -70,6 +70,8 @@ struct child_spec {
 				    * sbx after the clone (PID namespace runs) */
 	int full_map_fd;           /* child: where sbx says it is written (-1) */
 	const struct sock_fprog *seccomp; /* installed last; NULL: none */
+	const struct sock_fprog *syscalls_as_of; /* --syscalls-as-of: right before
+						  * exec; NULL: none */
 	/* The supervisor's filters (seccomp_notify.h), one of them installed
 	 * right before execve, its listener sent over notify_fd; NULL: none. */
 	const struct sock_fprog *notify_sockets;  /* namespace runner */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "fds.h"
 #include "deadman.h"
 
 #define LL_REFER (1ULL << 13) /* LANDLOCK_ACCESS_FS_REFER, ABI 2 */
@@ -42,7 +43,7 @@ static void helper(int trigger, pid_t sbx)
 	 * the spawn); only SIGKILL, from sbx, can end us early. */
 	if (dup2(trigger, 3) < 0)
 		_exit(1);
-	syscall(SYS_close_range, 4, ~0U, 0);
+	fds_close_from(4, false);
 	close(0);
 	close(1);
 	close(2);

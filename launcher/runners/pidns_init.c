@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "fds.h"
 #include "ns_view.h"
 #include "pidns_init.h"
 
@@ -82,10 +83,7 @@ static void keep_only_pipes(const struct child_spec *spec)
 	close(0);
 	close(1);
 	close(2);
-	if (syscall(SYS_close_range, REPORT_FD + 1, ~0U, 0) < 0) {
-		for (int fd = REPORT_FD + 1; fd < 1024; fd++)
-			close(fd);
-	}
+	fds_close_from(REPORT_FD + 1, false);
 }
 
 static void reap(pid_t command, bool *reported)

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -523,6 +524,63 @@ char *e2e_fmt(const char *f, ...)
 	cr_assert(vasprintf(&s, f, ap) > 0, "vasprintf");
 	va_end(ap);
 	return s;
+}
+
+/* ---- what the kernel under test offers ---- */
+
+bool e2e_runner_expected(const char *runner)
+{
+	const char *list = getenv("SBX_E2E_RUNNERS");
+	size_t n = strlen(runner);
+
+	if (!list)
+		return true;
+	for (const char *p = list; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == n && strncmp(p, runner, n) == 0)
+			return true;
+		p += len + (comma ? 1 : 0);
+	}
+	return false;
+}
+
+void e2e_require_runner(enum e2e_user who, const char *runner)
+{
+	if (e2e_runner_expected(runner))
+		return;
+	char *dir = e2e_tmpdir(who);
+	char *ran = e2e_fmt("%s/ran", dir);
+	char *cmd = e2e_fmt("touch %s", ran);
+	const char *modes[] = {"workspace-write", "read-only"};
+
+	for (size_t i = 0; i < 2; i++) {
+		char *argv[] = {(char *)e2e_sbx(), "run", "--runner", (char *)runner, "--mode",
+				(char *)modes[i], "--root", dir, "--", cmd, NULL};
+		struct e2e_out o;
+
+		e2e_run(who, argv, NULL, &o);
+		cr_assert(o.status == 125 && strstr(o.err, "SANDBOX_UNAVAILABLE") &&
+				  strstr(o.err, runner),
+			  "[%s %s] SBX_E2E_RUNNERS=%s says this kernel lacks the %s runner, but "
+			  "sbx did not refuse it (%s, exit %d)\nstderr:\n%s",
+			  runner, e2e_user_name(who), getenv("SBX_E2E_RUNNERS"), runner, modes[i],
+			  o.status, o.err);
+		cr_assert(!e2e_exists(ran), "[%s %s] sbx refused but the command ran (%s exists)",
+			  runner, e2e_user_name(who), ran);
+		e2e_out_free(&o);
+	}
+	cr_skip_test("the %s runner is not offered here (SBX_E2E_RUNNERS=%s): sbx refused it "
+		     "with SANDBOX_UNAVAILABLE and ran nothing, as it must",
+		     runner, getenv("SBX_E2E_RUNNERS"));
+}
+
+int e2e_landlock_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1 /* VERSION */);
+
+	return abi > 0 ? (int)abi : 0;
 }
 
 unsigned long long e2e_caps_kept(enum e2e_user who)

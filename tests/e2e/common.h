@@ -71,4 +71,17 @@ unsigned long long e2e_caps_kept(enum e2e_user who);
 /* printf into a fresh string (the test fails if that cannot be done). */
 char *e2e_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- what the kernel under test offers (real older kernels, emulations) ---- */
+/* Whether runner ("namespace", "landlock") must work here: listed in
+ * $SBX_E2E_RUNNERS (comma-separated, "none" for neither), which
+ * scripts/vm-check.sh and scripts/kernel-matrix.sh set for the kernels they
+ * test; unset: both (this machine's kernel has both). */
+bool e2e_runner_expected(const char *runner);
+/* A test about runner calls this first: where the runner is not expected,
+ * it checks that sbx refuses it (exit 125, SANDBOX_UNAVAILABLE, the command
+ * did not run) as who, and skips the rest of the test, saying why. */
+void e2e_require_runner(enum e2e_user who, const char *runner);
+/* The kernel's Landlock ABI, asked of the kernel (0: none). */
+int e2e_landlock_abi(void);
+
 #endif

@@ -80,6 +80,7 @@ static void fx_setup(struct fx *f, const struct cp *p)
 	f->who = (enum e2e_user)p->user;
 	snprintf(f->tag, sizeof f->tag, "[runner %s, user %s]", runner_name[f->runner],
 		 e2e_user_name(f->who));
+	e2e_require_runner(f->who, runner_name[f->runner]);
 	f->B = e2e_tmpdir(f->who);
 	f->R = cat(f->B, "/ws");
 	f->O = cat(f->B, "/outside");
@@ -259,8 +260,13 @@ ParameterizedTest(struct cp *p, contain, denied_direct)
 		e2e_fmt("echo x > %s/d/new", O),
 		NULL,
 	};
-	for (size_t i = 0; cmds[i]; i++)
+	for (size_t i = 0; cmds[i]; i++) {
+		/* truncate(2) on a path is Landlock's documented gap before ABI 3
+		 * (enforcement "partial"; landlock_abi2_truncate_gap shows it). */
+		if (i == 4 && f.runner == LANDLOCK && e2e_landlock_abi() < 3)
+			continue;
 		expect_denied(&f, cmds[i]);
+	}
 }
 
 PARAMS_ALL(denied_rename_in)
@@ -721,7 +727,7 @@ static void ll_truncate(struct cp *p, const char *abi, bool expect_gap)
 	if (expect_gap) {
 		cr_assert(o.status == 0 && json_is_integer(ec) && json_integer_value(ec) == 0,
 			  "%s ABI %s cannot restrict truncate: `%s` should succeed (exit %d)\n%s",
-			  f.tag, abi, cmd, o.status, o.out);
+			  f.tag, abi ? abi : "(the kernel's)", cmd, o.status, o.out);
 		assert_content(&f, f.Of, "", cmd, &o);
 		cr_assert(enf && strcmp(enf, "partial") == 0,
 			  "%s sandbox.enforcement is %s, expected partial\n%s", f.tag,
@@ -754,16 +760,18 @@ ParameterizedTest(struct cp *p, contain, landlock_abi2_truncate_gap)
 	ll_truncate(p, "2", true);
 }
 
+/* --landlock-abi caps the kernel's ABI, never raises it: on a kernel before
+ * ABI 3 (6.1 has 2) the gap stays, and says so. */
 PARAMS_LL(landlock_abi3_truncate_refused)
 ParameterizedTest(struct cp *p, contain, landlock_abi3_truncate_refused)
 {
-	ll_truncate(p, "3", false);
+	ll_truncate(p, "3", e2e_landlock_abi() < 3);
 }
 
 PARAMS_LL(landlock_default_truncate_refused)
 ParameterizedTest(struct cp *p, contain, landlock_default_truncate_refused)
 {
-	ll_truncate(p, NULL, false);
+	ll_truncate(p, NULL, e2e_landlock_abi() < 3);
 }
 
 PARAMS_LL(landlock_abi1_no_refer)

@@ -111,6 +111,7 @@ static void expect_ok(struct fx *f, const char *cmd, const struct e2e_out *o)
 PARAMS(tmp_kept_across_calls)
 ParameterizedTest(struct vp *p, view, tmp_kept_across_calls, .timeout = 60)
 {
+	e2e_require_runner(p->who, p->runner);
 	struct fx f;
 	struct e2e_out o;
 	char *name = e2e_fmt("sbx-view-keep-%d", (int)getpid());
@@ -140,6 +141,7 @@ ParameterizedTest(struct vp *p, view, tmp_kept_across_calls, .timeout = 60)
 PARAMS_BOTH(tool_cache)
 ParameterizedTest(struct vp *p, view, tool_cache, .timeout = 60)
 {
+	e2e_require_runner(p->who, p->runner);
 	struct fx f;
 	struct e2e_out o;
 	char *gitconfig;
@@ -184,6 +186,7 @@ ParameterizedTest(struct vp *p, view, tool_cache, .timeout = 60)
 PARAMS_BOTH(everyday_devices)
 ParameterizedTest(struct vp *p, view, everyday_devices, .timeout = 90)
 {
+	e2e_require_runner(p->who, p->runner);
 	struct fx f;
 	struct e2e_out o;
 	char *shm = e2e_fmt("/dev/shm/sbx-view-%d", (int)getpid());
@@ -238,6 +241,7 @@ ParameterizedTest(struct vp *p, view, everyday_devices, .timeout = 90)
 PARAMS(nested_user_namespace)
 ParameterizedTest(struct vp *p, view, nested_user_namespace, .timeout = 60)
 {
+	e2e_require_runner(p->who, p->runner);
 	struct fx f;
 	struct e2e_out o;
 	const char *cmd = p->who == AS_NOBODY ? "unshare -Urm sh -c 'mount -t tmpfs x /mnt && id -u'"
@@ -252,6 +256,7 @@ ParameterizedTest(struct vp *p, view, nested_user_namespace, .timeout = 60)
 PARAMS(processes_private)
 ParameterizedTest(struct vp *p, view, processes_private, .timeout = 60)
 {
+	e2e_require_runner(p->who, p->runner);
 	struct fx f;
 	struct e2e_out o;
 	char *argv[] = { "sleep", "30", NULL };
@@ -292,6 +297,7 @@ static void git_fixture(struct fx *f)
 PARAMS_BOTH(protected_existing)
 ParameterizedTest(struct vp *p, view, protected_existing, .timeout = 90)
 {
+	e2e_require_runner(p->who, p->runner);
 	struct fx f;
 	struct e2e_out o;
 	char *pwned, *config, *before;
@@ -355,6 +361,7 @@ ParameterizedTest(struct vp *p, view, protected_existing, .timeout = 90)
 PARAMS_BOTH(protected_absent_swept)
 ParameterizedTest(struct vp *p, view, protected_absent_swept, .timeout = 60)
 {
+	e2e_require_runner(p->who, p->runner);
 	struct fx f;
 	struct e2e_out o;
 
@@ -391,6 +398,7 @@ static void home_secrets(struct fx *f)
 PARAMS_BOTH(credentials_hidden)
 ParameterizedTest(struct vp *p, view, credentials_hidden, .timeout = 60)
 {
+	e2e_require_runner(p->who, p->runner);
 	static const char *const modes[] = { "read-only", "workspace-write" };
 	const char *cmd = "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc; ls -A ~/.ssh; "
 			  "cat ~/.ssh/known_hosts ~/.ssh/id_ed25519.pub; cat $(readlink ~/.aws)/credentials";
@@ -417,6 +425,7 @@ ParameterizedTest(struct vp *p, view, credentials_hidden, .timeout = 60)
 PARAMS_BOTH(state_hidden)
 ParameterizedTest(struct vp *p, view, state_hidden, .timeout = 60)
 {
+	e2e_require_runner(p->who, p->runner);
 	struct fx f;
 	struct e2e_out o;
 	char *ws2 = e2e_fmt("%s/ws2", e2e_tmpdir(p->who));

@@ -15,6 +15,17 @@
  *                  SECCOMP_GET_ACTION_AVAIL -> EOPNOTSUPP, a filter with
  *                  SECCOMP_FILTER_FLAG_NEW_LISTENER -> EINVAL
  *   pidfd_getfd    pidfd_getfd -> ENOSYS (a kernel before 5.6)
+ *   kernel=X.Y     a kernel X.Y as sbx's system call table knows it
+ *                  (launcher/kernel/syscall_table.def): every call introduced
+ *                  after X.Y -> ENOSYS, the same filter as `sbx run
+ *                  --syscalls-as-of X.Y`; and the newer flags and operations
+ *                  of old calls that sbx and its supervisor depend on, as the
+ *                  old kernel answers them: close_range's CLOSE_RANGE_CLOEXEC
+ *                  (5.11) and io_uring's opcode probe (5.6) -> EINVAL,
+ *                  seccomp's WAIT_KILLABLE_RECV (5.19) -> EINVAL, user
+ *                  notification (5.0) as user_notif above.
+ *                  Not emulated: what an old kernel silently ignores (clone's
+ *                  CLONE_PIDFD before 5.2), changed semantics, /proc, /sys.
  *
  * Everything else is allowed. Exit status: 125 for nofeature's own errors,
  * 126/127 if PROGRAM cannot be executed or found (as env(1) and timeout(1)). */
@@ -28,6 +39,18 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+#include <linux/filter.h>
+
+#include "syscall_table.h"
+#include "syscalls_as_of.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#define IORING_REGISTER_PROBE_OP 8
 
 #define EXIT_OWN 125
 
@@ -44,7 +67,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: nofeature FEATURE[,FEATURE...] -- PROGRAM [ARGS...]\n"
-		"features: userns netns landlock io_uring mount_setattr user_notif pidfd_getfd\n");
+		"features: userns netns landlock io_uring mount_setattr user_notif pidfd_getfd "
+		"kernel=X.Y\n");
 	exit(EXIT_OWN);
 }
 
@@ -113,6 +137,37 @@ static void deny_user_notif(scmp_filter_ctx ctx)
 	}
 }
 
+/* EINVAL when argument arg has every bit of mask (or equals it, exact). */
+static void deny_arg(scmp_filter_ctx ctx, const char *name, unsigned arg, unsigned long mask,
+		     bool exact)
+{
+	struct scmp_arg_cmp cmp = {
+		.arg = arg,
+		.op = exact ? SCMP_CMP_EQ : SCMP_CMP_MASKED_EQ,
+		.datum_a = mask,
+		.datum_b = mask,
+	};
+
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), resolve(name), 1, cmp) < 0)
+		die("unable to add a rule for", name);
+}
+
+/* The new flags and operations of old calls that sbx relies on, refused as
+ * the kernel before them refuses them. */
+static void deny_new_flags(scmp_filter_ctx ctx, unsigned release, bool *user_notif_denied)
+{
+	if (release < KERNEL_RELEASE(5, 11))
+		deny_arg(ctx, "close_range", 2, CLOSE_RANGE_CLOEXEC, false);
+	if (release < KERNEL_RELEASE(5, 6))
+		deny_arg(ctx, "io_uring_register", 1, IORING_REGISTER_PROBE_OP, true);
+	if (release < KERNEL_RELEASE(5, 0) && !*user_notif_denied) {
+		deny_user_notif(ctx);
+		*user_notif_denied = true;
+	} else if (release < KERNEL_RELEASE(5, 19)) {
+		deny_arg(ctx, "seccomp", 1, SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, false);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4 || strcmp(argv[2], "--") != 0)
@@ -122,7 +177,8 @@ int main(int argc, char **argv)
 	if (!ctx)
 		die("seccomp_init failed", NULL);
 
-	bool clone3_denied = false;
+	bool clone3_denied = false, user_notif_denied = false;
+	unsigned release = 0;
 	char list[256];
 	if (strlen(argv[1]) >= sizeof(list))
 		die("feature list too long", NULL);
@@ -148,9 +204,16 @@ int main(int argc, char **argv)
 		} else if (strcmp(f, "mount_setattr") == 0) {
 			add_rule(ctx, ENOSYS, "mount_setattr");
 		} else if (strcmp(f, "user_notif") == 0) {
-			deny_user_notif(ctx);
+			if (!user_notif_denied)
+				deny_user_notif(ctx);
+			user_notif_denied = true;
 		} else if (strcmp(f, "pidfd_getfd") == 0) {
 			add_rule(ctx, ENOSYS, "pidfd_getfd");
+		} else if (strncmp(f, "kernel=", 7) == 0) {
+			if (kernel_release_parse(f + 7, &release) < 0 ||
+			    release < syscall_table_oldest() || release > syscall_table_newest())
+				die("kernel=X.Y: a release sbx's table covers (3.10 to 6.17), not", f + 7);
+			deny_new_flags(ctx, release, &user_notif_denied);
 		} else {
 			die("unknown feature", f);
 		}
@@ -170,6 +233,24 @@ int main(int argc, char **argv)
 		return EXIT_OWN;
 	}
 	seccomp_release(ctx);
+	/* Stacked last, as sbx stacks it: ENOSYS wins over the rules above. */
+	if (release) {
+		struct sock_fprog as_of;
+		struct child_status st;
+
+		rc = syscalls_as_of_build(release, &as_of);
+		if (rc < 0) {
+			fprintf(stderr, "nofeature: unable to build the kernel= filter: %s\n",
+				strerror(-rc));
+			return EXIT_OWN;
+		}
+		if (syscalls_as_of_install(&as_of, &st) < 0) {
+			fprintf(stderr, "nofeature: unable to load the kernel= filter: %s\n",
+				strerror(st.err));
+			return EXIT_OWN;
+		}
+		free(as_of.filter);
+	}
 
 	const char *prog = argv[3];
 	if (strchr(prog, '/'))

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* sbx probe names, for each missing piece, the cause it found and the fix
+ * for this machine (issue 13). Here the pieces are taken away the way a
+ * container or a sysctl does (a seccomp filter; a user namespace whose
+ * user.max_user_namespaces is 0); scripts/vm-check.sh checks the same text
+ * on a real 6.1 kernel booted without Landlock and without user namespaces.
+ * As the caller and as nobody. */
+#include "common.h"
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <jansson.h>
+#include <string.h>
+
+static enum e2e_user users[] = { AS_CALLER, AS_NOBODY };
+
+#define PARAMS(name)                                                                        \
+	ParameterizedTestParameters(probe_fix, name)                                         \
+	{                                                                                    \
+		return cr_make_param_array(enum e2e_user, users, sizeof(users) / sizeof(users[0])); \
+	}
+
+static json_t *probe_json(enum e2e_user who, char *const pre[])
+{
+	char *argv[16];
+	size_t n = 0;
+	struct e2e_out o;
+	json_error_t jerr;
+	json_t *j;
+
+	for (size_t i = 0; pre && pre[i]; i++)
+		argv[n++] = pre[i];
+	argv[n++] = (char *)e2e_sbx();
+	argv[n++] = "probe";
+	argv[n++] = "--json";
+	argv[n] = NULL;
+	e2e_run(who, argv, NULL, &o);
+	cr_assert(o.status == 0, "[%s] sbx probe: exit %d\n%s", e2e_user_name(who), o.status, o.err);
+	j = json_loads(o.out, 0, &jerr);
+	cr_assert_not_null(j, "[%s] sbx probe --json is not JSON: %s", e2e_user_name(who), o.out);
+	e2e_out_free(&o);
+	return j;
+}
+
+static const char *at(json_t *j, const char *a, const char *b, const char *c)
+{
+	json_t *v = json_object_get(j, a);
+
+	if (b)
+		v = json_object_get(v, b);
+	if (c)
+		v = json_object_get(v, c);
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static void expect_has(enum e2e_user who, const char *what, const char *got, const char *want)
+{
+	cr_expect(strstr(got, want) != NULL, "[%s] %s is \"%s\", should say \"%s\"",
+		  e2e_user_name(who), what, got, want);
+}
+
+/* Where nothing is missing, nothing is blamed and no fix is offered. */
+PARAMS(healthy)
+ParameterizedTest(enum e2e_user *who, probe_fix, healthy)
+{
+	json_t *j = probe_json(*who, NULL);
+
+	cr_expect(json_is_true(json_object_get(json_object_get(j, "user_namespaces"), "available")));
+	cr_expect_str_eq(at(j, "user_namespaces", "fix", NULL), "");
+	cr_expect_str_eq(at(j, "landlock", "fix", NULL), "");
+	cr_expect_str_eq(at(j, "modes", "read-only", "runner"), "namespace");
+	cr_expect_str_eq(at(j, "modes", "read-only", "processes"), "private");
+	cr_expect_str_eq(at(j, "modes", "read-only", "fix"), "");
+	cr_expect_str_eq(at(j, "runners", "landlock", "runner"), "landlock");
+	json_decref(j);
+}
+
+/* A container's seccomp profile: the filter is named, and the fix is the
+ * profile, for each runner and for the refused modes. */
+PARAMS(seccomp_profile)
+ParameterizedTest(enum e2e_user *who, probe_fix, seccomp_profile)
+{
+	char *pre[] = { (char *)e2e_helper("nofeature"), "userns,landlock", "--", NULL };
+	json_t *j = probe_json(*who, pre);
+
+	cr_expect(json_is_false(json_object_get(json_object_get(j, "user_namespaces"), "available")));
+	expect_has(*who, "user_namespaces.reason", at(j, "user_namespaces", "reason", NULL),
+		   "seccomp filter");
+	expect_has(*who, "user_namespaces.fix", at(j, "user_namespaces", "fix", NULL),
+		   "seccomp profile that allows clone/unshare with CLONE_NEWUSER");
+	expect_has(*who, "landlock.reason", at(j, "landlock", "reason", NULL), "seccomp filter");
+	expect_has(*who, "landlock.fix", at(j, "landlock", "fix", NULL), "landlock_create_ruleset");
+	cr_expect(json_is_null(json_object_get(json_object_get(json_object_get(j, "modes"),
+							       "workspace-write"),
+					       "runner")));
+	expect_has(*who, "modes.workspace-write.fix", at(j, "modes", "workspace-write", "fix"),
+		   "make one runner work: namespace: a container seccomp profile");
+	expect_has(*who, "runners.landlock.fix", at(j, "runners", "landlock", "fix"),
+		   "landlock_restrict_self");
+	json_decref(j);
+}
+
+/* user.max_user_namespaces=0 (in a user namespace of its own, where it can
+ * be set): the sysctl is named with the value to set; landlock takes over. */
+PARAMS(max_user_namespaces)
+ParameterizedTest(enum e2e_user *who, probe_fix, max_user_namespaces)
+{
+	char *pre[] = { "unshare", "--user", "--map-root-user", "sh", "-c",
+			"echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"", "sh", NULL };
+	json_t *j = probe_json(*who, pre);
+
+	expect_has(*who, "user_namespaces.reason", at(j, "user_namespaces", "reason", NULL),
+		   "user.max_user_namespaces=0");
+	expect_has(*who, "user_namespaces.fix", at(j, "user_namespaces", "fix", NULL),
+		   "sysctl -w user.max_user_namespaces=15000");
+	expect_has(*who, "runners.namespace.fix", at(j, "runners", "namespace", "fix"),
+		   "sysctl -w user.max_user_namespaces=15000");
+	cr_expect_str_eq(at(j, "modes", "workspace-write", "runner"), "landlock");
+	cr_expect_str_eq(at(j, "modes", "workspace-write", "processes"), "host");
+	json_decref(j);
+}
