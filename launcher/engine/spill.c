@@ -333,13 +333,13 @@ nomem:
 	return -ENOMEM;
 }
 
-bool spill_has_room(int fd, uint64_t want)
+uint64_t spill_headroom(int fd)
 {
 	struct statvfs sv;
 	uint64_t size, avail, floor;
 
 	if (fstatvfs(fd, &sv) < 0)
-		return true; /* unknown: the write itself will say ENOSPC */
+		return UINT64_MAX; /* unknown: the write itself will say ENOSPC */
 	size = (uint64_t)sv.f_blocks * sv.f_frsize;
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	floor = size / 20;
@@ -347,5 +347,10 @@ bool spill_has_room(int fd, uint64_t want)
 		floor = SPILL_FLOOR_MIN;
 	if (floor > SPILL_FLOOR_MAX)
 		floor = SPILL_FLOOR_MAX;
-	return avail >= floor && avail - floor >= want;
+	return avail > floor ? avail - floor : 0;
+}
+
+bool spill_has_room(int fd, uint64_t want)
+{
+	return spill_headroom(fd) >= want;
 }

@@ -55,6 +55,8 @@ int spill_place_create(struct spill_place *p, const char *stream, char **path);
 void spill_place_close(struct spill_place *p);
 /* Whether the file system under fd has `want` more bytes above the floor. */
 bool spill_has_room(int fd, uint64_t want);
+/* How many bytes may still go to fd's file system above the floor. */
+uint64_t spill_headroom(int fd);
 
 /* The caller's spill home, $XDG_CACHE_HOME/sbx/spill or ~/.cache/sbx/spill
  * (not created here): what deny_read should hide from confined commands. */

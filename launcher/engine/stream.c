@@ -52,14 +52,21 @@ static void spill_write(struct stream *s, const char *buf, size_t len)
 	size_t n = len;
 	int rc;
 
+	bool no_room = false;
+
 	if (s->spilled + n > cap)
 		n = (size_t)(cap - s->spilled);
-	if (n > 0 && s->spilled + n >= s->next_room_check) {
-		if (!spill_has_room(s->spill_fd, SPILL_ROOM_CHECK)) {
-			spill_stop(s, SPILL_STOP_SPACE, 0);
-			return;
+	/* The room above the floor is asked again every SPILL_ROOM_CHECK
+	 * bytes; no write goes past what was found (the floor holds to the
+	 * byte, whatever the chunk sizes). */
+	if (n > 0 && s->spilled + n > s->next_room_check) {
+		uint64_t room = spill_headroom(s->spill_fd);
+
+		s->next_room_check = s->spilled + (room < SPILL_ROOM_CHECK ? room : SPILL_ROOM_CHECK);
+		if (s->spilled + n > s->next_room_check) {
+			n = (size_t)(s->next_room_check - s->spilled);
+			no_room = room < SPILL_ROOM_CHECK;
 		}
-		s->next_room_check = s->spilled + n + SPILL_ROOM_CHECK;
 	}
 	rc = n ? io_write_all(s->spill_fd, buf, n) : 0;
 	if (rc < 0) {
@@ -67,7 +74,9 @@ static void spill_write(struct stream *s, const char *buf, size_t len)
 		return;
 	}
 	s->spilled += n;
-	if (n < len)
+	if (no_room)
+		spill_stop(s, SPILL_STOP_SPACE, 0);
+	else if (n < len && s->spilled >= cap)
 		spill_stop(s, SPILL_STOP_CAP, 0);
 }
 
