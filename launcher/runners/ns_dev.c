@@ -90,10 +90,13 @@ int ns_dev_populate(struct ns_handle *nodes, const char *shm_opts, struct child_
 		return child_status_set(st, STAGE_MOUNT, errno, "mount tmpfs", "/dev/shm");
 	/* The host's nodes, bound onto the empty files. A tmpfs mounted inside a
 	 * user namespace is nodev (SB_I_NODEV), so a node created there would
-	 * not open; the clones live on the host's devtmpfs and do. */
+	 * not open; the clones live on the host's devtmpfs and do. Read-only
+	 * binds: a device still takes writes through one, but the host node's
+	 * mode, owner and times (chmod 600 /dev/null by a root caller, who
+	 * keeps CAP_FOWNER) cannot change. */
 	for (size_t i = 0; i < NS_DEV_NODES; i++)
 		if (ns_join(path, sizeof(path), "/dev/", ns_dev_nodes[i]) < 0 ||
-		    ns_attach(&nodes[i], path, false, st) < 0)
+		    ns_attach(&nodes[i], path, false, st) < 0 || ns_remount_readonly(path, st) < 0)
 			return -1;
 	return 0;
 }
