@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/* Routes a hostile command that knows sbx's source found after issues 11,
+ * 12, 19 and 20 were closed, each checked from outside (the file on disk,
+ * the host's device nodes), as the caller and as nobody:
+ *  - the namespace runner's /dev nodes are the host's: their metadata must
+ *    not change (a root caller keeps CAP_FOWNER and CAP_CHOWN);
+ *  - the PID namespace's init sits outside the command's filters: the
+ *    command must not be able to ptrace it (below Landlock ABI 6 no domain
+ *    of the command's stops it);
+ *  - protected paths: a tree too deep for the sweep, and git's own
+ *    redirections (.git/commondir, a .git file), must not leave anything
+ *    that runs in the user's next unconfined git. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+
+struct rp {
+	char runner[16];
+	enum e2e_user who;
+};
+
+static struct rp params_ns[] = {
+	{ "namespace", AS_CALLER },
+	{ "namespace", AS_NOBODY },
+};
+
+static struct rp params_both[] __attribute__((unused)) = {
+	{ "namespace", AS_CALLER },
+	{ "namespace", AS_NOBODY },
+	{ "landlock", AS_CALLER },
+	{ "landlock", AS_NOBODY },
+};
+
+#define PARAMS(name, list)                                                                  \
+	ParameterizedTestParameters(redteam, name)                                           \
+	{                                                                                    \
+		return cr_make_param_array(struct rp, list, sizeof(list) / sizeof(list[0]));   \
+	}
+
+struct fx {
+	struct rp p;
+	char *base, *home, *ws, *conf;
+	char tag[48];
+};
+
+static void fx_setup(struct fx *f, const struct rp *p)
+{
+	f->p = *p;
+	/* The state directory follows $HOME (fixture-private) only. */
+	unsetenv("XDG_CACHE_HOME");
+	f->base = e2e_tmpdir(p->who);
+	f->home = e2e_fmt("%s/home", f->base);
+	f->ws = e2e_fmt("%s/ws", f->base);
+	f->conf = e2e_fmt("%s/sbx.conf", f->base);
+	cr_assert(e2e_mkdir(p->who, f->home) == 0);
+	cr_assert(e2e_mkdir(p->who, f->ws) == 0);
+	cr_assert(e2e_write_file(p->who, f->conf, "# none\n") == 0);
+	snprintf(f->tag, sizeof(f->tag), "[%s %s]", p->runner, e2e_user_name(p->who));
+}
+
+/* A test helper, copied where the namespace runner's /tmp does not hide it. */
+static char *helper(struct fx *f, const char *name)
+{
+	char *copy = e2e_fmt("%s/%s", f->base, name);
+	char *argv[] = { "cp", (char *)e2e_helper(name), copy, NULL };
+	struct e2e_out o;
+
+	if (e2e_exists(copy))
+		return copy;
+	e2e_run(AS_CALLER, argv, NULL, &o);
+	cr_assert(o.status == 0 && chmod(copy, 0755) == 0, "cp %s: %s", name, o.err);
+	e2e_out_free(&o);
+	return copy;
+}
+
+/* sbx run --json [extra] in mode on the workspace, HOME=f->home. */
+static int run_x(struct fx *f, const char *mode, const char *extra, const char *cmd,
+		 struct e2e_out *o)
+{
+	char *argv[16];
+	size_t n = 0;
+
+	argv[n++] = (char *)e2e_sbx();
+	argv[n++] = "run";
+	argv[n++] = "--json";
+	argv[n++] = "--config";
+	argv[n++] = f->conf;
+	argv[n++] = "--runner";
+	argv[n++] = f->p.runner;
+	if (extra)
+		argv[n++] = (char *)extra;
+	argv[n++] = "--mode";
+	argv[n++] = (char *)mode;
+	argv[n++] = "--root";
+	argv[n++] = f->ws;
+	argv[n++] = "--";
+	argv[n++] = (char *)cmd;
+	argv[n] = NULL;
+	char *env[] = { e2e_fmt("HOME=%s", f->home), NULL };
+
+	return e2e_run(f->p.who, argv, env, o);
+}
+
+static int exit_code(const struct e2e_out *o)
+{
+	const char *p = strstr(o->out, "\"exit_code\":");
+
+	return p ? atoi(p + strlen("\"exit_code\":")) : -1;
+}
+
+/* ---- the namespace runner's /dev nodes ---- */
+
+PARAMS(dev_node_metadata, params_ns);
+ParameterizedTest(struct rp *p, redteam, dev_node_metadata, .timeout = 120)
+{
+	static const char *const modes[] = { "read-only", "workspace-write" };
+	struct fx f;
+	struct stat before, after;
+
+	fx_setup(&f, p);
+	for (size_t m = 0; m < 2; m++) {
+		struct e2e_out o;
+
+		cr_assert(stat("/dev/full", &before) == 0);
+		/* Harmless on the host even if they worked: the same mode and
+		 * owner, and the times are put back below. What shows is the
+		 * change time (any successful chmod, chown or utimes sets it)
+		 * and the modification time. */
+		run_x(&f, modes[m], NULL,
+		      "chmod 0666 /dev/full; chown 0:0 /dev/full; touch -m -d @981173106 /dev/full;"
+		      " echo ok > /dev/null && echo NULL_OK",
+		      &o);
+		cr_assert(stat("/dev/full", &after) == 0);
+		if (after.st_mtime != before.st_mtime) {
+			struct timespec ts[2] = { before.st_atim, before.st_mtim };
+
+			utimensat(AT_FDCWD, "/dev/full", ts, 0);
+		}
+		cr_expect(after.st_mtime == before.st_mtime,
+			  "%s %s: the host's /dev/full got new times", f.tag, modes[m]);
+		cr_expect(after.st_ctim.tv_sec == before.st_ctim.tv_sec &&
+				  after.st_ctim.tv_nsec == before.st_ctim.tv_nsec,
+			  "%s %s: the host's /dev/full metadata changed:\n%s", f.tag, modes[m], o.out);
+		/* Writes to the nodes themselves still work. */
+		cr_expect(strstr(o.out, "NULL_OK") != NULL, "%s %s: /dev/null: %s", f.tag, modes[m],
+			  o.out);
+		e2e_out_free(&o);
+	}
+}
+
+/* ---- the PID namespace's init ---- */
+
+/* Below ABI 6 the namespace runner gives the command no Landlock domain (no
+ * scopes to enforce), so only init's own dumpability keeps a same-uid ptrace
+ * out. Simulated with --landlock-abi, and checked on the real ABI too. */
+PARAMS(init_not_traceable, params_ns);
+ParameterizedTest(struct rp *p, redteam, init_not_traceable, .timeout = 120)
+{
+	static const char *const abis[] = { "--landlock-abi=5", NULL };
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *victim = e2e_fmt("%s/victim", f.ws);
+	char *tool = helper(&f, "ptinject");
+
+	cr_assert(e2e_write_file(p->who, victim, "") == 0 && chmod(victim, 0644) == 0);
+	for (size_t i = 0; i < 2; i++) {
+		struct e2e_out o;
+		struct stat st;
+
+		/* init is pid 1 of the run's PID namespace. */
+		run_x(&f, "workspace-write", abis[i], e2e_fmt("%s chmod 1 %s 4755", tool, victim), &o);
+		cr_assert(stat(victim, &st) == 0);
+		cr_expect((st.st_mode & 07777) == 0644,
+			  "%s %s: a setuid bit minted through init (mode %o):\n%s", f.tag,
+			  abis[i] ? abis[i] : "real ABI", st.st_mode & 07777, o.out);
+		cr_expect(strstr(o.out, "ATTACH=0") == NULL, "%s %s: init could be traced:\n%s",
+			  f.tag, abis[i] ? abis[i] : "real ABI", o.out);
+		cr_expect(exit_code(&o) == 0, "%s: %s%s", f.tag, o.out, o.err);
+		chmod(victim, 0644);
+		e2e_out_free(&o);
+	}
+}
