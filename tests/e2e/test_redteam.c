@@ -293,3 +293,31 @@ ParameterizedTest(struct rp *p, redteam, deep_tree, .timeout = 180)
 		  "%s the hooks were not put back:\n%s", f.tag, o.out);
 	e2e_out_free(&o);
 }
+
+/* ---- sbx's own process ---- */
+
+/* Under the landlock runner the command shares sbx's PID namespace and uid.
+ * Landlock scopes signals (ABI 6+), not prlimit(2): RLIMIT_NOFILE 4 on sbx
+ * left it unable to put the protected paths back after the run. */
+static struct rp params_landlock[] = {
+	{ "landlock", AS_CALLER },
+	{ "landlock", AS_NOBODY },
+};
+
+PARAMS(sbx_limits, params_landlock);
+ParameterizedTest(struct rp *p, redteam, sbx_limits, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	run_x(&f, "workspace-write", NULL,
+	      "echo 'export PLANTED=1' > .envrc; prlimit --pid $PPID --nofile=4:4 && echo LIMITED; "
+	      "prlimit --nofile=64:64 true && echo SELF_OK",
+	      &o);
+	cr_expect(!e2e_exists(e2e_fmt("%s/.envrc", f.ws)), "%s .envrc survived:\n%s\n%s", f.tag,
+		  o.out, o.err);
+	cr_expect(strstr(o.out, "LIMITED") == NULL, "%s sbx's limits changed:\n%s", f.tag, o.out);
+	cr_expect(strstr(o.out, "SELF_OK") != NULL, "%s own limits: %s", f.tag, o.out);
+	e2e_out_free(&o);
+}
