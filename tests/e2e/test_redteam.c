@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,60 @@ ParameterizedTest(struct rp *p, redteam, dev_node_metadata, .timeout = 120)
 			  o.out);
 		e2e_out_free(&o);
 	}
+}
+
+/* ---- device nodes outside /dev ---- */
+
+/* A read-only mount does not stop a write to a device node, and /dev is not
+ * the only place that holds them (a chroot's, a copy of a disk's node). A
+ * loop device over a file stands in for the disk: its node is copied into
+ * the workspace and beside it, and the file is checked afterwards. */
+PARAMS(device_nodes, params_ns);
+ParameterizedTest(struct rp *p, redteam, device_nodes, .timeout = 120)
+{
+	static const char *const modes[] = { "read-only", "workspace-write" };
+	struct fx f;
+	struct stat st;
+	struct e2e_out o;
+	char *argv[8];
+
+	fx_setup(&f, p);
+	if (geteuid() != 0)
+		cr_skip("a loop device needs a root test process");
+	char *img = e2e_fmt("%s/disk.img", f.base);
+	cr_assert(e2e_write_file(AS_CALLER, img, "ORIGINAL") == 0 && truncate(img, 65536) == 0);
+	argv[0] = "losetup", argv[1] = "-f", argv[2] = "--show", argv[3] = img, argv[4] = NULL;
+	e2e_run(AS_CALLER, argv, NULL, &o);
+	if (o.status != 0)
+		cr_skip("no loop device here: %s", o.err);
+	char *loop = strndup(o.out, strcspn(o.out, "\n"));
+	e2e_out_free(&o);
+	cr_assert(stat(loop, &st) == 0 && S_ISBLK(st.st_mode));
+	char *nodes[] = { e2e_fmt("%s/disk", f.base), e2e_fmt("%s/disk", f.ws) };
+	bool made = true;
+
+	/* No assertion before the loop device is detached again. */
+	for (size_t i = 0; i < 2; i++)
+		made = made && mknod(nodes[i], S_IFBLK | 0600, st.st_rdev) == 0 &&
+		       chown(nodes[i], e2e_uid(p->who), e2e_gid(p->who)) == 0;
+	for (size_t m = 0; made && m < 2; m++) {
+		run_x(&f, modes[m], NULL,
+		      e2e_fmt("for n in %s %s; do printf HACKED__ | dd of=$n conv=notrunc "
+			      "oflag=direct 2>&1; head -c 8 $n; echo; done",
+			      nodes[0], nodes[1]),
+		      &o);
+		cr_expect(strstr(o.out, "ORIGINAL") == NULL, "%s %s: the disk could be read:\n%s",
+			  f.tag, modes[m], o.out);
+		e2e_out_free(&o);
+	}
+	argv[0] = "losetup", argv[1] = "-d", argv[2] = loop, argv[3] = NULL;
+	e2e_run(AS_CALLER, argv, NULL, &o);
+	e2e_out_free(&o);
+	cr_assert(made, "%s mknod: %s", f.tag, strerror(errno));
+	char *content = e2e_read_file(img);
+	cr_assert(content);
+	cr_expect(strncmp(content, "ORIGINAL", 8) == 0, "%s the disk was written: %.8s", f.tag,
+		  content);
 }
 
 /* ---- the PID namespace's init ---- */
