@@ -96,7 +96,7 @@ int ns_dev_populate(struct ns_handle *nodes, const char *shm_opts, struct child_
 	 * keeps CAP_FOWNER) cannot change. */
 	for (size_t i = 0; i < NS_DEV_NODES; i++)
 		if (ns_join(path, sizeof(path), "/dev/", ns_dev_nodes[i]) < 0 ||
-		    ns_attach(&nodes[i], path, false, st) < 0 || ns_remount_readonly(path, st) < 0)
+		    ns_attach(&nodes[i], path, false, st) < 0 || ns_remount_device(path, st) < 0)
 			return -1;
 	return 0;
 }

@@ -119,6 +119,19 @@ int ns_remount_readonly(const char *path, struct child_status *st)
 	return remount(path, MS_RDONLY, st, "remount read-only");
 }
 
+int ns_remount_device(const char *path, struct child_status *st)
+{
+	struct statfs sf;
+
+	if (statfs(path, &sf) < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "statfs", path);
+	if (mount(NULL, path, NULL,
+		  MS_REMOUNT | MS_BIND | MS_RDONLY | (ns_restate_flags(sf.f_flags) & ~MS_NODEV),
+		  NULL) < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "remount read-only", path);
+	return 0;
+}
+
 int ns_remount_writable(const char *path, struct child_status *st)
 {
 	return remount(path, MS_NODEV, st, "remount writable");
