@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -17,7 +19,11 @@
 
 #include "protect.h"
 
+/* A subtree deeper than this is moved up rather than entered: at most this
+ * many handles are open, and no depth defeats the sweep. */
 #define REMOVE_DEPTH_MAX 64
+/* Passes over the first level, each removing what was moved up into it. */
+#define REMOVE_PASSES_MAX 4096
 
 /* The directory holding path's last component, resolved beneath the root
  * (symlinks inside the root followed, none out of it): openat2 (5.6+), else
@@ -86,9 +92,32 @@ void protect_begin(struct protect_state *ps, int root_fd, const struct ns_path_l
 {
 	for (size_t i = 0; i < paths->n && i < NS_VIEW_MAX_PATHS; i++)
 		ps->absent[i] = !resolves(root_fd, paths->path[i]);
+	protect_ancestors_begin(ps, root_fd, paths);
 }
 
-static int remove_at(int parent, const char *name, int depth)
+/* Move name (below parent, too deep to enter) into top under a fresh name,
+ * to be removed from there by top's next pass. */
+static int move_up(int parent, const char *name, int top)
+{
+	static unsigned long seq;
+
+	for (int attempt = 0; attempt < 1000; attempt++) {
+		char aside[48];
+
+		snprintf(aside, sizeof(aside), ".sbx-deep-%d-%lu", (int)getpid(), seq++);
+		if (renameat2(parent, name, top, aside, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* Remove name below parent, never following a symlink. top is the handle of
+ * the directory the whole removal started from (-1 at its first level).
+ * Every entry is tried even when one fails, so one that cannot go (EBUSY)
+ * does not shield its siblings; the first error is returned. */
+static int remove_at(int parent, const char *name, int depth, int top, bool *moved)
 {
 	struct stat st;
 	DIR *d;
@@ -99,8 +128,14 @@ static int remove_at(int parent, const char *name, int depth)
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(parent, name, 0) < 0 && errno != ENOENT ? -errno : 0;
-	if (depth >= REMOVE_DEPTH_MAX)
-		return -ELOOP;
+	/* Why not an error: a tree made deeper than we descend would
+	 * otherwise survive the sweep with whatever sits beside it. */
+	if (depth >= REMOVE_DEPTH_MAX) {
+		rc = move_up(parent, name, top);
+		if (rc == 0)
+			*moved = true;
+		return rc;
+	}
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -112,9 +147,24 @@ static int remove_at(int parent, const char *name, int depth)
 		close(fd);
 		return -errno;
 	}
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && rc == 0)
-			rc = remove_at(dirfd(d), e->d_name, depth + 1);
+	for (int pass = 0; pass < REMOVE_PASSES_MAX; pass++) {
+		bool again = false;
+
+		while ((e = readdir(d))) {
+			int sub;
+
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			sub = remove_at(dirfd(d), e->d_name, depth + 1, top >= 0 ? top : dirfd(d),
+					top >= 0 ? moved : &again);
+			if (sub < 0 && rc == 0)
+				rc = sub;
+		}
+		/* What was moved up into us is removed by another pass. */
+		if (!again)
+			break;
+		rewinddir(d);
+	}
 	closedir(d);
 	if (rc == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		rc = -errno;
@@ -123,7 +173,9 @@ static int remove_at(int parent, const char *name, int depth)
 
 int protect_remove_tree(int dirfd, const char *name)
 {
-	return remove_at(dirfd, name, 0);
+	bool moved = false;
+
+	return remove_at(dirfd, name, 0, -1, &moved);
 }
 
 bool protect_snapshot_all(struct protect_state *ps, int root_fd, const struct ns_path_list *paths)
@@ -150,7 +202,8 @@ bool protect_snapshot_all(struct protect_state *ps, int root_fd, const struct ns
 size_t protect_end(struct protect_state *ps, int root_fd, const struct ns_path_list *paths,
 		   const char **removed, size_t max)
 {
-	size_t n = 0;
+	/* The ancestors first: what lies below them is found through them. */
+	size_t n = protect_ancestors_end(ps, root_fd, removed, max);
 
 	for (size_t i = 0; i < paths->n && i < NS_VIEW_MAX_PATHS; i++) {
 		const char *last;
@@ -175,7 +228,9 @@ size_t protect_end(struct protect_state *ps, int root_fd, const struct ns_path_l
 			removed[n++] = paths->path[i];
 		close(dir);
 	}
-	protect_free(ps);
+	/* The ancestors' paths stay until protect_free: removed[] names them. */
+	for (size_t i = 0; i < NS_VIEW_MAX_PATHS; i++)
+		protect_snapshot_free(&ps->snap[i]);
 	return n;
 }
 
@@ -183,4 +238,5 @@ void protect_free(struct protect_state *ps)
 {
 	for (size_t i = 0; i < NS_VIEW_MAX_PATHS; i++)
 		protect_snapshot_free(&ps->snap[i]);
+	protect_ancestors_free(ps);
 }

@@ -24,10 +24,22 @@ struct protect_snapshot {
 	bool partial;           /* too big (or unreadable) to take */
 };
 
+/* A directory on the way to a protected path (".git"), as the run found it
+ * (protect_ancestors.c). */
+#define PROTECT_ANCESTORS_MAX NS_VIEW_MAX_PATHS
+enum protect_ancestor_was { PROTECT_ANC_ABSENT, PROTECT_ANC_DIR, PROTECT_ANC_OTHER };
+struct protect_ancestor {
+	char *path;                       /* relative to the root */
+	enum protect_ancestor_was was;
+	struct protect_snapshot snap;     /* PROTECT_ANC_OTHER: the file or symlink */
+};
+
 struct protect_state {
 	bool absent[NS_VIEW_MAX_PATHS];   /* did not resolve inside the root at start */
 	struct protect_snapshot snap[NS_VIEW_MAX_PATHS];
 	bool snapshots;                   /* taken: put back what changed at the end */
+	struct protect_ancestor anc[PROTECT_ANCESTORS_MAX];
+	size_t n_anc;
 };
 
 /* Before the command starts: which protected paths are absent. */
@@ -39,10 +51,19 @@ bool protect_snapshot_all(struct protect_state *ps, int root_fd, const struct ns
 /* After every process of the run is gone: remove what appeared at an absent
  * protected path, and put back a snapshotted one that changed. Returns how
  * many were reverted; their paths (relative to the root) are appended to
- * removed[] (at most max). Frees the snapshots. */
+ * removed[] (at most max; valid until protect_free). Frees the snapshots. */
 size_t protect_end(struct protect_state *ps, int root_fd, const struct ns_path_list *paths,
 		   const char **removed, size_t max);
 void protect_free(struct protect_state *ps);
+
+/* protect_ancestors.c: what the ancestors are at the start; at the end, one
+ * that was a directory (or absent) and is not one now is removed, one that
+ * was a file or symlink is put back. Returns how many changed (their paths
+ * appended to removed[], at most max). */
+void protect_ancestors_begin(struct protect_state *ps, int root_fd, const struct ns_path_list *paths);
+size_t protect_ancestors_end(struct protect_state *ps, int root_fd, const char **removed,
+			     size_t max);
+void protect_ancestors_free(struct protect_state *ps);
 
 /* protect_snapshot.c */
 int protect_snapshot_take(struct protect_snapshot *ps, int parent_fd, const char *name);

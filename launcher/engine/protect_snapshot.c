@@ -116,7 +116,7 @@ static int snap_dir(struct snap *s, int fd, const char *rel, int depth)
 
 static int snap_walk(struct snap *s, int dirfd, const char *name, const char *rel, int depth)
 {
-	struct stat st;
+	struct stat st, now;
 	struct snap_entry *e;
 	int fd;
 
@@ -150,9 +150,16 @@ static int snap_walk(struct snap *s, int dirfd, const char *name, const char *re
 		return 0; /* fifos, sockets: kept by type and mode only */
 	if (s->bytes + (size_t)st.st_size > PROTECT_SNAP_MAX_BYTES)
 		return (s->too_big = true), 0;
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* NONBLOCK and a second look: a fifo swapped in since the stat would
+	 * otherwise hold sbx in open(2) for good. */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) || now.st_ino != st.st_ino ||
+	    now.st_dev != st.st_dev) {
+		close(fd);
+		return -ESTALE;
+	}
 	e->data = read_all(fd, (size_t)st.st_size, &e->len);
 	close(fd);
 	if (!e->data)

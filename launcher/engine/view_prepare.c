@@ -17,9 +17,14 @@
 /* Written by a command, these would run later outside any sandbox: git
  * hooks and config (hooks, fsmonitor, aliases, filters), submodule URLs,
  * direnv, editor tasks and settings, agent settings and MCP servers, shell
- * start-up files. The peers (Codex, sandbox-runtime) keep the same. */
+ * start-up files. The peers (Codex, sandbox-runtime) keep the same. Also
+ * what makes git take hooks and config from elsewhere: commondir (the
+ * whole repository's), config.worktree, and the git directories of
+ * submodules and linked worktrees, which have hooks and config of their own
+ * (a submodule's fsmonitor runs in the superproject's git status). */
 const char *const view_default_protected[] = {
-	".git/hooks", ".git/config", ".gitmodules", ".envrc", ".vscode", ".idea", ".mcp.json",
+	".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", ".git/modules",
+	".git/worktrees", ".gitmodules", ".envrc", ".vscode", ".idea", ".mcp.json",
 	".claude", ".codex", ".agents", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
 	".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", NULL,
 };

@@ -32,6 +32,9 @@
 #ifndef MOUNT_ATTR_RDONLY
 #define MOUNT_ATTR_RDONLY 0x00000001
 #endif
+#ifndef MOUNT_ATTR_NODEV
+#define MOUNT_ATTR_NODEV 0x00000004
+#endif
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
 #endif

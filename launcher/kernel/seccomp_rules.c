@@ -14,12 +14,15 @@
  *  - landlock runner only: new user namespaces (clone3 with ENOSYS so libc
  *    falls back to clone, whose flags the filter can read), entering any
  *    namespace (setns), and every mount call. The namespace runner allows both: its binds are locked, and
- *    nested sandboxes work there. */
+ *    nested sandboxes work there. Also limits and priorities of other
+ *    processes (prlimit64 of another pid, setpriority and ioprio_set of a
+ *    user or process group): they reach sbx and the caller's processes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "seccomp_rules.h"
@@ -35,6 +38,12 @@
 /* The kernel's __O_TMPFILE bit alone (glibc's __O_TMPFILE adds
  * O_DIRECTORY): any open carrying it either creates a file or fails. */
 #define TMPFILE_BIT 020000000UL
+
+/* linux/ioprio.h's, absent from older headers */
+#ifndef IOPRIO_WHO_PGRP
+#define IOPRIO_WHO_PGRP 2
+#define IOPRIO_WHO_USER 3
+#endif
 
 #define REFUSE SCMP_ACT_ERRNO(EPERM)
 /* "This kernel has no such call": the caller's fallback takes over. */
@@ -160,6 +169,38 @@ static int add_no_userns_no_mounts(scmp_filter_ctx ctx)
 	return rc;
 }
 
+/* Landlock scopes signals (ABI 6+) but not these calls, which reach any
+ * process of the caller's uid in the host's PID namespace: sbx itself among
+ * them. prlimit64 on sbx (RLIMIT_NOFILE 4, RLIMIT_CPU 1) would leave it
+ * unable to put the protected paths back, or kill it before it does; the
+ * nice and I/O priority of every process of the user (or of a process
+ * group, sbx's caller's) would stay changed after the run. A command may
+ * still set its own limits (pid 0), read anyone's, and set the priority of
+ * single processes (a lower one only: raising needs CAP_SYS_NICE). The
+ * namespace runner's PID namespace holds only the run's processes. */
+static int add_no_foreign_limits(scmp_filter_ctx ctx)
+{
+	/* which is an int in the kernel: its low 32 bits decide. */
+	static const struct {
+		int nr;
+		unsigned long which;
+	} groups[] = {
+		{ SCMP_SYS(setpriority), PRIO_USER },
+		{ SCMP_SYS(setpriority), PRIO_PGRP },
+		{ SCMP_SYS(ioprio_set), IOPRIO_WHO_USER },
+		{ SCMP_SYS(ioprio_set), IOPRIO_WHO_PGRP },
+	};
+	/* pid 0 with high bits set is still the caller for the kernel, and
+	 * refused here: the safe side. */
+	struct scmp_arg_cmp limits[] = { { 0, SCMP_CMP_NE, 0, 0 }, { 2, SCMP_CMP_NE, 0, 0 } };
+	int rc = seccomp_rule_add_array(ctx, REFUSE, SCMP_SYS(prlimit64), 2, limits);
+
+	for (size_t i = 0; rc == 0 && i < sizeof(groups) / sizeof(groups[0]); i++)
+		rc = seccomp_rule_add(ctx, REFUSE, groups[i].nr, 1,
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, groups[i].which));
+	return rc;
+}
+
 int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
 {
 	scmp_filter_ctx ctx = filter;
@@ -172,5 +213,7 @@ int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
 	rc = rc ? rc : add_no_keyrings(ctx);
 	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
 		rc = add_no_userns_no_mounts(ctx);
+	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
+		rc = add_no_foreign_limits(ctx);
 	return rc;
 }

@@ -163,6 +163,16 @@ static int init_main(const struct child_spec *spec)
 	/* The run's cgroup first, so init and all it starts are held by it. */
 	if (child_cgroup_join(&spec->limits, &st) < 0 || spec->runner->enter(spec, &st) < 0)
 		report_and_exit(spec, &st);
+	/* Why: init stays outside the command's seccomp filters, keyring and
+	 * (below Landlock ABI 6) any Landlock domain; a command of the same
+	 * uid that could ptrace it would make every call through it. Not
+	 * dumpable, it takes CAP_SYS_PTRACE in the host's namespace. After
+	 * enter (a non-dumpable process cannot write its own uid_map), before
+	 * the command exists. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		child_status_set(&st, STAGE_SESSION, errno, "prctl(PR_SET_DUMPABLE)", NULL);
+		report_and_exit(spec, &st);
+	}
 	pid = pidns_init_start_command(spec, command_main, &st);
 	if (pid < 0)
 		report_and_exit(spec, &st);

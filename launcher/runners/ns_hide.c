@@ -147,10 +147,60 @@ int ns_hide_sockets(const struct ns_view_spec *v, struct ns_hide_handles *h,
 	return 0;
 }
 
+/* The prefix of path i that is n bytes long, a directory on its way, was
+ * already seen (in an earlier path): pin each ancestor once. */
+static bool ancestor_seen(const struct ns_path_list *l, size_t i, size_t n)
+{
+	for (size_t j = 0; j < i; j++)
+		if (strncmp(l->path[j], l->path[i], n) == 0 && l->path[j][n] == '/')
+			return true;
+	return false;
+}
+
+/* The directories on the way to a protected path (.git for .git/hooks) stay
+ * where they are: a bind of themselves (writable) is a mount point, which
+ * cannot be renamed or removed. Otherwise `mv .git old; mkdir .git` (or a
+ * ".git" file saying "gitdir: elsewhere") would put a repository with the
+ * run's hooks and config where the user's git looks, and the read-only
+ * binds would go along with the old one. One that is a file (a gitfile of a
+ * worktree or submodule) is kept read-only, like a protected path. */
+static int pin_ancestors(const struct ns_view_spec *v, const char *root, struct child_status *st)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < v->protect.n; i++) {
+		const char *p = v->protect.path[i];
+
+		for (const char *slash = strchr(p, '/'); slash; slash = strchr(slash + 1, '/')) {
+			size_t n = (size_t)(slash - p), rlen = strlen(root);
+			struct stat sb;
+
+			if (ancestor_seen(&v->protect, i, n) || rlen + 1 + n >= sizeof(path))
+				continue;
+			memcpy(path, root, rlen);
+			path[rlen] = '/';
+			memcpy(path + rlen + 1, p, n);
+			path[rlen + 1 + n] = '\0';
+			if (lstat(path, &sb) < 0 || !(S_ISDIR(sb.st_mode) || S_ISREG(sb.st_mode)))
+				break; /* absent (swept after the run if it appears), or a symlink */
+			if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+				return child_status_set(st, STAGE_MOUNT, errno, "mount --bind", path);
+			if (S_ISREG(sb.st_mode)) {
+				if (ns_remount_readonly(path, st) < 0)
+					return -1;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
 int ns_protect(const struct ns_view_spec *v, const char *root, struct child_status *st)
 {
 	char path[PATH_MAX];
 
+	if (pin_ancestors(v, root, st) < 0)
+		return -1;
 	for (size_t i = 0; i < v->protect.n; i++) {
 		bool exists;
 		int rc;

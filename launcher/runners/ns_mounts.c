@@ -119,9 +119,33 @@ int ns_remount_readonly(const char *path, struct child_status *st)
 	return remount(path, MS_RDONLY, st, "remount read-only");
 }
 
+int ns_remount_device(const char *path, struct child_status *st)
+{
+	struct statfs sf;
+
+	if (statfs(path, &sf) < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "statfs", path);
+	if (mount(NULL, path, NULL,
+		  MS_REMOUNT | MS_BIND | MS_RDONLY | (ns_restate_flags(sf.f_flags) & ~MS_NODEV),
+		  NULL) < 0)
+		return child_status_set(st, STAGE_MOUNT, errno, "remount read-only", path);
+	return 0;
+}
+
 int ns_remount_writable(const char *path, struct child_status *st)
 {
-	return remount(path, 0, st, "remount writable");
+	return remount(path, MS_NODEV, st, "remount writable");
+}
+
+int ns_nodev(const char *path, struct child_status *st)
+{
+	struct ns_mount_attr attr = { .attr_set = MOUNT_ATTR_NODEV };
+
+	if (syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof(attr)) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return child_status_set(st, STAGE_MOUNT, errno, "mount_setattr nodev", path);
+	return ns_remount_writable(path, st);
 }
 
 int ns_make_mount_point(const char *path, size_t cover_len, bool dir, struct child_status *st)

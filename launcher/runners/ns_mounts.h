@@ -34,6 +34,12 @@ void ns_handle_close(struct ns_handle *h);
 int ns_remount_readonly(const char *path, struct child_status *st);
 /* Lift the read-only flag of the bind fallback on the mount at path. */
 int ns_remount_writable(const char *path, struct child_status *st);
+/* A device node's own mount: read-only (its metadata is the host's), devices
+ * allowed (a bind made without open_tree copied step 2's nodev). */
+int ns_remount_device(const char *path, struct child_status *st);
+/* No device node opens below path (a writable clone of the host's tree:
+ * the root, its /tmp, its cache), recursively where the kernel can. */
+int ns_nodev(const char *path, struct child_status *st);
 /* mkdir each component of path below its first cover_len bytes (a tmpfs of
  * ours); the last one as a directory, or as an empty file when !dir. */
 int ns_make_mount_point(const char *path, size_t cover_len, bool dir, struct child_status *st);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Step 2 of the namespace view (see ns_view.c): every mount read-only. One
+/* Step 2 of the namespace view (see ns_view.c): every mount read-only and
+ * nodev. One
  * recursive mount_setattr on 5.12+; before that, a remount walk over
  * /proc/self/mountinfo that checks its own result. Child side: no
  * allocation; mountinfo is read into spec->scratch. */
@@ -132,7 +133,8 @@ static int remount_one(const char *mp, bool covered, struct child_status *st)
 			return 0;
 		return child_status_set(st, STAGE_MOUNT, errno, "statfs", mp);
 	}
-	if (mount(NULL, mp, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | ns_restate_flags(sf.f_flags),
+	if (mount(NULL, mp, NULL,
+		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NODEV | ns_restate_flags(sf.f_flags),
 		  NULL) == 0)
 		return 0;
 	err = errno;
@@ -201,7 +203,12 @@ static int remount_walk(const struct child_spec *spec, bool ww, const char *tmp,
 int ns_make_all_readonly(const struct child_spec *spec, bool ww, const char *tmp,
 			     struct child_status *st)
 {
-	struct ns_mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+	/* NODEV too: a read-only mount does not stop a write to a device node,
+	 * and /dev is not the only place that holds them (a chroot's, a copy
+	 * of a disk's node, /dev bound elsewhere): a root caller's command
+	 * could write a disk, or read one past every hidden path. The view's
+	 * own /dev nodes are mounts of their own, grabbed before this. */
+	struct ns_mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV };
 
 	/* One call, all or nothing, for every mount under "/" (5.12+). */
 	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &attr, sizeof(attr)) == 0)

@@ -73,8 +73,9 @@ static int attach_at(const struct ns_view_spec *v, struct ns_handle *h, const ch
 		return -1;
 	/* The bind fallback copied the read-only flag of step 2: lift it on
 	 * the mount itself. Mounts nested inside stay read-only there (only
-	 * open_tree keeps their host flags). */
-	return h->detached ? 0 : ns_remount_writable(path, st);
+	 * open_tree keeps their host flags). A clone kept the host's dev
+	 * flag: a device node in the workspace would write a disk. */
+	return h->detached ? ns_nodev(path, st) : ns_remount_writable(path, st);
 }
 
 /* /tmp of the workspace's own (a directory sbx keeps for this root or
@@ -85,7 +86,7 @@ static int mount_tmp(const struct child_spec *spec, struct handles *h, const cha
 	if (h->tmp.fd >= 0) {
 		if (ns_attach(&h->tmp, tmp, false, st) < 0)
 			return -1;
-		return h->tmp.detached ? 0 : ns_remount_writable(tmp, st);
+		return h->tmp.detached ? ns_nodev(tmp, st) : ns_remount_writable(tmp, st);
 	}
 	if (mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV, ns_view_tmpfs_opts(spec)) < 0)
 		return child_status_set(st, STAGE_MOUNT, errno, "mount tmpfs", tmp);
