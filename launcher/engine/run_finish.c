@@ -30,9 +30,12 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 			writable[n++] = r->view.cache_dir;
 	}
 	writable[n] = NULL;
-	for (size_t i = 0; ww && i < r->view.protect.n; i++)
+	for (size_t i = 0; ww && i < r->view.protect.n && np < NS_VIEW_MAX_PATHS - 1; i++)
 		if (asprintf(&joined[np], "%s/%s", r->root, r->view.protect.path[i]) >= 0)
 			protected[np] = joined[np], np++;
+	/* .git itself: bound onto itself, so renaming it away fails (EBUSY). */
+	if (ww && asprintf(&joined[np], "%s/.git", r->root) >= 0)
+		protected[np] = joined[np], np++;
 	protected[np] = NULL;
 
 	struct classify_input in = {

@@ -82,21 +82,25 @@ static bool sysctl_is_zero(const char *path)
  * nothing weaker is chosen for it. */
 bool run_failure_is_transient(int err)
 {
+	/* Only the shortages a busy machine (or a command that exhausted them
+	 * a moment ago) gives: anything else (ENOENT, ESTALE, EPERM, ...) is
+	 * a fact about this run or this machine, and saying "short of
+	 * processes" for it would send the caller the wrong way. */
 	switch (err) {
-	case EPERM:
-	case EACCES:
-	case ENOSYS:
-	case EINVAL:
-	case EOPNOTSUPP:
-	case EUSERS: /* nesting depth: sbx's own place, not a count */
-		return false;
+	case EAGAIN:
+	case ENOMEM:
+	case EMFILE:
+	case ENFILE:
+	case ENOBUFS:
+	case EINTR:
+		return true;
 	case ENOSPC:
 		return !(sysctl_is_zero("/proc/sys/user/max_user_namespaces") ||
 			 sysctl_is_zero("/proc/sys/user/max_mnt_namespaces") ||
 			 sysctl_is_zero("/proc/sys/user/max_ipc_namespaces") ||
 			 sysctl_is_zero("/proc/sys/user/max_net_namespaces"));
 	default:
-		return true;
+		return false;
 	}
 }
 

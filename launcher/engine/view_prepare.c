@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "classify.h" /* path_is_within */
 #include "statedir.h"
 #include "view_prepare.h"
 
@@ -176,6 +177,33 @@ static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 /* The workspace's /tmp (namespace runner) and its tool cache: directories of
  * its own in sbx's state, lasting across calls. Without a state directory
  * the run still runs: a fresh /tmp, no cache. */
+static void drop_under(struct ns_path_list *l, const char *dir)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!path_is_within(l->path[i], dir))
+			l->path[o++] = l->path[i];
+	l->n = o;
+}
+
+/* Allow-listed sockets (unix_sockets) under the host's /tmp: bound into the
+ * namespace runner's own /tmp at the same path, so an ssh-agent or database
+ * socket the deployment allows stays reachable there. Exact paths only: a
+ * pattern names no file to bind. */
+static void prepare_sockets(struct run_state *r, const struct sbx_run *cfg)
+{
+	for (size_t i = 0; i < cfg->n_unix_sockets; i++) {
+		const char *p = cfg->unix_sockets[i];
+		struct stat st;
+
+		if (p[0] != '/' || strchr(p, '*') || !path_is_within(p, "/tmp") ||
+		    lstat(p, &st) < 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		add(r, &r->view.sockets, strdup(p));
+	}
+}
+
 static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const char *base)
 {
 	char path[PATH_MAX];
@@ -216,8 +244,14 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 	prepare_hidden(r, cfg, have_base ? base : NULL);
 	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
 		return 0;
+	/* In workspace-write the host's /tmp is out of view (namespace runner:
+	 * /tmp is the workspace's own) or writable (landlock runner: nothing
+	 * can be hidden there): a hidden or revealed path there is dropped. */
+	drop_under(&r->view.hide, "/tmp");
+	drop_under(&r->view.reveal, "/tmp");
 	prepare_protected(r, cfg);
 	prepare_dirs(r, cfg, have_base ? base : NULL);
+	prepare_sockets(r, cfg);
 	return 0;
 }
 

@@ -468,3 +468,40 @@ ParameterizedTest(struct vp *p, view, device_nodes_metadata, .timeout = 60)
 			  "%s the host's %s changed", f.tag, nodes[i]);
 	}
 }
+
+/* An allow-listed socket under the host's /tmp (an ssh-agent's) stays
+ * reachable from the namespace runner's own /tmp: it is bound there. */
+PARAMS(allowed_socket_in_tmp)
+ParameterizedTest(struct vp *p, view, allowed_socket_in_tmp, .timeout = 60)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *sock = e2e_fmt("/tmp/sbx-view-sock-%d-%d", (int)getpid(), (int)p->who);
+	char *witness;
+	char *server;
+	pid_t pid;
+
+	fx_setup(&f, p);
+	witness = e2e_fmt("%s/witness", f.base);
+	unlink(sock);
+	server = e2e_fmt("import socket, os\n"
+			 "s = socket.socket(socket.AF_UNIX); s.bind('%s'); os.chmod('%s', 0o777)\n"
+			 "s.listen(); c, _ = s.accept(); open('%s', 'w').write(c.recv(64).decode())\n",
+			 sock, sock, witness);
+	pid = e2e_spawn(p->who, f.base, (char *[]){ "python3", "-c", server, NULL });
+	for (int i = 0; i < 200 && !e2e_exists(sock); i++)
+		usleep(10000);
+	cr_assert(e2e_write_file(p->who, f.conf, e2e_fmt("unix_sockets = %s\n", sock)) == 0);
+	run_ws(&f, e2e_fmt("python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); "
+			   "s.connect('%s'); s.send(b'hello')\"", sock), &o);
+	expect_ok(&f, "connect to the allowed socket", &o);
+	e2e_out_free(&o);
+	for (int i = 0; i < 200 && !e2e_exists(witness); i++)
+		usleep(10000);
+	char *got = e2e_read_file(witness);
+
+	cr_assert(got && strcmp(got, "hello") == 0, "%s the allowed daemon got %s", f.tag, got);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	unlink(sock);
+}
