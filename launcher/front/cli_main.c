@@ -78,6 +78,10 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
 		if (argc == 2)
 			return print_version();
+		if (argc == 3 && is_help(argv[2])) {
+			fputs(usage, stdout);
+			return fflush(stdout) == EOF ? SBX_EXIT_FAILURE : 0;
+		}
 		sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "'%s' takes no arguments (got '%s')",
 			      argv[1], argv[2]);
 		return cli_fail(&err, false);

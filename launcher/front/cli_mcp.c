@@ -55,8 +55,8 @@ int cli_mcp(int argc, char **argv)
 		} else if (strcmp(name, "--mode") == 0) {
 			if (sbx_mode_parse(val, &o.mode) < 0) {
 				sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
-					      "unknown mode '%s' (read-only, workspace-write, "
-					      "danger-full-access)", val);
+					      "--mode: bad value '%s' (expected read-only, "
+					      "workspace-write or danger-full-access)", val);
 				return cli_fail(&err, false);
 			}
 			o.has_mode = true;
@@ -65,7 +65,13 @@ int cli_mcp(int argc, char **argv)
 		}
 		continue;
 usage:
-		sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "bad option '%s' (" USAGE_MCP ")", name);
+		if (!val && (strcmp(name, "--root") == 0 || strcmp(name, "--config") == 0 ||
+			     strcmp(name, "--mode") == 0))
+			sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "%s needs a value (" USAGE_MCP ")",
+				      name);
+		else
+			sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
+				      "unknown option '%s' (sbx mcp --help lists them)", name);
 		return cli_fail(&err, false);
 	}
 	/* A relative --root is taken from the current directory, as written. */

@@ -24,7 +24,7 @@ static void print_limits(const json_t *lim)
 {
 	const json_t *c = json_object_get(lim, "cgroup");
 
-	printf("limits: %lld processes per run by default, /tmp of %lld bytes (namespace runner)\n",
+	printf("limits: %lld processes per run by default, /dev/shm of %lld bytes (namespace runner)\n",
 	       (long long)json_integer_value(json_object_get(lim, "default_max_processes")),
 	       (long long)json_integer_value(json_object_get(lim, "default_tmp_size")));
 	if (json_is_object(c))
@@ -142,11 +142,13 @@ static void print_text(const json_t *f)
 }
 
 static const char probe_usage[] =
-	"usage: sbx probe [--json]\n"
+	"usage: sbx probe [--json] [--config FILE]\n"
 	"What this kernel offers (user namespaces, Landlock, io_uring, seccomp, the mount\n"
 	"API) and which runner and enforcement each confined mode would get here.\n\n"
 	"Options:\n"
 	"  --json               the same facts as one JSON object\n"
+	"  --config FILE        the config whose unix_sockets allow-list to show\n"
+	"                       (default: $SBX_CONFIG, /etc/sbx.conf)\n"
 	"  --help               print this help and exit\n";
 
 int cli_probe(int argc, char **argv)

@@ -92,6 +92,20 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 	return 0;
 }
 
+/* A root that came from the config's workspace_root, not from --root: say so,
+ * or the user looks for the path on a command line that does not hold it. */
+static void blame_config_root(const struct cli_options *o, const struct sbx_config *cfg,
+			      struct sbx_error *err)
+{
+	size_t len = strlen(err->message);
+
+	if (o->root || !cfg->has_workspace_root || strcmp(err->code, SBX_E_USAGE) != 0 ||
+	    strncmp(err->message, "root ", 5) != 0)
+		return;
+	snprintf(err->message + len, sizeof(err->message) - len,
+		 " (the config's workspace_root; --root overrides it)");
+}
+
 int cli_run(int argc, char **argv)
 {
 	struct cli_options o;
@@ -125,6 +139,7 @@ int cli_run(int argc, char **argv)
 		sbx_run_set_cancel_fd(run, cancel_fd);
 	if (build_run(&o, &cfg, run, &err) < 0 || sbx_run_execute(run, &result, &err) < 0) {
 		sbx_run_free(run);
+		blame_config_root(&o, &cfg, &err);
 		return cli_fail(&err, o.json);
 	}
 	sbx_run_free(run);

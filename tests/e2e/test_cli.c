@@ -107,8 +107,10 @@ Test(cli, help)
 
 	cr_assert_str_eq(help_of((char *[]){ "--help", NULL }), top);
 	cr_assert_str_eq(help_of((char *[]){ "-h", NULL }), top);
-	for (const char *const *sub = (const char *const[]){ "run", "serve", "probe", NULL }; *sub;
-	     sub++) {
+	/* Every subcommand takes --help, version too (sbx(1) says so). */
+	cr_assert_str_eq(help_of((char *[]){ "version", "--help", NULL }), top);
+	for (const char *const *sub = (const char *const[]){ "run", "serve", "mcp", "probe", NULL };
+	     *sub; sub++) {
 		char *own = help_of((char *[]){ (char *)*sub, "--help", NULL });
 		char *want = e2e_fmt("usage: sbx %s", *sub);
 
@@ -206,6 +208,12 @@ Test(cli, errors_say_what_to_do)
 		    "sbx: USAGE: unknown option '--frob' (sbx serve --help lists them)");
 	usage_error((char *[]){ "probe", "--frob", NULL },
 		    "sbx: USAGE: unknown option '--frob' (sbx probe --help lists them)");
+	usage_error((char *[]){ "mcp", "--frob", NULL },
+		    "sbx: USAGE: unknown option '--frob' (sbx mcp --help lists them)");
+	usage_error((char *[]){ "mcp", "--root", NULL }, "sbx: USAGE: --root needs a value");
+	usage_error((char *[]){ "mcp", "--mode", "write", NULL },
+		    "sbx: USAGE: --mode: bad value 'write' (expected read-only, workspace-write or "
+		    "danger-full-access)");
 	usage_error((char *[]){ "help", "frob", NULL }, "sbx: USAGE: no help for 'frob'");
 	usage_error((char *[]){ "version", "x", NULL }, "sbx: USAGE: 'version' takes no arguments");
 }
@@ -259,4 +267,25 @@ Test(cli, config_error_names_file_line_key_range)
 		e2e_out_free(&o);
 		free(want);
 	}
+}
+
+/* A missing root that came from the config's workspace_root says so: the
+ * path is on no command line the user can look at. */
+Test(cli, config_root_is_named_as_the_configs)
+{
+	char *dir = e2e_tmpdir(AS_CALLER);
+	char *conf = e2e_fmt("%s/sbx.conf", dir);
+	struct e2e_out o;
+
+	cr_assert_eq(e2e_write_file(AS_CALLER, conf, e2e_fmt("workspace_root = %s/gone\n", dir)), 0);
+	cr_assert_eq(sbx(&o, (char *[]){ "run", "--config", conf, "--", "true", NULL }), 125);
+	cr_assert(strstr(o.err, "(the config's workspace_root; --root overrides it)"), "%s", o.err);
+	e2e_out_free(&o);
+	/* A --root of the command line is not blamed on the config. */
+	cr_assert_eq(sbx(&o, (char *[]){ "run", "--config", conf, "--root",
+					 e2e_fmt("%s/alsogone", dir), "--", "true", NULL }),
+		     125);
+	cr_assert(strstr(o.err, "alsogone: No such file or directory\n"), "%s", o.err);
+	cr_assert_not(strstr(o.err, "workspace_root"), "%s", o.err);
+	e2e_out_free(&o);
 }

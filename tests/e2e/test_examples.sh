@@ -7,7 +7,9 @@
 # against the installed files and run, man -l on the installed pages, no
 # setuid bit or file capabilities on the installed sbx, both `sbx serve`
 # examples against the built ./sbx, and the front page: README.md short, its
-# links resolving, and docs/troubleshooting.md quoting what sbx really prints.
+# read-only example printing what it shows (as root and as nobody), its --json
+# example holding the members of a real result, its links resolving, and
+# docs/troubleshooting.md quoting what sbx really prints.
 #
 # Run from anywhere after `make all`. Last line: "N passed, M failed";
 # exits non-zero on any failure.
@@ -155,6 +157,44 @@ fi
 
 # ---- the front page and the docs ----
 t "README.md is under 150 lines" sh -c '[ "$(wc -l < README.md)" -lt 150 ]'
+
+# The README's first example, as written, in a workspace of the caller's own:
+# the marker line and the exit status it shows. Also as nobody where runuser
+# exists: the marker must not depend on being root.
+readme_denial() {
+	block=$(sed -n "/^    \$ sbx run -- 'echo hello > notes.txt'$/,/^    [0-9]*$/p" README.md)
+	[ -n "$block" ] || { echo "README.md: the read-only example is gone"; return 1; }
+	marker=$(printf '%s\n' "$block" | sed -n 's/^    \(\[sandbox: .*\]\)$/\1/p')
+	status=$(printf '%s\n' "$block" | tail -n 1 | tr -d ' ')
+	ws=$(mktemp -d "$work/readme-XXXXXX")
+	chmod 755 "$ws"
+	# nobody must reach its workspace through the test's private directory
+	[ -z "${1:-}" ] || { chmod 711 "$work" && chown "$1" "$ws"; }
+	out=$(cd "$ws" && ${1:+runuser -u "$1" --} "$top/sbx" run -- 'echo hello > notes.txt' 2>&1)
+	rc=$?
+	printf '%s\n(exit %s; README says %s and %s)\n' "$out" "$rc" "$marker" "$status"
+	[ "$rc" = "$status" ] && printf '%s\n' "$out" | grep -qxF "$marker" && [ ! -e "$ws/notes.txt" ]
+}
+t "README: the read-only example prints its marker and exit status" readme_denial
+if have runuser && [ "$(id -u)" -eq 0 ]; then
+	t "README: the read-only example, as nobody" readme_denial nobody
+fi
+
+# The README's JSON example has exactly the members a real result has.
+readme_json_shape() {
+	sed -n "/^    \$ sbx run --json --mode workspace-write/,/^$/p" README.md | sed '1d' >"$work/readme.json"
+	ws=$(mktemp -d "$work/readme-XXXXXX")
+	"$top/sbx" run --json --mode workspace-write --root "$ws" -- true >"$work/real.json" || return 1
+	python3 -B - "$work/readme.json" "$work/real.json" <<'PY'
+import json, sys
+def shape(v):
+    return {k: shape(x) for k, x in v.items()} if isinstance(v, dict) else None
+readme, real = (shape(json.load(open(f))) for f in sys.argv[1:])
+if readme != real:
+    print("README.md:", json.dumps(readme)); print("sbx:      ", json.dumps(real)); sys.exit(1)
+PY
+}
+t "README: the --json example has the members of a real result" readme_json_shape
 # Written by other tracks; the lead empties this list when they are merged.
 pending_docs=""
 links_resolve() {
