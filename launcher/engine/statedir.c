@@ -3,7 +3,9 @@
  * any policy, so every step is made relative to a handle, never through a
  * symlink, and checked to be ours: a confined command that shares our uid
  * could otherwise plant a symlink on the way and steer our writes. */
+#include <dirent.h>
 #include <errno.h>
+#include <time.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "classify.h" /* path_is_within */
+#include "protect.h"
 #include "statedir.h"
 
 /* Open (making it if missing) the directory name below dirfd: no symlink
@@ -174,4 +177,44 @@ int statedir_for_root(const char *base, const char *kind, const char *root, unsi
 	close(dfd);
 	*fd = rc;
 	return 0;
+}
+
+/* Why bounded: a first start after months may find thousands; each start
+ * removes a few, so none pays for all. */
+#define EXPIRE_PER_START 16
+
+void statedir_expire(const char *base, const char *kind, uint64_t max_age_s, const char *keep)
+{
+	char dir[PATH_MAX];
+	int fd, removed = 0;
+	DIR *d;
+	struct dirent *e;
+	time_t now = time(NULL);
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", base, kind) >= sizeof(dir))
+		return;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while (removed < EXPIRE_PER_START && (e = readdir(d))) {
+		struct stat st;
+
+		if (e->d_name[0] == '.' || (keep && strcmp(e->d_name, keep) == 0))
+			continue;
+		/* Only directories of ours, untouched for max_age_s: a run
+		 * touches its own when it starts, files written there touch it
+		 * too. */
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    (uint64_t)(now - st.st_mtime) < max_age_s)
+			continue;
+		if (protect_remove_tree(dirfd(d), e->d_name) == 0)
+			removed++;
+	}
+	closedir(d);
 }

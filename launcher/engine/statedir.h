@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sbx.h"
 
@@ -21,6 +22,9 @@ int statedir_base(const char *const *avoid, char *out, size_t size, struct sbx_e
  * O_PATH handle in *fd. base NULL: statedir_base(). */
 int statedir_for_root(const char *base, const char *kind, const char *root, unsigned mode,
 		      char *out, size_t size, int *fd, struct sbx_error *err);
+/* Remove at most a few of BASE/KIND's directories (never keep's) that were
+ * not touched for max_age_s: workspaces' /tmp and caches do not pile up. */
+void statedir_expire(const char *base, const char *kind, uint64_t max_age_s, const char *keep);
 /* The name a root's directories get (pure; for tests). */
 void statedir_key(const char *root, char *out, size_t size);
 

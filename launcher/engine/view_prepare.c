@@ -30,6 +30,11 @@ const char *const view_default_protected[] = {
 	".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", NULL,
 };
 
+/* A workspace's /tmp and tool cache not used for this long go (a few at
+ * each start: statedir_expire). */
+#define VIEW_TMP_MAX_AGE_S (7u * 24 * 3600)
+#define VIEW_CACHE_MAX_AGE_S (30u * 24 * 3600)
+
 /* The usual credential stores of a home directory. */
 const char *const view_default_hidden[] = {
 	".ssh", ".aws", ".azure", ".config/gcloud", ".config/gh", ".netrc", ".git-credentials",
@@ -210,10 +215,16 @@ static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const c
 	struct sbx_error ignored;
 	int fd;
 
+	char key[96];
+
+	statedir_key(r->root, key, sizeof(key));
 	if (base && statedir_for_root(base, "tmp", r->root, 01777, path, sizeof(path), &fd,
 				      &ignored) == 0) {
 		r->view.tmp_path = keep(r, strdup(path));
 		r->view.tmp_fd = r->view.tmp_path ? fd : (close(fd), -1);
+		/* Touched, so that its age says when it was last used. */
+		utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
+		statedir_expire(base, "tmp", VIEW_TMP_MAX_AGE_S, key);
 	}
 	if (cfg->cache_dir && strcmp(cfg->cache_dir, "off") == 0)
 		return;
@@ -224,6 +235,9 @@ static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const c
 			      &ignored) == 0) {
 		r->view.cache_dir = keep(r, strdup(path));
 		r->view.cache_fd = r->view.cache_dir ? fd : (close(fd), -1);
+		utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
+		if (!cfg->cache_dir)
+			statedir_expire(base, "cache", VIEW_CACHE_MAX_AGE_S, key);
 	}
 }
 

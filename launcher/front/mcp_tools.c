@@ -36,6 +36,12 @@ static json_t *output_schema(json_t *props, json_t *shapes)
 json_t *mcp_tools_list(const struct work_session *sess)
 {
 	json_t *bash_in = work_bash_schema(sess);
+	/* Why annotations: a client that asks no approval for a tool that
+	 * declares none (Codex's default) would run an escalated command
+	 * unasked; the bash tool changes things and reaches the network. */
+	json_t *annotations = json_pack("{s:b, s:b, s:b, s:b}", "readOnlyHint", 0,
+					"destructiveHint", 1, "idempotentHint", 0,
+					"openWorldHint", 1);
 	json_t *bash = json_pack(
 		"{s:s, s:s, s:s, s:o, s:o}", "name", "bash", "title", "Sandboxed bash",
 		"description",
@@ -49,6 +55,7 @@ json_t *mcp_tools_list(const struct work_session *sess)
 		output_schema(result_properties(),
 			      json_pack("[{s:[s,s,s]}, {s:[s]}]", "required", "exit_code",
 					"sandbox", "text", "required", "task_id")));
+	json_object_set_new(bash, "annotations", annotations);
 	json_t *task_props = json_pack(
 		"{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:[s,s]}}",
 		"task_id", "type", "string", "status", "type", "string", "stdout", "type",

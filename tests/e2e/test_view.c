@@ -205,11 +205,13 @@ ParameterizedTest(struct vp *p, view, everyday_devices, .timeout = 90)
 			   "b = s.SharedMemory(create=True, size=16); b.close(); b.unlink()'",
 			   shm),
 	       &o);
+	bool on_host = e2e_exists(shm);
+
+	/* Before any assertion: a failed one must not leave it on the host. */
+	unlink(shm);
 	expect_ok(&f, "shared memory", &o);
 	cr_assert(has(&o, "queue 42"), "%s multiprocessing: %s", f.tag, o.out);
-	cr_assert(ns != e2e_exists(shm), "%s %s: %s on the host", f.tag, shm,
-		  ns ? "reached" : "missing");
-	unlink(shm);
+	cr_assert(ns != on_host, "%s %s: %s on the host", f.tag, shm, ns ? "reached" : "missing");
 	e2e_out_free(&o);
 
 	/* ptys and the run's own /proc files: the namespace runner's private
