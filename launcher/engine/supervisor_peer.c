@@ -18,6 +18,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -25,6 +26,9 @@
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
 #endif
 
 /* One field of /proc/<pid>/stat after the command name (which may hold
@@ -219,6 +223,34 @@ static size_t abstract_listeners(int proc_dir, const char *name, unsigned long *
 	return n;
 }
 
+/* A process of ours whose /proc/<pid>/fd we may not list (non-dumpable, as
+ * ssh-agent makes itself: its /proc files become root's) but may inspect
+ * (we own its user namespace): ask for its descriptors one by one. */
+static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	bool found = false;
+
+	if (pidfd < 0)
+		return false;
+	for (int fd = 0; fd < 1024 && !found; fd++) {
+		struct stat st;
+		int got = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+
+		if (got < 0) {
+			if (errno != EBADF)
+				break; /* EPERM: not ours to inspect */
+			continue;
+		}
+		if (fstat(got, &st) == 0 && S_ISSOCK(st.st_mode))
+			for (size_t i = 0; i < n && !found; i++)
+				found = st.st_ino == ino[i];
+		close(got);
+	}
+	close(pidfd);
+	return found;
+}
+
 /* pid holds a socket with one of these inodes. */
 static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n)
 {
@@ -229,6 +261,8 @@ static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n)
 
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
 	d = opendir(dir);
+	if (!d && errno == EACCES)
+		return holds_socket_by_getfd(pid, ino, n);
 	while (d && !found && (e = readdir(d))) {
 		ssize_t len = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
 

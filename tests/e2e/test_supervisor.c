@@ -706,12 +706,13 @@ ParameterizedTest(struct cp *p, supervisor, sock_own_server_reachable)
  * its descriptors from the landlock runner's supervisor, which holds no more
  * privilege than the command: that one stays refused there. */
 static const char *forking_daemon_script =
-	"import os, socket, sys\n"
-	"path, witness = sys.argv[1], sys.argv[2]\n"
+	"import ctypes, os, socket, sys\n"
+	"path, witness, hidden = sys.argv[1], sys.argv[2], sys.argv[3] == '1'\n"
 	"srv = socket.socket(socket.AF_UNIX); srv.bind(path); srv.listen(1)\n"
 	"if os.fork(): os._exit(0)\n"
 	"os.setsid()\n"
 	"if os.fork(): os._exit(0)\n"
+	"if hidden: ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE\n"
 	"c, _ = srv.accept(); open(witness, 'w').write(c.recv(64).decode()); c.close()\n";
 
 PARAMS(sock_own_forking_daemon_reachable, all_params)
@@ -721,19 +722,24 @@ ParameterizedTest(struct cp *p, supervisor, sock_own_forking_daemon_reachable)
 	struct e2e_out o;
 
 	fx_setup(&f, p);
-	for (int where = 0; where < 2; where++) {
-		const char *sock = where ? "/tmp/sbx-daemon-$$.sock" : "./daemon.sock";
+	for (int where = 0; where < 4; where++) {
+		const char *sock = where % 2 ? "/tmp/sbx-daemon-$$.sock" : "./daemon.sock";
+		int hidden = where / 2; /* non-dumpable: namespace runner only */
 		char *w = e2e_fmt("%s/daemon-witness", f.R);
-		char *cmd = e2e_fmt("cd %s && s=%s && python3 %s $s %s && %s; r=$?; "
+		char *cmd = e2e_fmt("cd %s && s=%s && python3 %s $s %s %d && %s; r=$?; "
 				    "for i in $(seq 500); do [ -s %s ] && break; sleep 0.01; done; "
 				    "rm -f $s; exit $r",
 				    f.R, sock, script_file(&f, "daemon.py", forking_daemon_script), w,
-				    client(&f, "stream", sock, "forked"), w);
+				    hidden, client(&f, "stream", sock, "forked"), w);
+
+		if (hidden && p->runner == LANDLOCK)
+			continue;
 
 		unlink(w);
 		sbx(&f, "workspace-write", "allow", NULL, false, cmd, &o);
-		cr_assert(o.status == 0, "%s: a daemon the command started (listen, then fork) on %s "
-			  "was not reachable: exit %d\n%s%s", f.tag, sock, o.status, o.out, o.err);
+		cr_assert(o.status == 0, "%s: a daemon the command started (listen, then fork%s) on %s "
+			  "was not reachable: exit %d\n%s%s", f.tag, hidden ? ", non-dumpable" : "",
+			  sock, o.status, o.out, o.err);
 		char *got = e2e_read_file(w);
 
 		cr_assert(got && strcmp(got, "forked\n") == 0, "%s witness: %s", f.tag, got);

@@ -50,6 +50,7 @@ wf ssh-agent "ssh-agent started and stopped in the command (socket in /tmp)" fas
 call <<'EOF'
 eval "$(ssh-agent -s)" >/dev/null && ssh-add -l; echo "ssh-add: $?"; ssh-agent -k >/dev/null && echo killed
 EOF
+known runner=landlock "ssh-agent makes itself non-dumpable after it listened and forked: the landlock runner's supervisor, with no more privilege than the command, cannot see that it holds the socket (docs/supervisor.md), so ssh-add is refused (EACCES, no marker)"
 
 wf flock "flock on a lock file in the root and in /tmp, fcntl locks from python" fast need=flock,python3
 call <<'EOF'
