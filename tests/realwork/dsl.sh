@@ -26,6 +26,7 @@
 #   scratch 'ERE'             workspace paths not compared at all (names that
 #                             differ from run to run: build tools' session dirs)
 #   config 'key = value'      a line of the sbx config the confined run uses
+#                             (@HOME@ is the fixture's home)
 #   known runner=R|user=U|* "why"  a gap sbx has today, by design or waiting
 #                             for a larger change: the cell must FAIL as
 #                             described and is shown as FAIL (known: why); if

@@ -115,10 +115,11 @@ run_side() {
 	sweep_tmp "$tag"
 	fixture "$F" "$kind"
 	conf=$work/conf.$tag
-	cat "$d/config" >"$conf" 2>/dev/null || : >"$conf"
+	sed "s|@HOME@|$F/home|g" "$d/config" >"$conf" 2>/dev/null || : >"$conf"
 	chmod 644 "$conf"
 	if [ -e "$d/home" ]; then
 		rw_env "$cu" "$F" "$tag"
+		# a daemon it starts in the background lives until the side ends
 		(cd "$F/home" && as "$cu" "${ENV[@]}" bash -e "$d/home") </dev/null >"$out/setup.err" 2>&1 ||
 			return 1
 	fi
@@ -126,7 +127,7 @@ run_side() {
 		rw_env "$ou" "$F" "$tag"
 		(cd "$F/ws" && as "$ou" "${ENV[@]}" bash -e "$d/setup") </dev/null >"$out/setup.err" 2>&1 ||
 			return 1
-		sweep "$F"
+		sweep "$F/ws"
 	fi
 	rm -f "$out/setup.err"
 	abs_state "$name" "$tag" >"$out/abs.before"
@@ -155,7 +156,7 @@ run_side() {
 	fixture_state "$F" >"$out/fixture.after"
 	manifest "$F/ws" >"$out/ws.after"
 	manifest "$F/home" .cache/sbx >"$out/home.after"
-	[ "$side" = plain ] || sweep "$F"
+	sweep "$F"
 	sweep_tmp "$tag"
 	return 0
 }
@@ -190,7 +191,7 @@ parse_result() {
 
 # run_job NAME KIND: both sides for every runner, then the verdicts.
 run_job() {
-	local name=$1 kind=$2 d=$RW_DEFS/$1 res tool missing="" r
+	local name=$1 kind=$2 d=$RW_DEFS/$1 res tool missing="" r t0=$SECONDS
 	res=$work/res/$name/${kind/>/-}
 	mkdir -p "$res"
 	for tool in $(cat "$d/need"); do
@@ -211,4 +212,5 @@ run_job() {
 		verdict "$name" "$kind" "$r" "$res/plain" "$res/$r"
 	done
 	[ "$keep" -eq 1 ] || rm -rf "$work/fx/$name.${kind/>/-}"
+	echo $((SECONDS - t0)) >"$res/seconds"
 }

@@ -163,3 +163,25 @@ wf ps-own "ps and pgrep see the command's own processes" fast need=ps,pgrep
 call <<'EOF'
 sleep 30 & p=$!; ps -o comm= -p $p; pgrep -x sleep >/dev/null && echo found; kill $p
 EOF
+
+# The user's own agent, outside the root, reached through SSH_AUTH_SOCK.
+host_agent() {
+	home <<'EOF2'
+ssh-agent -D -a "$HOME/agent.sock" >/dev/null 2>&1 &
+for i in $(seq 1 100); do [ -S "$HOME/agent.sock" ] && break; sleep 0.1; done
+EOF2
+}
+
+wf host-agent-allowed "the user's ssh-agent outside the root, allow-listed in unix_sockets" fast need=ssh-agent,ssh-add
+host_agent
+config 'unix_sockets = @HOME@/agent.sock'
+call <<'EOF'
+SSH_AUTH_SOCK=$HOME/agent.sock ssh-add -l; echo "ssh-add: $?"
+EOF
+
+wf host-agent-refused "the user's ssh-agent outside the root, not allow-listed: refused" fast need=ssh-agent,ssh-add
+host_agent
+call <<'EOF'
+SSH_AUTH_SOCK=$HOME/agent.sock ssh-add -l
+EOF
+known '*' "the supervisor refuses the connect (EACCES) and knows it did, but only file-write refusals found in the output are marked: ssh-add's message names no path"

@@ -23,13 +23,6 @@ call <<'EOF'
 vim -es -i NONE -c '%s/beta/BETA/' -c 'wq' src/words.txt && cat src/words.txt
 EOF
 
-wf vim-viminfo "vim -es with the user's ~/.viminfo (vim writes it on exit)" need=vim
-text_files
-call <<'EOF'
-vim -es -c '%s/beta/BETA/' -c 'wq' src/words.txt; echo "vim: $?"; cat src/words.txt
-EOF
-deny home/.viminfo
-
 wf tar-zip "tar czf/xzf, zip/unzip, gzip" fast need=tar,zip,unzip,gzip
 text_files
 call <<'EOF'
