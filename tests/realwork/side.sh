@@ -73,12 +73,8 @@ abs_state() {
 # Processes left behind by an unconfined call (sbx ends its own): anything
 # whose cwd is in the fixture.
 sweep() {
-	local F=$1 p
-	for p in /proc/[0-9]*; do
-		case $(readlink "$p/cwd" 2>/dev/null) in
-		"$F" | "$F"/*) kill -9 "${p#/proc/}" 2>/dev/null ;;
-		esac
-	done
+	find /proc -mindepth 2 -maxdepth 2 -name cwd \( -lname "$1" -o -lname "$1/*" \) \
+		-printf '%h\n' 2>/dev/null | sed -n 's|^/proc/\([0-9]*\)$|\1|p' | xargs -r kill -9 2>/dev/null
 }
 
 # The workflow's /tmp names (the host's /tmp: unconfined, landlock runner).
@@ -164,8 +160,10 @@ run_side() {
 # parse_result PREFIX SBX_RC: split PREFIX.json into .rc .out .err .denied
 # .markers; an sbx error (no result object) goes to .error.
 parse_result() {
-	local p=$1 src=$2 sig
-	if ! jq -e 'has("exit_code")' "$p.json" >/dev/null 2>&1; then
+	local p=$1 src=$2 sig rc
+	if ! jq -r '.exit_code as $x | if $x == null and .signal == null then error("no result") else
+		(.signal // ""), ($x | tostring), (.sandbox.denied | tostring), .markers[] end' \
+		"$p.json" >"$p.fields" 2>/dev/null; then
 		{
 			echo "sbx exited $src: $(head -c 300 "$p.sbx")"
 			head -c 300 "$p.json"
@@ -177,16 +175,14 @@ parse_result() {
 		: >"$p.markers"
 		return
 	fi
-	sig=$(jq -r '.signal // empty' "$p.json")
-	if [ -n "$sig" ]; then
-		echo $((128 + $(kill -l "${sig#SIG}"))) >"$p.rc"
-	else
-		jq -r '.exit_code' "$p.json" >"$p.rc"
-	fi
+	sig=$(sed -n 1p "$p.fields")
+	rc=$(sed -n 2p "$p.fields")
+	[ -z "$sig" ] || rc=$((128 + $(kill -l "${sig#SIG}")))
+	echo "$rc" >"$p.rc"
+	sed -n 3p "$p.fields" >"$p.denied"
+	sed -n '4,$p' "$p.fields" >"$p.markers"
 	jq -j '.stdout' "$p.json" >"$p.out"
 	jq -j '.stderr' "$p.json" >"$p.err"
-	jq -r '.sandbox.denied' "$p.json" >"$p.denied"
-	jq -r '.markers[]' "$p.json" >"$p.markers"
 }
 
 # run_job NAME KIND: both sides for every runner, then the verdicts.

@@ -35,7 +35,7 @@ call <<'EOF'
 make && ./build/app && make install PREFIX="$PWD/inst" && ls -l inst/bin | wc -l && make clean && make -j2 -s && ./build/app
 EOF
 
-wf make-dry "make -n and reading the tree (read-only mode)" fast mode=read-only need=make
+wf make-dry "make -n and reading the tree (read-only mode)" mode=read-only need=make
 c_project
 call <<'EOF'
 make -n && grep -rn twice src | sort && wc -l src/*.c
@@ -48,7 +48,7 @@ make
 EOF
 deny ws/build
 
-wf gcc-tmp "gcc -o /tmp/..., run it, temp files of the compiler (-save-temps)" fast need=cc
+wf gcc-tmp "gcc -o /tmp/..., run it, temp files of the compiler (-save-temps)" need=cc
 c_project
 call <<'EOF'
 mkdir -p "$RW" && cc -o "$RW/app" src/*.c && "$RW/app" && cc -save-temps -c src/twice.c -o twice.o &&

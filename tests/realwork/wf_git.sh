@@ -26,13 +26,13 @@ git init -q . && echo a > a.txt && git add a.txt && git commit -qm init && git l
 EOF
 deny ws/.git/hooks ws/.git/config
 
-wf git-init-sub "git init of a subdirectory of the root (a repository of its own)" fast need=git
+wf git-init-sub "git init of a subdirectory of the root (a repository of its own)" need=git
 call <<'EOF'
 mkdir lib && cd lib && git init -q . && echo a > a.txt && git add a.txt && git commit -qm init &&
 git log --format=%s && ls .git/hooks | head -n 3
 EOF
 
-wf git-branch-merge "branch, commit, switch, merge" fast need=git
+wf git-branch-merge "branch, commit, switch, merge" need=git
 git_repo
 call <<'EOF'
 git switch -q -c feature && echo feature > f.txt && git add f.txt && git commit -qm "feature" &&
@@ -40,7 +40,7 @@ git switch -q main && echo main >> notes.txt && git commit -qam "on main" &&
 git merge -q --no-edit feature && git log --format='%s' --graph && git branch -a
 EOF
 
-wf git-stash "stash, switch, stash pop" fast need=git
+wf git-stash "stash, switch, stash pop" need=git
 git_repo
 call <<'EOF'
 echo wip >> notes.txt && git stash -q && git status --short && git stash list &&
@@ -103,11 +103,11 @@ norm 's|/[^ ]*/ws|WS|g'
 wf git-bisect "bisect run" need=git
 git_repo
 call <<'EOF'
-git bisect start -q HEAD HEAD~1 >/dev/null && git bisect run sh -c '! grep -q four notes.txt' | grep 'is the first bad commit'
+git bisect start HEAD HEAD~1 >/dev/null && git bisect run sh -c '! grep -q four notes.txt' | grep 'is the first bad commit'
 git bisect reset -q
 EOF
 
-wf git-config-local "git config of the repository (.git/config is protected)" fast need=git
+wf git-config-local "git config of the repository (.git/config is protected)" need=git
 git_repo
 call <<'EOF'
 git config core.autocrlf false && git config --get core.autocrlf

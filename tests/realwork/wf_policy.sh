@@ -11,7 +11,7 @@ echo 'alias ll="ls -l"' >> ~/.bashrc
 EOF
 deny home/.bashrc
 
-wf home-config-dir "write ~/.config/tool/settings.json (the user's settings)" fast
+wf home-config-dir "write ~/.config/tool/settings.json (the user's settings)"
 call <<'EOF'
 mkdir -p ~/.config/tool && echo '{}' > ~/.config/tool/settings.json
 EOF
@@ -49,7 +49,7 @@ echo x > /dev/null && echo null-ok && mkdir -p "$RW" && echo kept > "$RW/x"
 EOF
 deny /tmp/rw-@TAG@
 
-wf ssh-public "read ~/.ssh/known_hosts and the public key (kept readable)" fast
+wf ssh-public "read ~/.ssh/known_hosts and the public key (kept readable)"
 home <<'EOF'
 mkdir -m 700 .ssh && echo 'secret' > .ssh/id_ed25519 && echo 'host key' > .ssh/known_hosts && echo pub > .ssh/id_ed25519.pub
 EOF

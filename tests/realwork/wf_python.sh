@@ -103,7 +103,7 @@ EOF
 
 wf pylint "pylint (its stats in XDG_CACHE_HOME)" need=pylint
 setup <<'EOF'
-printf '"""Doc."""\n\n\ndef add(a, b):\n    """Add."""\n    return a + b\n' > good.py
+printf '"""Doc."""\n\n\ndef add(first, second):\n    """Add."""\n    return first + second\n' > good.py
 EOF
 call <<'EOF'
 pylint --score=n good.py && echo clean

@@ -2,7 +2,7 @@
 # What a command does with the system: sockets, locks, ptys, daemons, /tmp
 # across calls, /dev/tty, /proc/self, nested namespaces (sourced; see dsl.sh).
 
-wf tcp-local "a TCP server on 127.0.0.1 and a client, in one command" fast need=python3
+wf tcp-local "a TCP server on 127.0.0.1 and a client, in one command" need=python3
 call <<'EOF'
 python3 - <<'PY'
 import socket, threading
@@ -19,7 +19,7 @@ setup <<'EOF'
 echo served > index.txt
 EOF
 call <<'EOF'
-python3 -m http.server 0 --bind 127.0.0.1 > srv.log 2>&1 & pid=$!
+python3 -u -m http.server 0 --bind 127.0.0.1 > srv.log 2>&1 & pid=$!
 for i in $(seq 1 100); do port=$(sed -n 's/.*port \([0-9]*\).*/\1/p' srv.log); [ -n "$port" ] && break; sleep 0.1; done
 curl -s "http://127.0.0.1:$port/index.txt"; kill $pid; wait $pid 2>/dev/null; echo stopped
 EOF
@@ -71,7 +71,7 @@ call <<'EOF'
 echo hi > /dev/tty
 EOF
 
-wf tty-checks "tty, test -t, stty without a terminal" fast
+wf tty-checks "tty, test -t, stty without a terminal"
 call <<'EOF'
 tty; echo "tty: $?"; [ -t 0 ] && echo term || echo "no term"; stty -a 2>&1 | head -n 1; true
 EOF
@@ -118,7 +118,7 @@ kill $p1 $p2 "$(cat daemon.pid)"; wait $p1 $p2; echo "waited $?"; rm daemon.pid
 ( exit 3 ) & wait $!; echo "status $?"
 EOF
 
-wf timeout-signal "timeout(1), a trapped signal, kill of its own process group" fast
+wf timeout-signal "timeout(1), a trapped signal, kill of its own process group"
 call <<'EOF'
 timeout 0.5 sleep 10; echo "timeout: $?"; sh -c 'trap "echo trapped; exit 5" TERM; kill -TERM $$; sleep 1'; echo "sh: $?"
 EOF
@@ -159,7 +159,7 @@ known runner=landlock "the landlock runner's filter refuses user namespaces and 
 known 'runner=namespace,user=caller' "a root caller's bwrap: no capability to make namespaces as root, none to map root in a user namespace (as unshare-user)"
 known 'runner=namespace,user=root>nobody' "as for the caller: a root caller's bwrap cannot make its namespaces"
 
-wf ps-own "ps and pgrep see the command's own processes" fast need=ps,pgrep
+wf ps-own "ps and pgrep see the command's own processes" need=ps,pgrep
 call <<'EOF'
 sleep 30 & p=$!; ps -o comm= -p $p; pgrep -x sleep >/dev/null && echo found; kill $p
 EOF
@@ -179,7 +179,7 @@ call <<'EOF'
 SSH_AUTH_SOCK=$HOME/agent.sock ssh-add -l; echo "ssh-add: $?"
 EOF
 
-wf host-agent-refused "the user's ssh-agent outside the root, not allow-listed: refused" fast need=ssh-agent,ssh-add
+wf host-agent-refused "the user's ssh-agent outside the root, not allow-listed: refused" need=ssh-agent,ssh-add
 host_agent
 call <<'EOF'
 SSH_AUTH_SOCK=$HOME/agent.sock ssh-add -l

@@ -23,7 +23,7 @@ call <<'EOF'
 vim -es -i NONE -c '%s/beta/BETA/' -c 'wq' src/words.txt && cat src/words.txt
 EOF
 
-wf tar-zip "tar czf/xzf, zip/unzip, gzip" fast need=tar,zip,unzip,gzip
+wf tar-zip "tar czf/xzf, zip/unzip, gzip" need=tar,zip,unzip,gzip
 text_files
 call <<'EOF'
 tar czf docs.tgz docs && mkdir x && tar xzf docs.tgz -C x && ls x/docs &&
@@ -40,7 +40,7 @@ call <<'EOF'
 tar xpf owned.tar && stat -c '%u:%g %n' t t/a t/a/f
 EOF
 
-wf text-edit "sed -i, perl -pi, patch, sort, uniq, find -exec, xargs -P" fast need=perl,patch
+wf text-edit "sed -i, perl -pi, patch, sort, uniq, find -exec, xargs -P" need=perl,patch
 text_files
 call <<'EOF'
 sed -i 's/TODO/DONE/' docs/*.txt && perl -pi -e 's/alpha/ALPHA/' src/words.txt &&
@@ -64,12 +64,12 @@ chmod 600 hard.txt && chmod +x src/sub/run.sh && touch -d '2020-01-01 00:00' doc
 rm -r docs/n3.txt a/b && ./src/sub/run.sh && stat -c '%a %h %n' hard.txt src/sub/run.sh && date -r docs/n1.txt +%Y
 EOF
 
-wf fifo "mkfifo in the root, a writer and a reader" fast
+wf fifo "mkfifo in the root, a writer and a reader"
 call <<'EOF'
 mkfifo pipe && (echo through > pipe &) && cat pipe && rm pipe
 EOF
 
-wf setgid-dir "chmod g+s on a directory (setuid/setgid bits are refused)" fast
+wf setgid-dir "chmod g+s on a directory (setuid/setgid bits are refused)"
 setup <<'EOF'
 mkdir shared
 EOF
