@@ -89,12 +89,14 @@ fixture() {
 	rm -rf "$F"
 	mkdir -p "$F/ws" "$F/home/.cache"
 	chmod 755 "$F" "$F/ws" "$F/home" "$F/home/.cache"
-	chown "$ou:$ou" "$F/ws"
-	chown "$cu:$cu" "$F/home" "$F/home/.cache"
+	if [ "$me" -eq 0 ]; then
+		chown "$ou:$ou" "$F/ws"
+		chown "$cu:$cu" "$F/home" "$F/home/.cache"
+	fi
 	# safe.directory: root over another user's repository, as in a container
 	printf '[user]\n\tname = Real Work\n\temail = rw@example.invalid\n[init]\n\tdefaultBranch = main\n[safe]\n\tdirectory = *\n' \
 		>"$F/home/.gitconfig"
-	chown "$cu:$cu" "$F/home/.gitconfig"
+	[ "$me" -ne 0 ] || chown "$cu:$cu" "$F/home/.gitconfig"
 }
 
 # run_side NAME KIND SIDE OUT: SIDE is plain or a runner's name. OUT gets
