@@ -19,7 +19,7 @@ setup <<'EOF'
 echo served > index.txt
 EOF
 call <<'EOF'
-python3 -u -m http.server 0 --bind 127.0.0.1 > srv.log 2>&1 & pid=$!
+: > srv.log; python3 -u -m http.server 0 --bind 127.0.0.1 > srv.log 2>&1 & pid=$!
 for i in $(seq 1 100); do port=$(sed -n 's/.*port \([0-9]*\).*/\1/p' srv.log); [ -n "$port" ] && break; sleep 0.1; done
 curl -s "http://127.0.0.1:$port/index.txt"; kill $pid; wait $pid 2>/dev/null; echo stopped
 EOF
