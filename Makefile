@@ -99,8 +99,8 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all check check-full check-minimal check-kernels check-vm unit e2e examples mcp deps deps-run \
-	demo clean install fuzz
+.PHONY: all check check-full check-minimal check-kernels check-vm check-realwork unit e2e examples mcp deps \
+	deps-run demo clean install fuzz
 all: sbx libsbx.a $(SO_REAL)
 
 libsbx.a: $(obj-y)
@@ -176,7 +176,12 @@ examples/embed: examples/embed.c libsbx.a
 mcp: sbx tests/helpers/nofeature
 	tests/mcp/run.sh
 
-check-full: all unit e2e examples mcp
+# The real-work suite's fast subset (issue 19): everyday agent workflows run
+# confined and unconfined and compared; the whole suite is scripts/realwork.sh.
+check-realwork: sbx
+	scripts/realwork.sh --fast
+
+check-full: all unit e2e examples mcp check-realwork
 
 check-minimal:
 	scripts/check-minimal.sh

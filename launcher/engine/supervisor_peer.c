@@ -14,12 +14,21 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "supervisor_int.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
 #endif
 
 /* One field of /proc/<pid>/stat after the command name (which may hold
@@ -161,7 +170,7 @@ static bool started_before_file(pid_t pid, int socket_file)
 	return (long long)(boot + start_ticks / (unsigned long long)tick) <= made + 1;
 }
 
-bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
+static bool recorded_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -214,6 +223,34 @@ static size_t abstract_listeners(int proc_dir, const char *name, unsigned long *
 	return n;
 }
 
+/* A process of ours whose /proc/<pid>/fd we may not list (non-dumpable, as
+ * ssh-agent makes itself: its /proc files become root's) but may inspect
+ * (we own its user namespace): ask for its descriptors one by one. */
+static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	bool found = false;
+
+	if (pidfd < 0)
+		return false;
+	for (int fd = 0; fd < 1024 && !found; fd++) {
+		struct stat st;
+		int got = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+
+		if (got < 0) {
+			if (errno != EBADF)
+				break; /* EPERM: not ours to inspect */
+			continue;
+		}
+		if (fstat(got, &st) == 0 && S_ISSOCK(st.st_mode))
+			for (size_t i = 0; i < n && !found; i++)
+				found = st.st_ino == ino[i];
+		close(got);
+	}
+	close(pidfd);
+	return found;
+}
+
 /* pid holds a socket with one of these inodes. */
 static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n)
 {
@@ -224,6 +261,8 @@ static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n)
 
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
 	d = opendir(dir);
+	if (!d && errno == EACCES)
+		return holds_socket_by_getfd(pid, ino, n);
 	while (d && !found && (e = readdir(d))) {
 		ssize_t len = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
 
@@ -259,6 +298,90 @@ bool sv_abstract_listener_is_ours(struct sv_call *c, const char *name)
 		pid_t pid = (pid_t)atoi(e->d_name);
 
 		if (pid > 0 && below(pid, getpid()))
+			ours = holds_socket(pid, ino, n);
+	}
+	if (d)
+		closedir(d);
+	return ours;
+}
+
+/* The sockfs inodes of the listening unix sockets bound to the file st
+ * describes, in our network namespace: sock_diag's UDIAG_SHOW_VFS names the
+ * inode a socket is bound to (held while it is bound, so never reused), not
+ * a path that may name another file by now. The inode is 32 bits there. */
+static size_t listeners_bound_to(const struct stat *st, unsigned long *ino, size_t max)
+{
+	struct {
+		struct nlmsghdr h;
+		struct unix_diag_req r;
+	} req = {
+		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.r = { .sdiag_family = AF_UNIX, .udiag_states = 1U << 10 /* TCP_LISTEN */,
+		       .udiag_show = UDIAG_SHOW_VFS },
+	};
+	long buf[2048];
+	size_t n = 0;
+	bool done = false;
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+
+	if (fd < 0)
+		return 0;
+	if (send(fd, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
+		done = true;
+	while (!done) {
+		ssize_t len = recv(fd, buf, sizeof(buf), 0);
+
+		if (len <= 0)
+			break;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+			struct unix_diag_msg *m = NLMSG_DATA(h);
+			int alen = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*m));
+
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+				done = true;
+				break;
+			}
+			for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+				struct unix_diag_vfs *v = RTA_DATA(a);
+
+				/* the kernel's dev_t: major above bit 20 */
+				if (a->rta_type == UNIX_DIAG_VFS && RTA_PAYLOAD(a) >= sizeof(*v) &&
+				    v->udiag_vfs_ino == (uint32_t)st->st_ino &&
+				    v->udiag_vfs_dev >> 20 == major(st->st_dev) &&
+				    (v->udiag_vfs_dev & 0xfffff) == minor(st->st_dev) && n < max)
+					ino[n++] = m->udiag_ino;
+			}
+		}
+	}
+	close(fd);
+	return n;
+}
+
+bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
+{
+	unsigned long ino[8];
+	struct stat st;
+	struct dirent *e;
+	bool ours = recorded_listener_is_ours(sv, sock, socket_file);
+	size_t n;
+	DIR *d;
+
+	if (ours || socket_file < 0 || fstat(socket_file, &st) < 0)
+		return ours;
+	/* The kernel records who called listen(2); a daemon that listens and
+	 * then forks (ssh-agent, gpg-agent) leaves that process dead. Ours
+	 * too when a process of ours holds the listening socket bound to
+	 * this very file. (Another network namespace's sockets, --net none,
+	 * are not in our dump: refused as before.) */
+	n = listeners_bound_to(&st, ino, 8);
+	if (n == 0)
+		return false;
+	d = opendir("/proc");
+	while (d && !ours && (e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid > 0 && below(pid, sv->self))
 			ours = holds_socket(pid, ino, n);
 	}
 	if (d)

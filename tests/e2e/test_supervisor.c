@@ -11,7 +11,8 @@
  *    workspace-write): a host daemon that writes a witness file when it gets
  *    a line is never reached outside the workspace, in the host's /tmp, or
  *    even inside the workspace; a server the command starts itself in the
- *    workspace or /tmp is; an allow-listed path is;
+ *    workspace or /tmp is, also when it listened and then forked away (a
+ *    daemon: ssh-agent); an allow-listed path is;
  *  - without user notification or pidfd_getfd the run goes on (landlock:
  *    enforcement partial), and `sbx probe` says why.
  * Every case runs as the caller (root here) and as nobody. */
@@ -694,6 +695,56 @@ ParameterizedTest(struct cp *p, supervisor, sock_own_server_reachable)
 			free(got);
 			e2e_out_free(&o);
 		}
+	}
+	fx_teardown(&f);
+}
+
+/* A daemon the command starts that listens and then forks away (ssh-agent,
+ * gpg-agent: the socket is made before the fork, so the process listen(2)
+ * recorded is gone when a client connects). Its socket is the run's own:
+ * reachable. A daemon that also makes itself non-dumpable (ssh-agent) hides
+ * its descriptors from the landlock runner's supervisor, which holds no more
+ * privilege than the command: that one stays refused there. */
+static const char *forking_daemon_script =
+	"import ctypes, os, socket, sys\n"
+	"path, witness, hidden = sys.argv[1], sys.argv[2], sys.argv[3] == '1'\n"
+	"srv = socket.socket(socket.AF_UNIX); srv.bind(path); srv.listen(1)\n"
+	"if os.fork(): os._exit(0)\n"
+	"os.setsid()\n"
+	"if os.fork(): os._exit(0)\n"
+	"if hidden: ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE\n"
+	"c, _ = srv.accept(); open(witness, 'w').write(c.recv(64).decode()); c.close()\n";
+
+PARAMS(sock_own_forking_daemon_reachable, all_params)
+ParameterizedTest(struct cp *p, supervisor, sock_own_forking_daemon_reachable)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	for (int where = 0; where < 4; where++) {
+		const char *sock = where % 2 ? "/tmp/sbx-daemon-$$.sock" : "./daemon.sock";
+		int hidden = where / 2; /* non-dumpable: namespace runner only */
+		char *w = e2e_fmt("%s/daemon-witness", f.R);
+		char *cmd = e2e_fmt("cd %s && s=%s && python3 %s $s %s %d && %s; r=$?; "
+				    "for i in $(seq 500); do [ -s %s ] && break; sleep 0.01; done; "
+				    "rm -f $s; exit $r",
+				    f.R, sock, script_file(&f, "daemon.py", forking_daemon_script), w,
+				    hidden, client(&f, "stream", sock, "forked"), w);
+
+		if (hidden && p->runner == LANDLOCK)
+			continue;
+
+		unlink(w);
+		sbx(&f, "workspace-write", "allow", NULL, false, cmd, &o);
+		cr_assert(o.status == 0, "%s: a daemon the command started (listen, then fork%s) on %s "
+			  "was not reachable: exit %d\n%s%s", f.tag, hidden ? ", non-dumpable" : "",
+			  sock, o.status, o.out, o.err);
+		char *got = e2e_read_file(w);
+
+		cr_assert(got && strcmp(got, "forked\n") == 0, "%s witness: %s", f.tag, got);
+		free(got);
+		e2e_out_free(&o);
 	}
 	fx_teardown(&f);
 }
