@@ -11,6 +11,7 @@
 
 #include <limits.h>
 
+#include "protect.h"
 #include "statedir.h"
 
 /* serve_client.h's helpers this file does not need. */
@@ -349,4 +350,78 @@ ParameterizedTest(struct op *p, overlap, user_edits_between_runs_kept, .timeout 
 
 	cr_assert(json_has(config, "name = mine"), "%s the user's config edit was undone", f.tag);
 	cr_assert(e2e_exists(e2e_fmt("%s/.envrc", f.ws)), "%s the user's .envrc was removed", f.tag);
+}
+
+/* ---- a baseline file sbx did not write is never acted on ---- */
+
+/* Write bytes to the root's baseline file, as a dead sbx of who would have. */
+static void plant_base(const struct fx *f, const struct protect_base *b)
+{
+	char *buf;
+	size_t len;
+	char *path = base_file(f);
+	FILE *fp;
+
+	cr_assert(protect_base_encode(b, &buf, &len) == 0);
+	fp = fopen(path, "w");
+	cr_assert(fp && fwrite(buf, 1, len, fp) == len && fclose(fp) == 0, "%s", path);
+	cr_assert(chown(path, e2e_uid(f->p.who), e2e_gid(f->p.who)) == 0 && chmod(path, 0600) == 0);
+	free(buf);
+}
+
+static int run_plain(const struct fx *f, struct e2e_out *o)
+{
+	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--runner", (char *)f->p.runner,
+			 "--mode", "workspace-write", "--root", f->ws, "--", "echo hi", NULL };
+
+	return e2e_run(f->p.who, argv, NULL, o);
+}
+
+PARAMS(hostile_baseline_ignored, both)
+ParameterizedTest(struct op *p, overlap, hostile_baseline_ignored, .timeout = 120)
+{
+	e2e_require_runner(p->who, p->runner);
+	struct fx f;
+	struct e2e_out o;
+	struct stat st;
+	char *outside, *envrc;
+
+	fx_setup(&f, p);
+	cr_assert(run_plain(&f, &o) == 0, "%s %s", f.tag, o.err); /* makes protect/KEY */
+	e2e_out_free(&o);
+	outside = e2e_fmt("%s/outside", f.base);
+	envrc = e2e_fmt("%s/.envrc", f.ws);
+	cr_assert(e2e_write_file(p->who, outside, "keep") == 0);
+	cr_assert(e2e_write_file(p->who, envrc, "mine") == 0);
+	cr_assert(stat(f.ws, &st) == 0);
+
+	struct protect_record rec[2] = {
+		{ .path = "../outside", .was = PROTECT_ABSENT },
+		{ .path = ".envrc", .was = PROTECT_ABSENT },
+	};
+	struct protect_base b = { .rec = rec, .n = 2, .cap = 2, .root = f.ws,
+				  .root_dev = (uint64_t)st.st_dev, .root_ino = (uint64_t)st.st_ino };
+
+	/* Well formed, it would be acted on: .envrc, absent in it, goes. */
+	plant_base(&f, &(struct protect_base){ .rec = &rec[1], .n = 1, .cap = 1, .root = f.ws,
+					       .root_dev = b.root_dev, .root_ino = b.root_ino });
+	cr_assert(run_plain(&f, &o) == 0, "%s %s", f.tag, o.err);
+	cr_assert(json_has(o.out, "\"recovered\":[\".envrc\"]"), "%s %s", f.tag, o.out);
+	e2e_out_free(&o);
+	cr_assert(!e2e_exists(envrc), "%s a well-formed stale baseline was not put back", f.tag);
+
+	/* One that names a path out of the root is refused whole. */
+	cr_assert(e2e_write_file(p->who, envrc, "mine") == 0);
+	plant_base(&f, &b);
+	cr_assert(run_plain(&f, &o) == 0, "%s %s", f.tag, o.err);
+	cr_assert(!json_has(o.out, "\"recovered\""), "%s %s", f.tag, o.out);
+	e2e_out_free(&o);
+	cr_assert(e2e_exists(outside), "%s sbx removed a file outside the root", f.tag);
+	cr_assert(e2e_exists(envrc), "%s a refused baseline was acted on", f.tag);
+
+	/* So is garbage; and none is left behind. */
+	cr_assert(e2e_write_file(p->who, base_file(&f), "garbage") == 0);
+	cr_assert(run_plain(&f, &o) == 0, "%s %s", f.tag, o.err);
+	e2e_out_free(&o);
+	cr_assert(e2e_exists(envrc) && !e2e_exists(base_file(&f)), "%s", f.tag);
 }
