@@ -46,7 +46,7 @@ $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.
 obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 # the launcher core
 obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o statedir.o view_prepare.o \
-	 protect.o protect_ancestors.o protect_snapshot.o pipes.o spawn.o tree.o stream.o spill.o spill_clean.o loop.o \
+	 protect.o protect_ancestors.o protect_snapshot.o protect_base.o protect_base_file.o pipes.o spawn.o tree.o stream.o spill.o spill_clean.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
 	 locale_dialect.o root_pin.o stream_view.o run_supervise.o probe_causes.o exit_watch.o)

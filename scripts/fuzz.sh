@@ -96,6 +96,8 @@ DICT
 
 build config policy/*.c launcher/engine/error.c $JANSSON || failed=1
 build request launcher/front/jsonrpc_msg.c launcher/front/jsonrpc_params.c launcher/engine/error.c $JANSSON || failed=1
+build baseline launcher/engine/protect_base_file.c launcher/engine/protect.c \
+	launcher/engine/protect_ancestors.c launcher/engine/protect_snapshot.c || failed=1
 if [ "$failed" -ne 0 ]; then
 	echo "fuzz: build failed; scratch: $WORK" >&2
 	exit 1
@@ -103,6 +105,7 @@ fi
 
 run config ""
 run request "-dict=$WORK/request.dict -max_len=8192"
+run baseline "-max_len=4096"
 
 if [ "$failed" -ne 0 ]; then
 	echo "fuzz: FAILED (scratch kept: $WORK)" >&2

@@ -263,8 +263,10 @@ struct sbx_result {
 	bool denied;
 	bool private_processes;    /* the run saw only its own processes */
 	const char *protected_how; /* "read-only", "restored", "partial"; NULL: none */
-	char *reverted[16];        /* protected paths the run created, removed after it */
+	char *reverted[16];        /* protected paths put back to the baseline after the run */
 	size_t n_reverted;
+	char *recovered[16];       /* ... before it, to a baseline a dead sbx left */
+	size_t n_recovered;
 	bool runner_failed;
 	bool cancelled;
 	struct {

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* The after-run sweep of protected paths (see protect.h). sbx runs this
- * unconfined, on the user's workspace, after the run's processes are gone
- * (another run of the same root may still be live): every step is relative
- * to the pinned root handle, resolution stays beneath it, and nothing is
- * followed out of it. */
+/* One protected path's record: taken from the disk, put back to it (see
+ * protect.h), and the removal of what appeared where nothing was. sbx runs
+ * this unconfined, on the user's workspace, after the run's processes are
+ * gone (other runs of the same root may still be live): every step is
+ * relative to the pinned root handle, resolution stays beneath it, and
+ * nothing is followed out of it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -86,13 +88,6 @@ static bool resolves(int root_fd, const char *path)
 	found = fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	close(dir);
 	return found;
-}
-
-void protect_begin(struct protect_state *ps, int root_fd, const struct ns_path_list *paths)
-{
-	for (size_t i = 0; i < paths->n && i < NS_VIEW_MAX_PATHS; i++)
-		ps->absent[i] = !resolves(root_fd, paths->path[i]);
-	protect_ancestors_begin(ps, root_fd, paths);
 }
 
 /* Move name (below parent, too deep to enter) into top under a fresh name,
@@ -178,65 +173,60 @@ int protect_remove_tree(int dirfd, const char *name)
 	return remove_at(dirfd, name, 0, -1, &moved);
 }
 
-bool protect_snapshot_all(struct protect_state *ps, int root_fd, const struct ns_path_list *paths)
+void protect_record_take(struct protect_record *rec, int root_fd)
 {
-	bool whole = true;
+	const char *last;
+	int dir;
 
-	ps->snapshots = true;
-	for (size_t i = 0; i < paths->n && i < NS_VIEW_MAX_PATHS; i++) {
-		const char *last;
-		int dir;
-
-		if (ps->absent[i])
-			continue;
-		dir = open_parent(root_fd, paths->path[i], &last);
-		if (dir < 0 || protect_snapshot_take(&ps->snap[i], dir, last) < 0 ||
-		    ps->snap[i].partial)
-			whole = false;
-		if (dir >= 0)
-			close(dir);
+	memset(&rec->snap, 0, sizeof(rec->snap));
+	if (rec->ancestor) {
+		protect_ancestor_take(rec, root_fd);
+		return;
 	}
-	return whole;
+	rec->was = resolves(root_fd, rec->path) ? PROTECT_PRESENT : PROTECT_ABSENT;
+	if (rec->was == PROTECT_ABSENT)
+		return;
+	dir = open_parent(root_fd, rec->path, &last);
+	if (dir < 0) {
+		rec->snap.partial = true;
+		return;
+	}
+	protect_snapshot_take(&rec->snap, dir, last);
+	close(dir);
 }
 
-size_t protect_end(struct protect_state *ps, int root_fd, const struct ns_path_list *paths,
-		   const char **removed, size_t max)
+bool protect_record_restore(const struct protect_record *rec, int root_fd)
 {
-	/* The ancestors first: what lies below them is found through them. */
-	size_t n = protect_ancestors_end(ps, root_fd, removed, max);
+	const char *last;
+	bool changed = false;
+	int dir;
 
-	for (size_t i = 0; i < paths->n && i < NS_VIEW_MAX_PATHS; i++) {
-		const char *last;
-		bool changed = false;
-		int dir;
-
-		if (ps->absent[i] && !resolves(root_fd, paths->path[i]))
-			continue;
-		if (!ps->absent[i] && !ps->snap[i].snap)
-			continue;
-		dir = open_parent(root_fd, paths->path[i], &last);
-		if (dir < 0)
-			continue;
-		/* Why remove rather than restore an absent one: nothing was
-		 * there, and what the run put there would run later outside
-		 * any sandbox. */
-		if (ps->absent[i])
-			changed = protect_remove_tree(dir, last) == 0;
-		else
-			protect_snapshot_put_back(&ps->snap[i], dir, last, &changed);
-		if (changed && n < max)
-			removed[n++] = paths->path[i];
-		close(dir);
-	}
-	/* The ancestors' paths stay until protect_free: removed[] names them. */
-	for (size_t i = 0; i < NS_VIEW_MAX_PATHS; i++)
-		protect_snapshot_free(&ps->snap[i]);
-	return n;
+	if (rec->ancestor)
+		return protect_ancestor_restore(rec, root_fd);
+	if (rec->was == PROTECT_ABSENT && !resolves(root_fd, rec->path))
+		return false;
+	if (rec->was == PROTECT_PRESENT && !rec->snap.snap)
+		return false; /* too big to snapshot: the protection is partial */
+	dir = open_parent(root_fd, rec->path, &last);
+	if (dir < 0)
+		return false;
+	/* Why remove rather than restore an absent one: nothing was there,
+	 * and what a run put there would run later outside any sandbox. */
+	if (rec->was == PROTECT_ABSENT)
+		changed = protect_remove_tree(dir, last) == 0;
+	else
+		protect_snapshot_put_back(&rec->snap, dir, last, &changed);
+	close(dir);
+	return changed;
 }
 
-void protect_free(struct protect_state *ps)
+void protect_base_clear(struct protect_base *b)
 {
-	for (size_t i = 0; i < NS_VIEW_MAX_PATHS; i++)
-		protect_snapshot_free(&ps->snap[i]);
-	protect_ancestors_free(ps);
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->rec[i].path);
+		protect_snapshot_free(&b->rec[i].snap);
+	}
+	free(b->rec);
+	free(b->root);
+	memset(b, 0, sizeof(*b));
 }

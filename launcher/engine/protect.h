@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* Protected paths inside the root, the parts the engine does (protect.c):
- * ones that did not exist when a run started cannot be covered by a
- * read-only mount (there is nothing to mount on, and making a placeholder
- * would write into the user's workspace), so whatever the run put there is
- * removed when the run is over; under the landlock runner, which has no
- * mounts, existing ones are snapshotted and put back if they changed
- * (protect_snapshot.c). Both are reported. */
+/* Protected paths inside the root, the parts the engine does. When a run is
+ * over, every protected path goes back to the root's baseline: what was
+ * absent is removed (the namespace runner's read-only binds cannot cover a
+ * path that did not exist, and a placeholder would write into the user's
+ * workspace), what existed is put back from a snapshot if it changed (the
+ * landlock runner has no mounts at all; a bind of the namespace runner can
+ * be detached under it by another run's restore). The directories on the
+ * way (.git) are kept too (protect_ancestors.c).
+ *
+ * One baseline per root, shared by the runs that overlap on it
+ * (protect_base.c): the first run records it in sbx's state directory, the
+ * later ones reuse it instead of what they see (which may already hold what
+ * another run planted), the last one out removes it; one left by an sbx that
+ * died is put back by the next run before anything else. */
 #ifndef SBX_PROTECT_H
 #define SBX_PROTECT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ns_view.h"
 
-/* Bounds of one protected path's snapshot (landlock runner). */
+/* Bounds of one protected path's snapshot. */
 #define PROTECT_SNAP_MAX_BYTES (4u << 20)
 #define PROTECT_SNAP_MAX_ENTRIES 2048u
 
@@ -24,46 +32,85 @@ struct protect_snapshot {
 	bool partial;           /* too big (or unreadable) to take */
 };
 
-/* A directory on the way to a protected path (".git"), as the run found it
- * (protect_ancestors.c). */
-#define PROTECT_ANCESTORS_MAX NS_VIEW_MAX_PATHS
-enum protect_ancestor_was { PROTECT_ANC_ABSENT, PROTECT_ANC_DIR, PROTECT_ANC_OTHER };
-struct protect_ancestor {
-	char *path;                       /* relative to the root */
-	enum protect_ancestor_was was;
-	struct protect_snapshot snap;     /* PROTECT_ANC_OTHER: the file or symlink */
+/* What a protected path, or a directory on the way to one, was. */
+enum protect_was {
+	PROTECT_ABSENT,         /* did not resolve inside the root */
+	PROTECT_DIR,            /* an ancestor that was a directory */
+	PROTECT_PRESENT,        /* snap holds it (snap.snap NULL: too big) */
 };
+
+struct protect_record {
+	char *path;             /* relative to the root */
+	bool ancestor;          /* a directory on the way (".git"), not protected itself */
+	enum protect_was was;
+	struct protect_snapshot snap;
+};
+
+/* A root's baseline. */
+struct protect_base {
+	struct protect_record *rec;
+	size_t n, cap;
+	uint64_t root_dev, root_ino;
+	char *root;
+};
+
+/* Records a baseline file may hold; a run adds at most 2 * NS_VIEW_MAX_PATHS. */
+#define PROTECT_BASE_MAX_RECORDS (4 * NS_VIEW_MAX_PATHS)
+/* The baseline file's size, at most: past it, snapshots are written as too big. */
+#define PROTECT_BASE_MAX_BYTES (64u << 20)
+#define PROTECT_ANCESTORS_MAX NS_VIEW_MAX_PATHS
+#define PROTECT_REPORT_MAX 16
 
 struct protect_state {
-	bool absent[NS_VIEW_MAX_PATHS];   /* did not resolve inside the root at start */
-	struct protect_snapshot snap[NS_VIEW_MAX_PATHS];
-	bool snapshots;                   /* taken: put back what changed at the end */
-	struct protect_ancestor anc[PROTECT_ANCESTORS_MAX];
-	size_t n_anc;
+	struct protect_base base;
+	size_t path_rec[NS_VIEW_MAX_PATHS];    /* the run's protected path i: its record */
+	size_t anc_rec[PROTECT_ANCESTORS_MAX]; /* its ancestors, shallowest first */
+	size_t n_paths, n_anc;
+	bool begun;             /* protect_end still to do */
+	bool partial;           /* a protected path too big to snapshot */
+	int dir_fd;             /* sbx's state for this root (protect/KEY); -1: none */
+	int lock_fd;            /* the root's lock file, -1: not held */
+	bool shared;            /* the records are the root's baseline file's */
+	/* Paths put back at the start, to a baseline an earlier run left when
+	 * its sbx died (sandbox.recovered). */
+	char *recovered[PROTECT_REPORT_MAX];
+	size_t n_recovered;
 };
 
-/* Before the command starts: which protected paths are absent. */
-void protect_begin(struct protect_state *ps, int root_fd, const struct ns_path_list *paths);
-/* Where no mount can keep them read-only (landlock runner): a snapshot of
- * each existing protected path, put back at the end if it changed. Returns
- * false when one was too big to take (the protection is then partial). */
-bool protect_snapshot_all(struct protect_state *ps, int root_fd, const struct ns_path_list *paths);
-/* After every process of the run is gone: remove what appeared at an absent
- * protected path, and put back a snapshotted one that changed. Returns how
- * many were reverted; their paths (relative to the root) are appended to
- * removed[] (at most max; valid until protect_free). Frees the snapshots. */
-size_t protect_end(struct protect_state *ps, int root_fd, const struct ns_path_list *paths,
-		   const char **removed, size_t max);
-void protect_free(struct protect_state *ps);
+/* protect_base.c. ps zeroed, dir_fd set (-1 when sbx has no state
+ * directory: then the run's own view is its baseline). Before the command
+ * starts: join the root's baseline or record it. 0, or -errno when another
+ * sbx holds the root's lock too long (-EWOULDBLOCK) or memory ran out. */
+int protect_begin(struct protect_state *ps, int root_fd, const char *root,
+		  const struct ns_path_list *paths);
+/* After every process of the run is gone: put every protected path of the
+ * run (and the directories on the way) back to the baseline, and leave it
+ * (the last run out removes it). Returns how many changed; their paths
+ * (relative to the root, valid until protect_free) are appended to
+ * reverted[] (at most max). */
+size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted, size_t max);
+/* Frees everything; a run that never reached protect_end puts back and
+ * leaves here, without a report. */
+void protect_free(struct protect_state *ps, int root_fd);
 
-/* protect_ancestors.c: what the ancestors are at the start; at the end, one
- * that was a directory (or absent) and is not one now is removed, one that
- * was a file or symlink is put back. Returns how many changed (their paths
- * appended to removed[], at most max). */
-void protect_ancestors_begin(struct protect_state *ps, int root_fd, const struct ns_path_list *paths);
-size_t protect_ancestors_end(struct protect_state *ps, int root_fd, const char **removed,
-			     size_t max);
-void protect_ancestors_free(struct protect_state *ps);
+/* protect.c: one record, taken from what is on disk now, put back to what
+ * it holds (true: it had changed). */
+void protect_record_take(struct protect_record *rec, int root_fd);
+bool protect_record_restore(const struct protect_record *rec, int root_fd);
+void protect_base_clear(struct protect_base *b);
+/* protect_ancestors.c: the same for a directory on the way. */
+void protect_ancestor_take(struct protect_record *rec, int root_fd);
+bool protect_ancestor_restore(const struct protect_record *rec, int root_fd);
+
+/* protect_base_file.c: the baseline file in dir_fd ("base"), written
+ * whole or not at all, read back with every field checked. */
+int protect_base_encode(const struct protect_base *b, char **out, size_t *len);
+int protect_base_decode(const char *buf, size_t len, struct protect_base *b);
+int protect_base_read(int dir_fd, struct protect_base *b); /* -ENOENT: none */
+int protect_base_write(int dir_fd, const struct protect_base *b);
+void protect_base_remove(int dir_fd);
+/* A relative path of plain components (none empty, "." or ".."). */
+bool protect_path_plain(const char *p, size_t len);
 
 /* protect_snapshot.c */
 int protect_snapshot_take(struct protect_snapshot *ps, int parent_fd, const char *name);

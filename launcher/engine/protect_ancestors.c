@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,82 +35,37 @@ static int parent_nofollow(int root_fd, const char *rel, const char **last)
 	return protect_open_dir_nofollow(root_fd, buf);
 }
 
-static bool known(const struct protect_state *ps, const char *rel, size_t n)
+void protect_ancestor_take(struct protect_record *rec, int root_fd)
 {
-	for (size_t i = 0; i < ps->n_anc; i++)
-		if (strlen(ps->anc[i].path) == n && strncmp(ps->anc[i].path, rel, n) == 0)
-			return true;
-	return false;
-}
-
-static void note(struct protect_state *ps, int root_fd, const char *rel, size_t n)
-{
-	struct protect_ancestor *a = &ps->anc[ps->n_anc];
 	const char *last;
 	struct stat st;
-	int dir;
+	int dir = parent_nofollow(root_fd, rec->path, &last);
 
-	a->path = strndup(rel, n);
-	if (!a->path)
-		return;
-	a->was = PROTECT_ANC_ABSENT;
-	memset(&a->snap, 0, sizeof(a->snap));
-	dir = parent_nofollow(root_fd, a->path, &last);
+	rec->was = PROTECT_ABSENT;
+	memset(&rec->snap, 0, sizeof(rec->snap));
 	if (dir >= 0 && fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		a->was = S_ISDIR(st.st_mode) ? PROTECT_ANC_DIR : PROTECT_ANC_OTHER;
-		if (a->was == PROTECT_ANC_OTHER)
-			protect_snapshot_take(&a->snap, dir, last);
+		rec->was = S_ISDIR(st.st_mode) ? PROTECT_DIR : PROTECT_PRESENT;
+		/* A file or symlink (a worktree's gitfile): put back as it was. */
+		if (rec->was == PROTECT_PRESENT)
+			protect_snapshot_take(&rec->snap, dir, last);
 	}
 	if (dir >= 0)
 		close(dir);
-	ps->n_anc++;
 }
 
-void protect_ancestors_begin(struct protect_state *ps, int root_fd, const struct ns_path_list *paths)
+bool protect_ancestor_restore(const struct protect_record *rec, int root_fd)
 {
-	ps->n_anc = 0;
-	for (size_t i = 0; i < paths->n && i < NS_VIEW_MAX_PATHS; i++) {
-		const char *p = paths->path[i];
+	const char *last;
+	bool changed = false;
+	struct stat st;
+	int dir = parent_nofollow(root_fd, rec->path, &last);
 
-		/* Shallowest first: the end puts them back in this order. */
-		for (const char *slash = strchr(p, '/'); slash && ps->n_anc < PROTECT_ANCESTORS_MAX;
-		     slash = strchr(slash + 1, '/'))
-			if (slash > p && !known(ps, p, (size_t)(slash - p)))
-				note(ps, root_fd, p, (size_t)(slash - p));
-	}
-}
-
-size_t protect_ancestors_end(struct protect_state *ps, int root_fd, const char **removed,
-			     size_t max)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < ps->n_anc; i++) {
-		struct protect_ancestor *a = &ps->anc[i];
-		const char *last;
-		bool changed = false;
-		struct stat st;
-		int dir = parent_nofollow(root_fd, a->path, &last);
-
-		if (dir < 0)
-			continue;
-		if (a->was == PROTECT_ANC_OTHER)
-			protect_snapshot_put_back(&a->snap, dir, last, &changed);
-		else if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
-			changed = unlinkat(dir, last, 0) == 0;
-		if (changed && n < max)
-			removed[n++] = a->path;
-		close(dir);
-	}
-	return n;
-}
-
-void protect_ancestors_free(struct protect_state *ps)
-{
-	for (size_t i = 0; i < ps->n_anc; i++) {
-		free(ps->anc[i].path);
-		ps->anc[i].path = NULL;
-		protect_snapshot_free(&ps->anc[i].snap);
-	}
-	ps->n_anc = 0;
+	if (dir < 0)
+		return false;
+	if (rec->was == PROTECT_PRESENT)
+		protect_snapshot_put_back(&rec->snap, dir, last, &changed);
+	else if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+		changed = unlinkat(dir, last, 0) == 0;
+	close(dir);
+	return changed;
 }

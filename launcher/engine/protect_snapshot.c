@@ -20,24 +20,9 @@
 #include <unistd.h>
 
 #include "protect.h"
+#include "protect_snap.h"
 
-struct snap_entry {
-	char *rel;              /* below the protected path ("" for itself) */
-	mode_t mode;            /* type and permission bits */
-	uid_t uid;
-	gid_t gid;
-	char *data;             /* file content or symlink target */
-	size_t len;
-};
-
-struct snap {
-	struct snap_entry *e;
-	size_t n, cap;
-	size_t bytes;
-	bool too_big;
-};
-
-static void snap_free(struct snap *s)
+void protect_snap_free(struct snap *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->e[i].rel);
@@ -47,7 +32,7 @@ static void snap_free(struct snap *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static struct snap_entry *snap_add(struct snap *s)
+struct snap_entry *protect_snap_add(struct snap *s)
 {
 	if (s->n >= PROTECT_SNAP_MAX_ENTRIES) {
 		s->too_big = true;
@@ -124,7 +109,7 @@ static int snap_walk(struct snap *s, int dirfd, const char *name, const char *re
 		return 0;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	if (depth > 32 || !(e = snap_add(s)))
+	if (depth > PROTECT_SNAP_MAX_DEPTH || !(e = protect_snap_add(s)))
 		return (s->too_big = true), 0;
 	e->rel = strdup(rel);
 	e->mode = st.st_mode;
@@ -133,11 +118,13 @@ static int snap_walk(struct snap *s, int dirfd, const char *name, const char *re
 	if (!e->rel)
 		return -ENOMEM;
 	if (S_ISLNK(st.st_mode)) {
-		char target[4096];
+		char target[PROTECT_SNAP_MAX_LINK + 1];
 		ssize_t n = readlinkat(dirfd, name, target, sizeof(target));
 
 		if (n < 0)
 			return -errno;
+		if (n == 0 || (size_t)n > PROTECT_SNAP_MAX_LINK)
+			return (s->too_big = true), 0;
 		e->data = strndup(target, (size_t)n);
 		e->len = (size_t)n;
 		return e->data ? 0 : -ENOMEM;
@@ -148,6 +135,11 @@ static int snap_walk(struct snap *s, int dirfd, const char *name, const char *re
 	}
 	if (!S_ISREG(st.st_mode))
 		return 0; /* fifos, sockets: kept by type and mode only */
+	/* Why not taken: sbx, unconfined and perhaps root, must never be the
+	 * one that makes a set-id file (from a snapshot read back from its
+	 * state directory, say). No hook or config is set-id. */
+	if (st.st_mode & (S_ISUID | S_ISGID))
+		return (s->too_big = true), 0;
 	if (s->bytes + (size_t)st.st_size > PROTECT_SNAP_MAX_BYTES)
 		return (s->too_big = true), 0;
 	/* NONBLOCK and a second look: a fifo swapped in since the stat would
@@ -173,7 +165,8 @@ static bool snap_equal(const struct snap *a, const struct snap *b)
 	if (a->n != b->n)
 		return false;
 	for (size_t i = 0; i < a->n; i++) {
-		const struct snap_entry *x = &a->e[i], *y = NULL;
+		const struct snap_entry *x = &a->e[i];
+		const struct snap_entry *y = strcmp(x->rel, b->e[i].rel) == 0 ? &b->e[i] : NULL;
 
 		/* readdir order can differ between two walks: match by name. */
 		for (size_t j = 0; j < b->n && !y; j++)
@@ -228,6 +221,9 @@ static void set_owner_mode(const struct snap_entry *e, int parent, const char *l
 		return;
 	if (S_ISDIR(e->mode) || S_ISREG(e->mode)) {
 		int fd = openat(parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		/* Never a set-id file (see snap_walk); a directory's setgid bit
+		 * (shared repositories) is only inherited group ownership. */
+		mode_t mode = e->mode & (S_ISDIR(e->mode) ? 07777 : 01777);
 		char proc[32];
 
 		if (fd < 0)
@@ -235,7 +231,7 @@ static void set_owner_mode(const struct snap_entry *e, int parent, const char *l
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 		/* Best effort: a mode that cannot be set leaves the content
 		 * put back (and the file ours). */
-		if (chmod(proc, e->mode & 07777) < 0)
+		if (chmod(proc, mode) < 0)
 			errno = 0;
 		close(fd);
 	}
@@ -322,7 +318,7 @@ int protect_snapshot_take(struct protect_snapshot *ps, int parent_fd, const char
 	rc = snap_walk(s, parent_fd, name, "", 0);
 	if (rc < 0 || s->too_big) {
 		ps->partial = true;
-		snap_free(s);
+		protect_snap_free(s);
 		free(s);
 		return rc;
 	}
@@ -341,10 +337,10 @@ int protect_snapshot_put_back(const struct protect_snapshot *ps, int parent_fd, 
 		return 0;
 	rc = snap_walk(&now, parent_fd, name, "", 0);
 	if (rc == 0 && !now.too_big && snap_equal(ps->snap, &now)) {
-		snap_free(&now);
+		protect_snap_free(&now);
 		return 0;
 	}
-	snap_free(&now);
+	protect_snap_free(&now);
 	*changed = true;
 	return snap_restore(ps->snap, parent_fd, name);
 }
@@ -352,7 +348,7 @@ int protect_snapshot_put_back(const struct protect_snapshot *ps, int parent_fd, 
 void protect_snapshot_free(struct protect_snapshot *ps)
 {
 	if (ps->snap) {
-		snap_free(ps->snap);
+		protect_snap_free(ps->snap);
 		free(ps->snap);
 	}
 	ps->snap = NULL;

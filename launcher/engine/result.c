@@ -20,6 +20,8 @@ void sbx_result_free(struct sbx_result *r)
 	free(r->text);
 	for (size_t i = 0; i < r->n_reverted; i++)
 		free(r->reverted[i]);
+	for (size_t i = 0; i < r->n_recovered; i++)
+		free(r->recovered[i]);
 	free(r);
 }
 
@@ -173,6 +175,13 @@ static json_t *sandbox_object(const struct sbx_result *r)
 		for (size_t i = 0; i < r->n_reverted; i++)
 			json_array_append_new(a, json_string(r->reverted[i]));
 		json_object_set_new(o, "reverted", a);
+	}
+	if (o && r->n_recovered) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < r->n_recovered; i++)
+			json_array_append_new(a, json_string(r->recovered[i]));
+		json_object_set_new(o, "recovered", a);
 	}
 	return o;
 }

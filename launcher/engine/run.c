@@ -264,6 +264,7 @@ static struct run_state *run_alloc(void)
 	r->exit_fd = -1;
 	r->pidfd = r->fd_out = r->fd_err = -1;
 	r->view.tmp_fd = r->view.cache_fd = -1;
+	r->protect.dir_fd = r->protect.lock_fd = -1;
 	r->deadman_w = -1;
 	r->notify_sock[0] = r->notify_sock[1] = -1;
 	r->out.spill_fd = r->err.spill_fd = -1;
@@ -323,6 +324,8 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	rc = view_prepare(r, cfg, err);
 	if (rc == 0)
 		rc = prepare_spec(r, cfg, in_fd, p_out[1], p_err[1], err);
+	if (rc == 0 && r->mode == SBX_MODE_WORKSPACE_WRITE)
+		rc = view_protect_begin(r, err);
 	if (rc < 0)
 		goto fail_fds;
 	tree_become_subreaper();
@@ -342,8 +345,6 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 		r->deadman_w = deadman[1];
 	}
 	r->spec.deadman_pid = &r->deadman_pid;
-	if (r->mode == SBX_MODE_WORKSPACE_WRITE)
-		protect_begin(&r->protect, r->root_fd, &r->view.protect);
 	rc = run_pick_and_spawn(r, cfg, err);
 	if (deadman[0] >= 0)
 		close(deadman[0]);
@@ -531,6 +532,9 @@ void run_discard(struct run_state *r)
 		live_remove(r->pid);
 	}
 	run_supervise_end(r);
+	/* A run that never reached its end still puts the protected paths
+	 * back and leaves the root's baseline (before the root's handle goes). */
+	protect_free(&r->protect, r->root_fd);
 	if (r->pidfd >= 0)
 		close(r->pidfd);
 	if (r->root_fd >= 0)
@@ -552,7 +556,6 @@ void run_discard(struct run_state *r)
 	free(r->err.spill_path);
 	run_limits_discard(&r->limits);
 	env_free(r->envp);
-	protect_free(&r->protect);
 	view_release(r);
 	free(r->spec.scratch);
 	free(r->as_of.filter);

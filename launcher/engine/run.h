@@ -39,7 +39,6 @@ struct run_state {
 	char *view_strings[RUN_VIEW_STRINGS]; /* owned by the run; view points here */
 	size_t n_view_strings;
 	struct protect_state protect;
-	bool protect_partial;      /* a protected path too big to snapshot */
 	struct run_limits limits;
 	char *argv[4];
 	char **envp;

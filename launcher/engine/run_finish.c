@@ -57,23 +57,56 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 	return denied;
 }
 
-/* After the run's processes are gone: what it put at a protected path that
- * was absent when it started is removed (the read-only binds could not cover
- * it). That write was refused, after the fact: it counts as a denial. */
+/* After the run's processes are gone: every protected path goes back to
+ * the root's baseline (what was absent is removed, what changed is put
+ * back), whoever changed it while this run was live. That write was
+ * refused, after the fact: it counts as a denial. */
 static bool sweep_protected(struct run_state *r, struct sbx_result *res)
 {
-	const char *removed[16];
+	const char *removed[PROTECT_REPORT_MAX];
 	size_t n;
 
 	if (!r->runner || r->mode != SBX_MODE_WORKSPACE_WRITE)
 		return false;
-	n = protect_end(&r->protect, r->root_fd, &r->view.protect, removed, 16);
+	n = protect_end(&r->protect, r->root_fd, removed, PROTECT_REPORT_MAX);
 	for (size_t i = 0; i < n; i++) {
 		res->reverted[res->n_reverted] = strdup(removed[i]);
 		if (res->reverted[res->n_reverted])
 			res->n_reverted++;
 	}
 	return n > 0;
+}
+
+/* What this run put back before it started, to a baseline an earlier run
+ * left when its sbx died (protect_base.c): in the result, and a line after
+ * the markers, so that whoever reads the result learns that the earlier
+ * run's writes there were undone (and that their own, made since, were
+ * too). Not a denial of this run. */
+static void add_recovered(struct run_state *r, struct sbx_result *res, char *markers, size_t size)
+{
+	char line[512];
+	size_t len, have = strlen(markers);
+
+	if (!r->protect.n_recovered)
+		return;
+	len = (size_t)snprintf(line, sizeof(line),
+			       "[sandbox: protected paths put back before this run, as they were "
+			       "when an earlier run on this root started (its sbx ended without "
+			       "doing it):");
+	for (size_t i = 0; i < r->protect.n_recovered; i++) {
+		const char *p = r->protect.recovered[i];
+
+		res->recovered[res->n_recovered] = strdup(p);
+		if (res->recovered[res->n_recovered])
+			res->n_recovered++;
+		if (len + strlen(p) + 8 < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %s", p);
+		else if (len + 6 < sizeof(line) && line[len - 1] != '.')
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " ...");
+	}
+	/* Whole or not at all, like every marker. */
+	if (have + len + 3 <= size)
+		snprintf(markers + have, size - have, "%s]\n", line);
 }
 
 /* What the run was held to, and the limit that ended it: in the result and,
@@ -135,7 +168,7 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	res->private_processes = r->runner && r->view.private_proc;
 	if (r->runner && r->mode == SBX_MODE_WORKSPACE_WRITE && r->view.protect.n)
 		res->protected_how = r->runner->protects_by_mounts ? "read-only"
-				     : r->protect_partial   ? "partial"
+				     : r->protect.partial   ? "partial"
 							    : "restored";
 	/* Both, always: the sweep puts protected paths back. */
 	bool refused = classify_run(r, res);
@@ -145,6 +178,7 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	markers_build(markers, sizeof(markers), sbx_mode_name(r->mode), res->denied,
 		      r->escalation, false);
 	add_limits(r, res, markers, sizeof(markers));
+	add_recovered(r, res, markers, sizeof(markers));
 	res->markers = strdup(markers);
 	run_discard(r);
 	if (!res->out_text || !res->err_text || !res->markers || result_finish_text(res) < 0) {

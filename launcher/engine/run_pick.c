@@ -163,11 +163,6 @@ static int spawn_with(struct run_state *r, const struct runner_ops *runner,
 
 	r->spec.runner = runner;
 	flags = runner->clone_flags(&r->spec);
-	/* No mount keeps the protected paths read-only: snapshot them, so the
-	 * end of the run can put back what the command changed there. */
-	if (!runner->protects_by_mounts && r->mode == SBX_MODE_WORKSPACE_WRITE &&
-	    !r->protect.snapshots)
-		r->protect_partial = !protect_snapshot_all(&r->protect, r->root_fd, &r->view.protect);
 	run_limits_for_clone(&r->limits, &r->spec, flags);
 	prep_reason[0] = '\0';
 	rc = runner->prepare(&r->spec, prep_reason, prep_size) < 0 ? 1

@@ -179,9 +179,6 @@ static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 		add(r, &r->view.protect, strdup(view_default_protected[i]));
 }
 
-/* The workspace's /tmp (namespace runner) and its tool cache: directories of
- * its own in sbx's state, lasting across calls. Without a state directory
- * the run still runs: a fresh /tmp, no cache. */
 static void drop_under(struct ns_path_list *l, const char *dir)
 {
 	size_t o = 0;
@@ -209,6 +206,10 @@ static void prepare_sockets(struct run_state *r, const struct sbx_run *cfg)
 	}
 }
 
+/* The workspace's /tmp (namespace runner), its tool cache, and the place of
+ * its protected paths' baseline: directories of its own in sbx's state. The
+ * first two last across calls. Without a state directory the run still
+ * runs: a fresh /tmp, no cache, and its own view as its baseline. */
 static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const char *base)
 {
 	char path[PATH_MAX];
@@ -226,6 +227,9 @@ static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const c
 		utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
 		statedir_expire(base, "tmp", VIEW_TMP_MAX_AGE_S, key);
 	}
+	if (base && r->view.protect.n &&
+	    statedir_for_root(base, "protect", r->root, 0700, path, sizeof(path), &fd, &ignored) == 0)
+		r->protect.dir_fd = fd;
 	if (cfg->cache_dir && strcmp(cfg->cache_dir, "off") == 0)
 		return;
 	if (!cfg->cache_dir && !base)
@@ -266,6 +270,21 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 	prepare_protected(r, cfg);
 	prepare_dirs(r, cfg, have_base ? base : NULL);
 	prepare_sockets(r, cfg);
+	return 0;
+}
+
+int view_protect_begin(struct run_state *r, struct sbx_error *err)
+{
+	int rc = protect_begin(&r->protect, r->root_fd, r->root, &r->view.protect);
+
+	if (rc == -EWOULDBLOCK)
+		return sbx_error_set(err, EWOULDBLOCK, SBX_E_INTERNAL, r->root,
+				     "unable to start: another sbx has held the protected paths' "
+				     "baseline of %s for too long", r->root);
+	if (rc < 0)
+		return sbx_error_set(err, -rc, SBX_E_INTERNAL, r->root,
+				     "unable to record the protected paths of %s: %s", r->root,
+				     strerror(-rc));
 	return 0;
 }
 

@@ -12,6 +12,9 @@ extern const char *const view_default_protected[];
 extern const char *const view_default_hidden[]; /* relative to $HOME */
 
 int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err);
+/* workspace-write, before the command starts: join or record the root's
+ * baseline of its protected paths (protect_base.c). */
+int view_protect_begin(struct run_state *r, struct sbx_error *err);
 void view_release(struct run_state *r);
 
 #endif
