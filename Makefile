@@ -59,7 +59,7 @@ obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o pidns_init.o ns_view.o \
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o
-obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_rules.o
+obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o
 obj-$(CONFIG_NETNS) += launcher/kernel/netns.o
 obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
 	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o \
@@ -71,14 +71,12 @@ obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
 # shared library. Test programs link everything the ordinary way.
 static-libs-y := -ljansson
 static-libs-$(CONFIG_IO_URING) += -luring
-static-libs-$(CONFIG_SECCOMP) += -lseccomp
 shared-libs-$(CONFIG_NETNS) += -lmnl
 libs-y := $(static-libs-y) $(shared-libs-y)
 # What sbx.pc's Requires.private lists for `pkg-config --static`: the
 # archive's dependencies, by their own pkg-config names.
 pc-requires-y := jansson
 pc-requires-$(CONFIG_IO_URING) += liburing
-pc-requires-$(CONFIG_SECCOMP) += libseccomp
 pc-requires-$(CONFIG_NETNS) += libmnl
 sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(shared-libs-y)
 
@@ -125,6 +123,23 @@ HEADERS := $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h)
 %.pic.o: %.c $(HEADERS) config.mk .config.stamp VERSION
 	@echo "  CC      $@"
 	@$(CC) $(CPPFLAGS) $(PIC_CFLAGS) -c -o $@ $<
+
+# The errno filter is compiled once, at build time, by libseccomp from
+# seccomp_rules.c (the only place its rules live) and embedded; sbx itself
+# does not link libseccomp. test_seccomp_embedded compiles it again and
+# compares.
+SECCOMP_BUILD_OBJ := launcher/kernel/seccomp_compile.o launcher/kernel/seccomp_rules.o
+launcher/kernel/seccomp_gen: launcher/kernel/seccomp_gen.c $(SECCOMP_BUILD_OBJ)
+	@echo "  GEN     $@"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SECCOMP_BUILD_OBJ) -lseccomp
+
+launcher/kernel/seccomp_filters.c: launcher/kernel/seccomp_gen
+	@echo "  GEN     $@"
+	@launcher/kernel/seccomp_gen > $@.tmp && mv $@.tmp $@
+
+test-seccomp-obj-$(CONFIG_SECCOMP) := $(SECCOMP_BUILD_OBJ) -lseccomp
+tests/unit/test_seccomp_embedded: tests/unit/test_seccomp_embedded.c libsbx.a $(SECCOMP_BUILD_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(test-seccomp-obj-y) $(libs-y) -lcriterion
 
 tests/unit/%: tests/unit/%.c libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(libs-y) -lcriterion
@@ -186,4 +201,5 @@ fuzz:
 
 clean:
 	rm -f sbx libsbx.a libsbx.so libsbx.so.* $(obj-y) $(CLI_OBJ) $(UNIT_BIN) $(E2E_BIN) $(E2E_COMMON) $(HELPERS) examples/embed \
-		launcher/*/*.o policy/*.o classify/*.o tests/*/*.o
+		launcher/*/*.o policy/*.o classify/*.o tests/*/*.o \
+		launcher/kernel/seccomp_gen launcher/kernel/seccomp_filters.c
