@@ -40,6 +40,8 @@ struct sbx_run {
 	uint64_t file_size_limit;
 	uint64_t tmp_size;
 	unsigned concurrent_runs;  /* max_background: how many runs may be alive */
+	bool defer_reap;           /* sbx_run_execute leaves the helpers to reap_all() */
+	bool reap_in_loop;         /* serve: helpers are reaped on its loop */
 	size_t n_patterns;
 	char *patterns[SBX_MAX_PATTERNS];
 	char *protected_paths;      /* NULL: default */
@@ -199,6 +201,11 @@ void tree_signal(pid_t root, int sig);
 void tree_kill_orphans(const pid_t *keep, size_t n_keep);
 /* Whether any child of ours is not in keep[]. */
 bool tree_has_orphans(const pid_t *keep, size_t n_keep);
+
+/* ---- reap.c ---- */
+/* Reap every finished run's last helper still on its way out (waiting, then
+ * SIGKILL after a bound). sbx_run_execute calls it unless defer_reap. */
+void reap_all(void);
 
 /* ---- spawn.c ---- */
 struct spawn_outcome {

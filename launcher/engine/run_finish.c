@@ -47,6 +47,7 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 		.could_write_ctx = NULL,
 	};
 
+	run_evidence_ready(r);
 	evidence_finish(&r->ev);
 	denied = classify_denied(&in);
 	for (size_t i = 0; i < np; i++)
@@ -178,6 +179,11 @@ int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_
 	}
 	rc = run_finish(r, result, err);
 	loop_free(loop);
+	/* The run's last helper may still be on its way out (reap.c): unless
+	 * the caller reaps it after using the result (sbx run does, once its
+	 * answer is out), it is reaped here. */
+	if (!run->defer_reap)
+		reap_all();
 	return rc;
 }
 

@@ -144,6 +144,8 @@ struct rpc_job *rpc_job_start(struct rpc_server *s, const struct sbx_run *run, b
 		free(j);
 		return NULL;
 	}
+	/* Its last helper is reaped on our loop, through its pidfd. */
+	j->run->loop_persists = true;
 	j->done = done;
 	j->ctx = job_ctx;
 	j->keep_output = keep_output;
@@ -305,6 +307,7 @@ int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
 		rc = serve_loop(&s, err);
 	loop_remove(s.loop, &s.w_in);
 	loop_remove(s.loop, &s.w_cancel);
+	reap_all();
 	tree_kill_orphans(NULL, 0);
 out:
 	serve_out_finish(&s.out);

@@ -86,12 +86,15 @@ struct child_spec {
 
 /* What a PID namespace's init writes on exit_fd: first one header, once the
  * view is built and before the command starts, then, when the command's bash
- * exits, its wait status. */
+ * exits, its wait status, and again (empty set) once no process is left in
+ * the namespace but init: then nothing of the run can start again, and sbx
+ * need not wait for init's end. */
 struct init_header {
 	int32_t private_proc;      /* 1: a private /proc; 0: the host's (fallback) */
 };
 struct init_exit {
 	int32_t wstatus;
+	int32_t empty;             /* 1: init has no child left */
 };
 
 /* The child's exit status when setup failed (the status pipe says why). */

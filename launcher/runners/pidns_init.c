@@ -88,17 +88,27 @@ static void keep_only_pipes(const struct child_spec *spec)
 	}
 }
 
-static void reap(pid_t command, bool *reported)
+/* Reap every child; report the command's end, and, once it is reported,
+ * that no child is left (nothing of the run but us: no process can join a
+ * PID namespace from inside it, and we never fork again). */
+static void reap(pid_t command, bool *reported, bool *empty, int32_t *status)
 {
 	for (;;) {
 		int ws;
 		pid_t pid = waitpid(-1, &ws, WNOHANG | __WALL);
 
+		if (pid < 0 && errno == ECHILD && *reported && !*empty) {
+			struct init_exit rec = { .wstatus = *status, .empty = 1 };
+
+			write_record(REPORT_FD, &rec, sizeof(rec));
+			*empty = true;
+		}
 		if (pid <= 0)
 			return;
 		if (pid == command && !*reported) {
 			struct init_exit rec = { .wstatus = ws };
 
+			*status = ws;
 			write_record(REPORT_FD, &rec, sizeof(rec));
 			*reported = true;
 		}
@@ -110,7 +120,8 @@ void pidns_init_serve(const struct child_spec *spec, pid_t command)
 	struct child_status st;
 	struct pollfd p[2];
 	sigset_t chld;
-	bool reported = false;
+	bool reported = false, empty = false;
+	int32_t status = 0;
 
 	keep_only_pipes(spec);
 	/* It needs no privilege to reap and to die: hold none. */
@@ -125,7 +136,7 @@ void pidns_init_serve(const struct child_spec *spec, pid_t command)
 	if (p[1].fd < 0)
 		_exit(1);
 	/* The command may already be gone (SIGCHLD came before signalfd). */
-	reap(command, &reported);
+	reap(command, &reported, &empty, &status);
 	for (;;) {
 		struct signalfd_siginfo si;
 
@@ -138,6 +149,6 @@ void pidns_init_serve(const struct child_spec *spec, pid_t command)
 			_exit(0);
 		while (read(p[1].fd, &si, sizeof(si)) > 0)
 			;
-		reap(command, &reported);
+		reap(command, &reported, &empty, &status);
 	}
 }
