@@ -38,6 +38,7 @@ defs-$(CONFIG_RUNNER_LANDLOCK) += -DCONFIG_RUNNER_LANDLOCK
 defs-$(CONFIG_SECCOMP) += -DCONFIG_SECCOMP
 defs-$(CONFIG_NETNS) += -DCONFIG_NETNS
 defs-$(CONFIG_SUPERVISOR) += -DCONFIG_SUPERVISOR
+defs-$(CONFIG_STATIC) += -DCONFIG_STATIC
 CPPFLAGS += $(defs-y) -DSBX_VERSION='"$(SBX_VERSION)"'
 # Rebuild everything when the feature set changes (e.g. `make CONFIG_IO_URING=n`).
 $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.stamp)
@@ -65,10 +66,16 @@ obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
 	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o \
 		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o)
 
-# Libraries Debian ships as static archives are linked into the sbx binary
-# itself: every launch then skips their dynamic loading (measured here: about
-# 0.3 ms of a ~2 ms bash start). libmnl has no archive on Debian: it stays a
-# shared library. Test programs link everything the ordinary way.
+# CONFIG_STATIC=y (the default): sbx is one static-pie file (glibc and every
+# library inside), to copy into any image; each launch skips the dynamic
+# loader (measured: docs/performance.md). libmnl (--net none's netlink) has
+# no static archive in Debian: scripts/deps.sh builds one from Debian's own
+# source package into deps/ when the source is reachable. Without it the
+# static binary is blocked, and sbx links glibc and libmnl dynamically (the
+# other libraries statically), as with CONFIG_STATIC=n; `make` says so. Test
+# programs link everything the ordinary way.
+MNL_A := $(firstword $(wildcard deps/lib/libmnl.a) \
+	$(shell f=$$($(CC) -print-file-name=libmnl.a); [ -f "$$f" ] && echo "$$f"))
 static-libs-y := -ljansson
 static-libs-$(CONFIG_IO_URING) += -luring
 shared-libs-$(CONFIG_NETNS) += -lmnl
@@ -78,7 +85,17 @@ libs-y := $(static-libs-y) $(shared-libs-y)
 pc-requires-y := jansson
 pc-requires-$(CONFIG_IO_URING) += liburing
 pc-requires-$(CONFIG_NETNS) += libmnl
+static-blocked := $(if $(filter y,$(CONFIG_NETNS)),$(if $(MNL_A),,y))
+ifeq ($(CONFIG_STATIC)$(static-blocked),y)
+sbx-ldflags := -static-pie -Wl,-z,relro,-z,now $(LDFLAGS_EXTRA)
+sbx-libs := $(static-libs-y) $(if $(filter y,$(CONFIG_NETNS)),$(MNL_A))
+else
+sbx-ldflags := $(LDFLAGS)
 sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(shared-libs-y)
+ifeq ($(CONFIG_STATIC),y)
+$(info sbx: CONFIG_STATIC=y, but no libmnl.a (run scripts/deps.sh static): linking glibc and libmnl dynamically)
+endif
+endif
 
 CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_options.o cli_probe.o \
 	   cli_serve.o cli_mcp.o cli_signals.o)
@@ -112,7 +129,7 @@ $(SO_REAL): $(PIC_OBJ) libsbx.map
 	@ln -sf $(SONAME) libsbx.so
 
 sbx: $(CLI_OBJ) libsbx.a
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) libsbx.a $(sbx-libs)
+	$(CC) $(sbx-ldflags) -o $@ $(CLI_OBJ) libsbx.a $(sbx-libs)
 
 HEADERS := $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h)
 

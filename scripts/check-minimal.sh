@@ -13,5 +13,7 @@ chmod 755 "$work"
 	--exclude='./.git' --exclude='./tests/mcp/node_modules' -cf - .) | tar -C "$work" -xf -
 # The copy may carry test binaries of the full build: start clean.
 make -s -C "$work" clean >/dev/null
-echo "== minimal build: CONFIG_IO_URING=n CONFIG_SECCOMP=n CONFIG_NETNS=n"
+# With CONFIG_NETNS=n nothing needs libmnl: this build is the static-pie sbx
+# (CONFIG_STATIC=y) wherever libmnl.a is missing.
+echo "== minimal build: CONFIG_IO_URING=n CONFIG_SECCOMP=n CONFIG_NETNS=n (static-pie)"
 make -C "$work" CONFIG_IO_URING=n CONFIG_SECCOMP=n CONFIG_NETNS=n all unit e2e
