@@ -3,6 +3,7 @@
  * allocation, no stdio). Shared by the namespace runner and by the landlock
  * runner's --net none. */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -76,6 +77,29 @@ int userns_write_identity_maps(uid_t uid, gid_t gid, struct child_status *st)
 
 #define FULL_MAP "0 0 4294967295\n" /* ids 0..4294967294 onto themselves */
 
+/* Every id mapped onto itself in our own namespace (the initial one, or a
+ * container's full map): only then can the full map be written below it.
+ * sbx as "root" in a namespace that maps only a few ids (unshare -r) writes
+ * the caller's own map instead. Read once: our namespace does not change. */
+static bool own_map_is_full(void)
+{
+	static int full = -1;
+
+	if (full < 0) {
+		char buf[256];
+		int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		unsigned long inside, outside, count;
+
+		if (fd >= 0)
+			close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		full = n > 0 && sscanf(buf, "%lu %lu %lu", &inside, &outside, &count) == 3 &&
+		       inside == 0 && outside == 0 && count == 4294967295UL;
+	}
+	return full == 1;
+}
+
 bool userns_can_map_all(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
@@ -83,7 +107,8 @@ bool userns_can_map_all(void)
 	uint32_t want = CAP_TO_MASK(CAP_SETUID) | CAP_TO_MASK(CAP_SETGID);
 
 	memset(data, 0, sizeof(data));
-	return syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & want) == want;
+	return syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & want) == want &&
+	       own_map_is_full();
 }
 
 int userns_map_all(pid_t pid)
