@@ -199,6 +199,8 @@ void tree_signal(pid_t root, int sig);
 /* Kill every child of ours that is not in keep[] (and all their descendants),
  * and reap those that are our children. Bounded in time. */
 void tree_kill_orphans(const pid_t *keep, size_t n_keep);
+/* Children of this thread (serve's spawner, 0: none) are never orphans. */
+void tree_spawner_is(pid_t tid);
 /* Whether any child of ours is not in keep[]. */
 bool tree_has_orphans(const pid_t *keep, size_t n_keep);
 

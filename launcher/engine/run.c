@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <stdio.h>
@@ -29,29 +30,38 @@ extern char **environ;
 #define LIVE_MAX 1024
 static pid_t live_pids[LIVE_MAX];
 static size_t n_live;
+/* serve's spawner thread adds, its loop removes. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void live_add(pid_t pid)
 {
+	pthread_mutex_lock(&live_lock);
 	if (n_live < LIVE_MAX)
 		live_pids[n_live++] = pid;
+	pthread_mutex_unlock(&live_lock);
 }
 
 static void live_remove(pid_t pid)
 {
+	pthread_mutex_lock(&live_lock);
 	for (size_t i = 0; i < n_live; i++)
 		if (live_pids[i] == pid) {
 			live_pids[i] = live_pids[--n_live];
-			return;
+			break;
 		}
+	pthread_mutex_unlock(&live_lock);
 }
 
 /* Also the helpers being reaped (reap.c): they are accounted for, and no
  * other run's walk may wait for them. */
 size_t run_live_pids(pid_t *out, size_t max)
 {
-	size_t n = n_live < max ? n_live : max;
+	size_t n;
 
+	pthread_mutex_lock(&live_lock);
+	n = n_live < max ? n_live : max;
 	memcpy(out, live_pids, n * sizeof(*out));
+	pthread_mutex_unlock(&live_lock);
 	return n + reap_pending_pids(out + n, max - n);
 }
 
@@ -223,7 +233,14 @@ static void on_exit_ready(struct loop_watch *w, const char *buf, ssize_t n)
 	r->bash_exited = true;
 	r->exit_ms = run_now_ms();
 	r->drain_until = r->exit_ms + RUN_DRAIN_MS;
-	live_remove(r->pid);
+	/* Until its end (end_tree), the run's helper is its own, never
+	 * another run's leftover: init stays listed, and the dead-man helper,
+	 * ours now that bash is gone, is listed too. */
+	if (r->exit_fd < 0) {
+		live_remove(r->pid);
+		if (r->deadman_pid > 0)
+			live_add(r->deadman_pid);
+	}
 }
 
 static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_fd, int out_w,
@@ -287,6 +304,7 @@ static struct run_state *run_alloc(void)
 	r->root_fd = -1;
 	r->exit_fd = -1;
 	r->reap_pidfd = -1;
+	r->cancel_fd = -1;
 	r->pidfd = r->fd_out = r->fd_err = -1;
 	r->view.tmp_fd = r->view.cache_fd = -1;
 	r->deadman_w = -1;
@@ -296,8 +314,7 @@ static struct run_state *run_alloc(void)
 	return r;
 }
 
-int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **out,
-	      struct sbx_error *err)
+int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_error *err)
 {
 	struct run_state *r;
 	int p_out[2] = { -1, -1 }, p_err[2] = { -1, -1 }, in_fd = -1;
@@ -309,8 +326,8 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	r = run_alloc();
 	if (!r)
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
-	r->loop = loop;
 	r->loop_persists = cfg->reap_in_loop;
+	r->cancel_fd = cfg->cancel_fd;
 	r->mode = cfg->mode;
 	r->timeout_ms = cfg->timeout_ms;
 	r->escalation = cfg->escalation;
@@ -392,26 +409,6 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	if (r->timeout_ms)
 		r->timeout_at = r->start_ms + r->timeout_ms;
 
-	r->w_out = (struct loop_watch){ .fd = r->fd_out, .cb = on_stream, .ctx = r };
-	r->w_err = (struct loop_watch){ .fd = r->fd_err, .cb = on_stream, .ctx = r };
-	r->w_pid = (struct loop_watch){ .fd = r->exit_fd >= 0 ? r->exit_fd : r->pidfd,
-					.readiness = true, .cb = on_exit_ready, .ctx = r };
-	r->w_cancel = (struct loop_watch){ .fd = cfg->cancel_fd, .readiness = true, .cb = on_cancel, .ctx = r };
-	r->w_out.buf = malloc(RUN_READ_BUF);
-	r->w_err.buf = malloc(RUN_READ_BUF);
-	if (!r->w_out.buf || !r->w_err.buf) {
-		run_terminate(r);
-		run_discard(r);
-		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
-	}
-	r->w_out.buf_size = r->w_err.buf_size = RUN_READ_BUF;
-	if (loop_add(loop, &r->w_out) < 0 || loop_add(loop, &r->w_err) < 0 ||
-	    loop_add(loop, &r->w_pid) < 0 ||
-	    (cfg->cancel_fd >= 0 && loop_add(loop, &r->w_cancel) < 0)) {
-		run_terminate(r);
-		run_discard(r);
-		return sbx_error_set(err, EBUSY, SBX_E_INTERNAL, NULL, "event loop refused the run");
-	}
 	*out = r;
 	return 0;
 
@@ -426,6 +423,43 @@ fail_fds:
 	}
 fail:
 	run_discard(r);
+	return rc;
+}
+
+/* On the loop's thread: collect the spawned run there. */
+int run_attach(struct run_state *r, struct loop *loop, struct sbx_error *err)
+{
+	r->loop = loop;
+	r->w_out = (struct loop_watch){ .fd = r->fd_out, .cb = on_stream, .ctx = r };
+	r->w_err = (struct loop_watch){ .fd = r->fd_err, .cb = on_stream, .ctx = r };
+	r->w_pid = (struct loop_watch){ .fd = r->exit_fd >= 0 ? r->exit_fd : r->pidfd,
+					.readiness = true, .cb = on_exit_ready, .ctx = r };
+	r->w_cancel = (struct loop_watch){ .fd = r->cancel_fd, .readiness = true, .cb = on_cancel, .ctx = r };
+	r->w_out.buf = malloc(RUN_READ_BUF);
+	r->w_err.buf = malloc(RUN_READ_BUF);
+	if (!r->w_out.buf || !r->w_err.buf) {
+		run_terminate(r);
+		run_discard(r);
+		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	}
+	r->w_out.buf_size = r->w_err.buf_size = RUN_READ_BUF;
+	if (loop_add(loop, &r->w_out) < 0 || loop_add(loop, &r->w_err) < 0 ||
+	    loop_add(loop, &r->w_pid) < 0 ||
+	    (r->cancel_fd >= 0 && loop_add(loop, &r->w_cancel) < 0)) {
+		run_terminate(r);
+		run_discard(r);
+		return sbx_error_set(err, EBUSY, SBX_E_INTERNAL, NULL, "event loop refused the run");
+	}
+	return 0;
+}
+
+int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **out,
+	      struct sbx_error *err)
+{
+	int rc = run_spawn(cfg, out, err);
+
+	if (rc == 0 && (rc = run_attach(*out, loop, err)) < 0)
+		*out = NULL;
 	return rc;
 }
 
@@ -504,6 +538,7 @@ static void end_tree(struct run_state *r)
 	pid_t keep[LIVE_MAX];
 	size_t n;
 
+	live_remove(r->exit_fd >= 0 ? r->pid : r->deadman_pid);
 	if (r->exit_fd >= 0) {
 		close(r->deadman_w);
 		r->deadman_w = -1;
@@ -594,8 +629,11 @@ void run_discard(struct run_state *r)
 	if (r->pid > 0 && !r->bash_exited) {
 		kill(r->pid, SIGKILL);
 		waitpid(r->pid, NULL, __WALL);
-		live_remove(r->pid);
 	}
+	if (r->pid > 0)
+		live_remove(r->pid);
+	if (r->deadman_pid > 0)
+		live_remove(r->deadman_pid);
 	run_supervise_end(r);
 	if (r->reap_pid > 0)
 		reap_defer(r->reap_pid, r->reap_pidfd, &r->limits,

@@ -55,7 +55,8 @@ struct run_state {
 	pid_t deadman_pid;         /* its helper (0: none) */
 	struct supervisor *sup;    /* the syscall supervisor (NULL: none) */
 	int notify_sock[2];        /* its listener's way from the child */
-	struct loop *loop;
+	struct loop *loop;         /* NULL until run_attach */
+	int cancel_fd;
 	bool loop_persists;        /* serve's loop: helpers are reaped on it */
 	struct loop_watch w_out, w_err, w_pid, w_cancel;
 	struct stream out, err;
@@ -82,6 +83,11 @@ uint64_t run_now_ms(void);
 /* Resolve, pick a runner, spawn, start collecting on loop. */
 int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **out,
 	      struct sbx_error *err);
+/* The same in two steps: run_spawn on any one thread (serve's spawner: the
+ * loop keeps serving while a child builds its sandbox), then run_attach on
+ * the loop's own thread. */
+int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_error *err);
+int run_attach(struct run_state *r, struct loop *loop, struct sbx_error *err);
 /* Milliseconds until this run needs attention (-1: only on I/O). */
 int run_next_timeout(const struct run_state *r, uint64_t now);
 /* Timers and completion; sets r->done when the run is over. */
