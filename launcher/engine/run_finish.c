@@ -47,7 +47,11 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 		.could_write_ctx = NULL,
 	};
 
-	run_evidence_ready(r);
+	/* No output at all: no line to judge, so no texts to look up. */
+	if (r->ev_pending) {
+		r->ev_pending = false;
+		evidence_init(&r->ev, r->runner->dialects, NULL);
+	}
 	evidence_finish(&r->ev);
 	denied = classify_denied(&in);
 	for (size_t i = 0; i < np; i++)

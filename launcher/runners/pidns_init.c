@@ -88,29 +88,34 @@ static void keep_only_pipes(const struct child_spec *spec)
 	}
 }
 
-/* Reap every child; report the command's end, and, once it is reported,
- * that no child is left (nothing of the run but us: no process can join a
- * PID namespace from inside it, and we never fork again). */
+/* Reap every child; report the command's end, with whether any child is
+ * left, and later, once none is, that too: then nothing of the run is left
+ * but us (no process can join a PID namespace from inside it, and we never
+ * fork again). One record when both are known at once, so sbx never sees
+ * the first without the second. */
 static void reap(pid_t command, bool *reported, bool *empty, int32_t *status)
 {
+	bool just_ended = false;
+
 	for (;;) {
 		int ws;
 		pid_t pid = waitpid(-1, &ws, WNOHANG | __WALL);
 
-		if (pid < 0 && errno == ECHILD && *reported && !*empty) {
-			struct init_exit rec = { .wstatus = *status, .empty = 1 };
+		if (pid <= 0) {
+			bool none = pid < 0 && errno == ECHILD;
 
-			write_record(REPORT_FD, &rec, sizeof(rec));
-			*empty = true;
-		}
-		if (pid <= 0)
+			if (*reported && (just_ended || (none && !*empty))) {
+				struct init_exit rec = { .wstatus = *status, .empty = none };
+
+				write_record(REPORT_FD, &rec, sizeof(rec));
+				*empty = none;
+			}
 			return;
+		}
 		if (pid == command && !*reported) {
-			struct init_exit rec = { .wstatus = ws };
-
 			*status = ws;
-			write_record(REPORT_FD, &rec, sizeof(rec));
 			*reported = true;
+			just_ended = true;
 		}
 	}
 }
