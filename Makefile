@@ -61,7 +61,6 @@ obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o
-obj-$(CONFIG_NETNS) += launcher/kernel/netns.o
 obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
 	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o \
 		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o)
@@ -69,32 +68,38 @@ obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
 # CONFIG_STATIC=y (the default): sbx is one static-pie file (glibc and every
 # library inside), to copy into any image; each launch skips the dynamic
 # loader (measured: docs/performance.md). libmnl (--net none's netlink) has
-# no static archive in Debian: scripts/deps.sh builds one from Debian's own
-# source package into deps/ when the source is reachable. Without it the
-# static binary is blocked, and sbx links glibc and libmnl dynamically (the
-# other libraries statically), as with CONFIG_STATIC=n; `make` says so. Test
-# programs link everything the ordinary way.
+# no static archive in Debian: scripts/deps-mnl.sh builds one from Debian's
+# own source package into deps/ when that source is reachable, and then the
+# static sbx speaks netlink through libmnl as every other build does. Where
+# it is not (a mirror of binary packages only, as here), the static sbx has
+# no netlink at all: its one use, setting `lo` up in --net none's namespace,
+# is the SIOCSIFFLAGS ioctl (netns_ioctl.c). CONFIG_STATIC=n keeps the
+# dynamic glibc and libmnl. Test programs link everything the ordinary way.
 MNL_A := $(firstword $(wildcard deps/lib/libmnl.a) \
 	$(shell f=$$($(CC) -print-file-name=libmnl.a); [ -f "$$f" ] && echo "$$f"))
+ifeq ($(CONFIG_STATIC)$(CONFIG_NETNS),yy)
+netns-obj := $(if $(MNL_A),netns.o,netns_ioctl.o)
+mnl-lib := $(MNL_A)
+else
+netns-obj := netns.o
+mnl-lib := -lmnl
+endif
+obj-$(CONFIG_NETNS) += launcher/kernel/$(netns-obj)
 static-libs-y := -ljansson
 static-libs-$(CONFIG_IO_URING) += -luring
-shared-libs-$(CONFIG_NETNS) += -lmnl
-libs-y := $(static-libs-y) $(shared-libs-y)
+netlink-libs-$(CONFIG_NETNS) := $(if $(filter netns.o,$(netns-obj)),$(mnl-lib))
+libs-y := $(static-libs-y) $(netlink-libs-y)
 # What sbx.pc's Requires.private lists for `pkg-config --static`: the
 # archive's dependencies, by their own pkg-config names.
 pc-requires-y := jansson
 pc-requires-$(CONFIG_IO_URING) += liburing
-pc-requires-$(CONFIG_NETNS) += libmnl
-static-blocked := $(if $(filter y,$(CONFIG_NETNS)),$(if $(MNL_A),,y))
-ifeq ($(CONFIG_STATIC)$(static-blocked),y)
+pc-requires-$(CONFIG_NETNS) += $(if $(filter netns.o,$(netns-obj)),libmnl)
+ifeq ($(CONFIG_STATIC),y)
 sbx-ldflags := -static-pie -Wl,-z,relro,-z,now $(LDFLAGS_EXTRA)
-sbx-libs := $(static-libs-y) $(if $(filter y,$(CONFIG_NETNS)),$(MNL_A))
+sbx-libs := $(libs-y)
 else
 sbx-ldflags := $(LDFLAGS)
-sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(shared-libs-y)
-ifeq ($(CONFIG_STATIC),y)
-$(info sbx: CONFIG_STATIC=y, but no libmnl.a (run scripts/deps.sh static): linking glibc and libmnl dynamically)
-endif
+sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(netlink-libs-y)
 endif
 
 CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_options.o cli_probe.o \

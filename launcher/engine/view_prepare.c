@@ -56,11 +56,14 @@ static const char *home_dir(void)
 
 	if (home && home[0] == '/')
 		return home;
+#ifndef CONFIG_STATIC
 	pw = getpwuid(getuid());
 	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
 		return pw->pw_dir;
-	/* A static sbx in an image whose glibc cannot lend it NSS: the
-	 * passwd file itself, so the hidden paths under home still apply. */
+#endif
+	/* The static sbx loads no NSS module (they would have to come from the
+	 * glibc it was built with): the passwd file itself, so the hidden
+	 * paths under home still apply. */
 	static char found[PATH_MAX];
 	FILE *f = fopen("/etc/passwd", "re");
 
