@@ -113,6 +113,10 @@ struct stream {
 	uint64_t next_room_check;
 	enum spill_stop spill_stop;
 	int spill_errno;        /* with SPILL_STOP_ERROR */
+	/* stream_splice.c: past the head, spliced out, its tail kept in a pipe */
+	bool spliced;
+	int dup_r, dup_w, null_fd;
+	size_t dup_len, dup_cap;
 };
 /* spill: the run's spill place (NULL: no spill, e.g. with passthrough). */
 int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd,
@@ -121,6 +125,15 @@ void stream_feed(struct stream *s, const char *buf, size_t len);
 /* head, "\n[... N bytes omitted ...]\n", tail (or all when it fit). malloc'd. */
 char *stream_render(const struct stream *s, size_t *len);
 bool stream_truncated(const struct stream *s);
+/* Bytes past the head, in order (the last tail_size of them are kept). */
+void stream_set_tail(struct stream *s, const char *buf, size_t len);
+/* stream_splice.c. Whether the passthrough can be spliced from the pipe src
+ * (then src is made non-blocking); stream_pump moves what src holds: bytes
+ * moved, 0 at its end, -EAGAIN when empty for now, -errno; buf is for the
+ * head. stream_splice_finish reads the tail out at the end. */
+bool stream_splice_open(struct stream *s, int src);
+ssize_t stream_pump(struct stream *s, int src, char *buf, size_t buf_size);
+void stream_splice_finish(struct stream *s);
 void stream_close(struct stream *s); /* frees buffers, closes the spill fd, keeps spill_path */
 
 /* ---- stream_view.c: what a stream keeps, read by byte offset ---- */

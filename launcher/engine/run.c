@@ -169,6 +169,42 @@ static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
 		r->out_eof = true;
 }
 
+/* A spliced passthrough (stream_splice.c): the pipe is readable. At most a
+ * few chunks per wake-up, so the other stream and the exit are not kept
+ * waiting. */
+static void on_stream_ready(struct loop_watch *w, const char *buf, ssize_t n)
+{
+	struct run_state *r = w->ctx;
+	bool is_err = (w == &r->w_err);
+	struct stream *s = is_err ? &r->err : &r->out;
+	int fd = is_err ? r->fd_err : r->fd_out;
+
+	(void)buf;
+	(void)n;
+	for (int i = 0; i < 16; i++) {
+		ssize_t m = stream_pump(s, fd, w->buf, w->buf_size);
+
+		if (m == -EAGAIN || m == -EINTR)
+			return;
+		if (m > 0) {
+			if (r->orphans_killed) {
+				r->drain_budget = r->drain_budget > (uint64_t)m
+							  ? r->drain_budget - (uint64_t)m : 0;
+				r->drain_until = run_now_ms() + (r->drain_budget ? RUN_DRAIN_MS : 0);
+			}
+			continue;
+		}
+		/* the end, or an error: as end of file */
+		stream_splice_finish(s);
+		loop_remove(r->loop, w);
+		if (is_err)
+			r->err_eof = true;
+		else
+			r->out_eof = true;
+		return;
+	}
+}
+
 static void on_cancel(struct loop_watch *w, const char *buf, ssize_t n)
 {
 	struct run_state *r = w->ctx;
@@ -432,6 +468,14 @@ int run_attach(struct run_state *r, struct loop *loop, struct sbx_error *err)
 	r->loop = loop;
 	r->w_out = (struct loop_watch){ .fd = r->fd_out, .cb = on_stream, .ctx = r };
 	r->w_err = (struct loop_watch){ .fd = r->fd_err, .cb = on_stream, .ctx = r };
+	/* Nothing listens for a denial (no runner): a passthrough need not be
+	 * read past its head; it is spliced out (stream_splice.c). */
+	if (!r->runner && stream_splice_open(&r->out, r->fd_out))
+		r->w_out = (struct loop_watch){ .fd = r->fd_out, .readiness = true,
+						.cb = on_stream_ready, .ctx = r };
+	if (!r->runner && stream_splice_open(&r->err, r->fd_err))
+		r->w_err = (struct loop_watch){ .fd = r->fd_err, .readiness = true,
+						.cb = on_stream_ready, .ctx = r };
 	r->w_pid = (struct loop_watch){ .fd = r->exit_fd >= 0 ? r->exit_fd : r->pidfd,
 					.readiness = true, .cb = on_exit_ready, .ctx = r };
 	r->w_cancel = (struct loop_watch){ .fd = r->cancel_fd, .readiness = true, .cb = on_cancel, .ctx = r };

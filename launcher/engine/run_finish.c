@@ -116,6 +116,8 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	res->timed_out = r->timed_out;
 	res->cancelled = r->cancelled;
 	res->duration_ms = (r->exit_ms ? r->exit_ms : run_now_ms()) - r->start_ms;
+	stream_splice_finish(&r->out);
+	stream_splice_finish(&r->err);
 	res->out_text = stream_render(&r->out, &res->out_len);
 	res->err_text = stream_render(&r->err, &res->err_len);
 	res->out_bytes = r->out.total;
