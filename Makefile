@@ -59,7 +59,7 @@ obj-y += $(addprefix launcher/front/,serve_main.o spawner.o serve_run.o serve_ou
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o pidns_init.o ns_view.o \
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
-obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o
+obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o launcher/runners/landlock_cache.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o
 obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
 	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o \
