@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Output-collection benchmark (issues 2 and 18): 512 MiB of stdout through
 # `sbx run --mode danger-full-access` (human mode, stdout to /dev/null) against
-# the same bytes through a plain `| cat`, for both collectors (io_uring, and
-# poll forced with tests/helpers/nofeature io_uring), interleaved, median of
+# the same bytes through a plain `| cat`, for both collectors
+# (SBX_COLLECTOR=io_uring and =poll; sbx run's default is poll), interleaved, median of
 # RUNS each, with the time ratio sbx/plain; --json (spilling the stream to a
 # file) against its fair baseline, `| tee FILE > /dev/null` (the bytes go to a
 # file too); and sbx's own peak RSS (VmHWM of the sbx process, read by the
@@ -39,10 +39,10 @@ declare -A CMD=(
 	[tee]="$GEN | tee $WORK/tee.out > /dev/null; rm -f $WORK/tee.out"
 	[plain-cat]="$GEN | cat | cat > /dev/null"
 	[sbx-cat]="$SBX run --mode danger-full-access -- '$GEN' | cat > /dev/null"
-	[sbx-uring]="$SBX run --mode danger-full-access -- '$GEN' > /dev/null"
-	[sbx-poll]="$NOFEATURE io_uring -- $SBX run --mode danger-full-access -- '$GEN' > /dev/null"
-	[json-uring]="$SBX run --mode danger-full-access --json --spill-dir $WORK -- '$GEN' > /dev/null; rm -f $WORK/*"
-	[json-poll]="$NOFEATURE io_uring -- $SBX run --mode danger-full-access --json --spill-dir $WORK -- '$GEN' > /dev/null; rm -f $WORK/*"
+	[sbx-uring]="SBX_COLLECTOR=io_uring $SBX run --mode danger-full-access -- '$GEN' > /dev/null"
+	[sbx-poll]="SBX_COLLECTOR=poll $SBX run --mode danger-full-access -- '$GEN' > /dev/null"
+	[json-uring]="SBX_COLLECTOR=io_uring $SBX run --mode danger-full-access --json --spill-dir $WORK -- '$GEN' > /dev/null; rm -f $WORK/*"
+	[json-poll]="SBX_COLLECTOR=poll $SBX run --mode danger-full-access --json --spill-dir $WORK -- '$GEN' > /dev/null; rm -f $WORK/*"
 )
 ORDER=(plain tee plain-cat sbx-uring sbx-poll sbx-cat json-uring json-poll)
 if [[ -n ${BASELINE_SBX:-} ]]; then
@@ -113,8 +113,8 @@ rss() { # collector-prefix json-flag
 echo
 echo "sbx peak RSS (VmHWM of the sbx process after $SIZE):"
 for c in uring poll; do
-	pre=""
-	[[ $c == poll ]] && pre="$NOFEATURE io_uring --"
+	pre="env SBX_COLLECTOR=poll"
+	[[ $c == uring ]] && pre="env SBX_COLLECTOR=io_uring"
 	h=$(rss "$pre" "")
 	j=$(rss "$pre" "--json")
 	printf '  %-6s human %6s kB   --json %6s kB\n' "$c" "${h:-?}" "${j:-?}"
@@ -122,6 +122,6 @@ done
 if [[ -x /usr/bin/time ]]; then
 	m=$(/usr/bin/time -f %M -o "$WORK/time.out" $SBX run --mode danger-full-access -- "$GEN" >/dev/null \
 		&& cat "$WORK/time.out")
-	echo "  /usr/bin/time %M (max of sbx, bash, head; io_uring, human): ${m} kB"
+	echo "  /usr/bin/time %M (max of sbx, bash, head; default collector, human): ${m} kB"
 	rm -f "$WORK/time.out"
 fi

@@ -178,6 +178,8 @@ struct loop_watch {
 enum loop_backend { LOOP_URING, LOOP_POLL };
 /* io_uring when built and allowed (EPERM/ENOSYS -> poll); prefer_poll forces poll. */
 struct loop *loop_new(bool prefer_poll);
+/* prefer_poll for a loop of one run (one_shot) or of a whole serve. */
+bool loop_prefer_poll(bool one_shot);
 enum loop_backend loop_backend_of(const struct loop *l);
 const char *loop_backend_name(const struct loop *l);
 int loop_add(struct loop *l, struct loop_watch *w);

@@ -161,7 +161,7 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 
 int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_error *err)
 {
-	struct loop *loop = loop_new(false);
+	struct loop *loop = loop_new(loop_prefer_poll(true));
 	struct run_state *r;
 	int rc;
 

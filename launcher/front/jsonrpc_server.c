@@ -412,7 +412,7 @@ int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
 	if (!s.o.line_max)
 		s.o.line_max = RPC_LINE_MAX_DEFAULT;
 	s.line = malloc(s.o.line_max);
-	s.loop = loop_new(false);
+	s.loop = loop_new(loop_prefer_poll(false));
 	if (!inbuf || !s.line || !s.loop) {
 		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 		goto out;
