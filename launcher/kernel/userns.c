@@ -4,6 +4,7 @@
  * runner's --net none. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -75,29 +76,37 @@ int userns_write_identity_maps(uid_t uid, gid_t gid, struct child_status *st)
  * born inside its new namespace: so sbx writes it for the child, which waits
  * until it is there. */
 
-#define FULL_MAP "0 0 4294967295\n" /* ids 0..4294967294 onto themselves */
-
-/* Every id mapped onto itself in our own namespace (the initial one, or a
- * container's full map): only then can the full map be written below it.
- * sbx as "root" in a namespace that maps only a few ids (unshare -r) writes
- * the caller's own map instead. Read once: our namespace does not change. */
-static bool own_map_is_full(void)
+/* Every id our own namespace has, onto itself: "0 0 4294967295" in the
+ * initial namespace; inside another, as many lines as its own map has (a
+ * map may name no id its parent lacks). */
+static int own_ids_map(const char *own, char *out, size_t size)
 {
-	static int full = -1;
+	char buf[1024];
+	size_t pos = 0;
+	ssize_t n;
+	int fd = open(own, O_RDONLY | O_CLOEXEC);
 
-	if (full < 0) {
-		char buf[256];
-		int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd < 0)
+		return errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return EIO;
+	buf[n] = '\0';
+	for (char *line = buf, *next; line && *line; line = next) {
 		unsigned long inside, outside, count;
 
-		if (fd >= 0)
-			close(fd);
-		buf[n > 0 ? n : 0] = '\0';
-		full = n > 0 && sscanf(buf, "%lu %lu %lu", &inside, &outside, &count) == 3 &&
-		       inside == 0 && outside == 0 && count == 4294967295UL;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (sscanf(line, "%lu %lu %lu", &inside, &outside, &count) != 3)
+			continue;
+		n = snprintf(out + pos, size - pos, "%lu %lu %lu\n", inside, inside, count);
+		if (n < 0 || (size_t)n >= size - pos)
+			return E2BIG;
+		pos += (size_t)n;
 	}
-	return full == 1;
+	return pos ? 0 : EIO;
 }
 
 bool userns_can_map_all(void)
@@ -107,14 +116,14 @@ bool userns_can_map_all(void)
 	uint32_t want = CAP_TO_MASK(CAP_SETUID) | CAP_TO_MASK(CAP_SETGID);
 
 	memset(data, 0, sizeof(data));
-	return syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & want) == want &&
-	       own_map_is_full();
+	return syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & want) == want;
 }
 
 int userns_map_all(pid_t pid)
 {
 	static const char *const files[] = { "setgroups", "uid_map", "gid_map" };
-	char path[64];
+	static const char *const own[] = { NULL, "/proc/self/uid_map", "/proc/self/gid_map" };
+	char path[64], map[1024];
 	int err = 0;
 
 	for (size_t i = 0; i < 3 && !err; i++) {
@@ -125,7 +134,10 @@ int userns_map_all(pid_t pid)
 		child_put_str(path, n, sizeof(path), files[i]);
 		/* setgroups first: "deny" stays, as for any other caller, so
 		 * that no nested namespace can drop a group used to deny. */
-		err = i == 0 ? write_proc(path, "deny", 4) : write_proc(path, FULL_MAP, strlen(FULL_MAP));
+		if (i == 0)
+			err = write_proc(path, "deny", 4);
+		else if (!(err = own_ids_map(own[i], map, sizeof(map))))
+			err = write_proc(path, map, strlen(map));
 	}
 	return err;
 }

@@ -11,8 +11,8 @@
  * themselves and deny setgroups. 0, or -1 with st (STAGE_USERNS). */
 int userns_write_identity_maps(uid_t uid, gid_t gid, struct child_status *st);
 
-/* A root caller's full identity map (uid and gid 0..4294967294 onto
- * themselves), so that the capabilities it keeps apply to every owner inside
+/* A root caller's full identity map (every uid and gid of our own namespace
+ * onto itself: 0..4294967294 on a host), so that the capabilities it keeps apply to every owner inside
  * the writable binds:
  *  - parent: userns_can_map_all() says whether this process may write one
  *    (CAP_SETUID and CAP_SETGID); userns_map_all() writes it for a child

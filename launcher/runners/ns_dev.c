@@ -90,10 +90,14 @@ int ns_dev_populate(struct ns_handle *nodes, const char *shm_opts, struct child_
 		return child_status_set(st, STAGE_MOUNT, errno, "mount tmpfs", "/dev/shm");
 	/* The host's nodes, bound onto the empty files. A tmpfs mounted inside a
 	 * user namespace is nodev (SB_I_NODEV), so a node created there would
-	 * not open; the clones live on the host's devtmpfs and do. */
+	 * not open; the clones live on the host's devtmpfs and do. Each is
+	 * made read-only: that does not stop writes to the device, but it
+	 * stops chmod, chown, utimes and xattrs of the host's node (a root
+	 * caller's command owns it, and the clone kept devtmpfs' writable
+	 * flag). */
 	for (size_t i = 0; i < NS_DEV_NODES; i++)
 		if (ns_join(path, sizeof(path), "/dev/", ns_dev_nodes[i]) < 0 ||
-		    ns_attach(&nodes[i], path, false, st) < 0)
+		    ns_attach(&nodes[i], path, false, st) < 0 || ns_remount_readonly(path, st) < 0)
 			return -1;
 	return 0;
 }

@@ -138,8 +138,10 @@ int ns_hide_sockets(const struct ns_view_spec *v, struct ns_hide_handles *h,
 
 		if (h->sockets[i].fd < 0 || !path_is_within(p, "/tmp"))
 			continue;
+		/* Read-only: connecting needs no write to the mount, and the
+		 * host's socket file must keep its owner and mode. */
 		if (ns_make_mount_point(p, 4, false, st) < 0 ||
-		    ns_attach(&h->sockets[i], p, false, st) < 0)
+		    ns_attach(&h->sockets[i], p, false, st) < 0 || ns_remount_readonly(p, st) < 0)
 			return -1;
 	}
 	return 0;

@@ -187,7 +187,10 @@ quoted() {
 }
 t "troubleshooting: user namespaces blocked (pinned namespace runner)" \
 	quoted "$nofeature" userns -- ./sbx run --runner namespace -- true
-t "troubleshooting: no Landlock" quoted "$nofeature" landlock -- ./sbx run -- true
+# Without Landlock the namespace runner still confines (a private /proc).
+t "no Landlock: the namespace runner confines" sh -c '
+	"$1" landlock -- ./sbx run --json -- "echo x > /etc/sbx-x" |
+	grep -q "\"runner\":\"namespace\",\"enforcement\":\"full\",\"denied\":true,\"processes\":\"private\""' _ "$nofeature"
 t "troubleshooting: user namespaces blocked and no Landlock" \
 	quoted "$nofeature" userns,landlock -- ./sbx run -- true
 t "troubleshooting: --net none without namespaces" \

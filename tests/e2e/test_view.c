@@ -429,3 +429,31 @@ ParameterizedTest(struct vp *p, view, state_hidden, .timeout = 60)
 	cr_assert(!has(&o, "OTHERROOT"), "%s another root's cache was read: %s", f.tag, o.out);
 	e2e_out_free(&o);
 }
+
+/* The host's device nodes bound into the namespace runner's /dev are
+ * read-only mounts: writes to the device still work, but their metadata is
+ * the host's (a root caller's command owns them; any user may touch
+ * /dev/null's times). A writable clone let a run chmod the host's /dev/null. */
+PARAMS(device_nodes_metadata)
+ParameterizedTest(struct vp *p, view, device_nodes_metadata, .timeout = 60)
+{
+	static const char *const nodes[] = { "/dev/null", "/dev/zero", "/dev/tty" };
+	struct stat before[3], after[3];
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert(stat(nodes[i], &before[i]) == 0);
+	run_ws(&f, "chmod 600 /dev/null; chown 1:1 /dev/zero; touch /dev/null /dev/zero; "
+		   "touch -d 2001-01-01 /dev/tty; echo x > /dev/null && echo wrote", &o);
+	cr_assert(has(&o, "wrote"), "%s /dev/null took no write: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert(stat(nodes[i], &after[i]) == 0);
+		cr_assert(after[i].st_mode == before[i].st_mode && after[i].st_uid == before[i].st_uid &&
+			  after[i].st_mtim.tv_sec == before[i].st_mtim.tv_sec &&
+			  after[i].st_ctim.tv_sec == before[i].st_ctim.tv_sec,
+			  "%s the host's %s changed", f.tag, nodes[i]);
+	}
+}

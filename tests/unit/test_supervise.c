@@ -153,7 +153,7 @@ Test(config_unix_sockets, errors_name_file_line_key)
 	cr_assert(strncmp(err.message, "t.conf:2: unix_sockets: ", 24) == 0, "%s", err.message);
 	cr_assert_eq(cfg.n_unix_sockets, 0, "a failed parse leaves nothing behind");
 	cr_assert_lt(parse("unix_sockets = /a,,/b\n"), 0);
-	cr_assert(strstr(err.message, "t.conf:1: unix_sockets: empty entry") != NULL, "%s",
+	cr_assert(strstr(err.message, "t.conf:1: unix_sockets: empty socket") != NULL, "%s",
 		  err.message);
 	cr_assert_lt(parse("unix_sockets = /run/../x\n"), 0);
 	cr_assert(strstr(err.message, "unix_sockets") != NULL, "%s", err.message);
@@ -171,7 +171,7 @@ Test(config_unix_sockets, limit)
 	}
 	strcat(text, "\n");
 	cr_assert_lt(parse(text), 0);
-	cr_assert(strstr(err.message, "too many entries") != NULL, "%s", err.message);
+	cr_assert(strstr(err.message, "too many sockets") != NULL, "%s", err.message);
 }
 
 Test(config_unix_sockets, policy_and_builder_carry_it)
