@@ -213,12 +213,13 @@ char *stream_render(const struct stream *s, size_t *len)
 
 void stream_close(struct stream *s)
 {
-	int *fds[] = { &s->dup_r, &s->dup_w, &s->null_fd };
-
-	for (size_t i = 0; i < 3; i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
+	/* The splice pipes, only if stream_splice_open made them (a stream
+	 * that was never initialized is all zeros: fd 0 is not ours). */
+	if (s->dup_cap) {
+		close(s->dup_r);
+		close(s->dup_w);
+		close(s->null_fd);
+		s->dup_cap = 0;
 	}
 	if (s->spill_fd >= 0)
 		close(s->spill_fd);

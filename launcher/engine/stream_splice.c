@@ -158,4 +158,5 @@ void stream_splice_finish(struct stream *s)
 	close(s->dup_w);
 	close(s->null_fd);
 	s->dup_r = s->dup_w = s->null_fd = -1;
+	s->dup_cap = 0;
 }
