@@ -245,6 +245,9 @@ uint64_t signals_not_default(void);
 /* ---- runners.c ---- */
 struct runner_ops;
 const struct runner_ops *runner_by_id(enum sbx_runner id);
+/* This process runs many commands (serve, mcp): runners may keep what they
+ * build for a policy (the landlock runner's rulesets). */
+void runners_long_lived(void);
 /* Runners compiled in, in `auto` order, NULL-terminated. */
 extern const struct runner_ops *const runner_table[];
 

@@ -423,6 +423,7 @@ int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
 		goto out;
 	}
 	tree_become_subreaper();
+	runners_long_lived();
 	s.w_in = (struct loop_watch){ .fd = o->in_fd, .buf = inbuf, .buf_size = RPC_READ_BUF,
 				      .cb = on_input, .ctx = &s };
 	s.w_cancel = (struct loop_watch){ .fd = o->cancel_fd, .readiness = true,

@@ -44,6 +44,15 @@ struct ll_slot {
 
 static struct ll_slot slots[LL_CACHE_SLOTS];
 static unsigned long clock_tick;
+/* Only a process that runs many commands keeps rulesets (serve, mcp): a
+ * single run (sbx run, the library's sbx_run_execute) would only hold an
+ * fd it never uses again. */
+static bool enabled;
+
+void ll_cache_enable(void)
+{
+	enabled = true;
+}
 
 static void fd_id(int fd, dev_t *dev, ino_t *ino)
 {
@@ -161,7 +170,7 @@ int ll_cache_get(const struct child_spec *spec)
 	struct ll_key k;
 	int fd = -1;
 
-	if (!make_key(spec, &k))
+	if (!enabled || !make_key(spec, &k))
 		return -1;
 	for (size_t i = 0; i < LL_CACHE_SLOTS; i++) {
 		struct ll_slot *s = &slots[i];
@@ -186,7 +195,7 @@ void ll_cache_put(const struct child_spec *spec, int rs, struct landlock_walk_lo
 	struct ll_slot *s = &slots[0];
 	int keep = -1;
 
-	if (!log->broken && !seen->broken)
+	if (enabled && !log->broken && !seen->broken)
 		keep = fcntl(rs, F_DUPFD_CLOEXEC, 3);
 	if (keep < 0) {
 		landlock_walk_log_free(log);

@@ -36,5 +36,7 @@ int ll_cache_get(const struct child_spec *spec);
 void ll_cache_put(const struct child_spec *spec, int rs, struct landlock_walk_log *log,
 		  struct ll_seen *seen);
 void ll_seen_free(struct ll_seen *seen);
+/* From now on this process keeps rulesets (it runs many commands). */
+void ll_cache_enable(void);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "landlock_cache.h"
 #include "launcher.h"
 #include "runner.h"
 #include "syscall_filter.h"
@@ -19,6 +20,13 @@ const struct runner_ops *const runner_table[] = {
 #endif
 	NULL,
 };
+
+void runners_long_lived(void)
+{
+#ifdef CONFIG_RUNNER_LANDLOCK
+	ll_cache_enable();
+#endif
+}
 
 const struct runner_ops *runner_by_id(enum sbx_runner id)
 {
