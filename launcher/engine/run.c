@@ -573,9 +573,9 @@ static void wait_and_reap(pid_t pid, int pidfd, int ms)
  *    and the namespace's teardown are reaped later (reap.c); otherwise we
  *    wait for it, so nothing of the run is alive once the run is over.
  *  - The Landlock dead-man helper: one look at our children (the run's
- *    orphans come to us, the subreaper). Only the helper left: it is told to
- *    go and reaped later. Else it kills the whole run at once (its signals
- *    are scoped to the run), and the walk below reaps what it killed.
+ *    orphans come to us, the subreaper). Only the helper left: it is ended
+ *    and reaped later. Else it kills the whole run at once (its signals are
+ *    scoped to the run), and the walk below reaps what it killed.
  *  - Otherwise, the walk of our children ends and reaps the rest. */
 static void end_tree(struct run_state *r)
 {
@@ -600,6 +600,9 @@ static void end_tree(struct run_state *r)
 	if (r->deadman_pid > 0 && n < LIVE_MAX) {
 		keep[n] = r->deadman_pid;
 		if (!tree_has_orphans(keep, n + 1)) {
+			/* Nothing for it to kill: it need not look (its
+			 * kill(-1) walks every process of the host). */
+			kill(r->deadman_pid, SIGKILL);
 			close(r->deadman_w);
 			r->deadman_w = -1;
 			r->reap_pid = r->deadman_pid;
