@@ -15,6 +15,10 @@
 extern const struct sock_fprog seccomp_embedded[SECCOMP_RULES_COUNT];
 /* Parent: the filter for a runner's rules, or NULL with *err = errno. */
 const struct sock_fprog *seccomp_filter_get(enum seccomp_rules_for runner, int *err);
+/* Parent: one program with the rules' verdict first, then after's where
+ * they allow (cached; NULL where they cannot be joined). */
+const struct sock_fprog *seccomp_filter_join(enum seccomp_rules_for rules,
+					     const struct sock_fprog *after);
 /* Child (no allocation): install it. 0 or -1 with st filled. */
 int seccomp_filter_install(const struct sock_fprog *prog, struct child_status *st);
 

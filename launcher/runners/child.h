@@ -74,6 +74,8 @@ struct child_spec {
 	 * right before execve, its listener sent over notify_fd; NULL: none. */
 	const struct sock_fprog *notify_sockets;  /* namespace runner */
 	const struct sock_fprog *notify_metadata; /* landlock runner: metadata too */
+	const struct sock_fprog *notify_joined;   /* seccomp's rules, then the runner's
+						   * notify set (NULL: two filters) */
 	int notify_fd;
 	bool supervised;           /* parent, after spawn: a supervisor answers */
 	uint64_t signals_to_reset; /* bit N-1: signal N is ignored or caught here */

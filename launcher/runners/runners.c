@@ -47,6 +47,13 @@ int runner_prepare_filter(struct child_spec *spec, enum seccomp_rules_for rules,
 		snprintf(reason, reason_size, "unable to build the seccomp filter: %s", strerror(e));
 		return -e;
 	}
+	/* Supervised: one filter carries both (child.c installs the plain one
+	 * only where the kernel refuses the supervisor's). */
+	spec->notify_joined = NULL;
+	if (spec->notify_sockets && spec->runner)
+		spec->notify_joined = seccomp_filter_join(rules, spec->runner->id == SBX_RUNNER_LANDLOCK
+									? spec->notify_metadata
+									: spec->notify_sockets);
 #else
 	(void)spec;
 	(void)rules;
