@@ -38,6 +38,7 @@ defs-$(CONFIG_RUNNER_LANDLOCK) += -DCONFIG_RUNNER_LANDLOCK
 defs-$(CONFIG_SECCOMP) += -DCONFIG_SECCOMP
 defs-$(CONFIG_NETNS) += -DCONFIG_NETNS
 defs-$(CONFIG_SUPERVISOR) += -DCONFIG_SUPERVISOR
+defs-$(CONFIG_STATIC) += -DCONFIG_STATIC
 CPPFLAGS += $(defs-y) -DSBX_VERSION='"$(SBX_VERSION)"'
 # Rebuild everything when the feature set changes (e.g. `make CONFIG_IO_URING=n`).
 $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.stamp)
@@ -49,39 +50,59 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 	 protect.o protect_ancestors.o protect_snapshot.o protect_base.o protect_base_file.o pipes.o spawn.o tree.o stream.o spill.o spill_clean.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
-	 locale_dialect.o root_pin.o stream_view.o run_supervise.o probe_causes.o exit_watch.o)
+	 locale_dialect.o root_pin.o stream_view.o stream_splice.o run_supervise.o reap.o probe_causes.o \
+	 exit_watch.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
 	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
 	 fds.o)
-obj-y += $(addprefix launcher/front/,serve_main.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
+obj-y += $(addprefix launcher/front/,serve_main.o spawner.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
 	mcp_main.o mcp_call.o mcp_tools.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o pidns_init.o ns_view.o \
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
-obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o
-obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_rules.o
-obj-$(CONFIG_NETNS) += launcher/kernel/netns.o
+obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o launcher/runners/landlock_cache.o
+obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o
 obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
 	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o \
 		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o)
 
-# Libraries Debian ships as static archives are linked into the sbx binary
-# itself: every launch then skips their dynamic loading (measured here: about
-# 0.3 ms of a ~2 ms bash start). libmnl has no archive on Debian: it stays a
-# shared library. Test programs link everything the ordinary way.
+# CONFIG_STATIC=y (the default): sbx is one static-pie file (glibc and every
+# library inside), to copy into any image; each launch skips the dynamic
+# loader (measured: docs/performance.md). libmnl (--net none's netlink) has
+# no static archive in Debian: scripts/deps-mnl.sh builds one from Debian's
+# own source package into deps/ when that source is reachable, and then the
+# static sbx speaks netlink through libmnl as every other build does. Where
+# it is not (a mirror of binary packages only, as here), the static sbx has
+# no netlink at all: its one use, setting `lo` up in --net none's namespace,
+# is the SIOCSIFFLAGS ioctl (netns_ioctl.c). CONFIG_STATIC=n keeps the
+# dynamic glibc and libmnl. Test programs link everything the ordinary way.
+MNL_A := $(firstword $(wildcard deps/lib/libmnl.a) \
+	$(shell f=$$($(CC) -print-file-name=libmnl.a); [ -f "$$f" ] && echo "$$f"))
+ifeq ($(CONFIG_STATIC)$(CONFIG_NETNS),yy)
+netns-obj := $(if $(MNL_A),netns.o,netns_ioctl.o)
+mnl-lib := $(MNL_A)
+else
+netns-obj := netns.o
+mnl-lib := -lmnl
+endif
+obj-$(CONFIG_NETNS) += launcher/kernel/$(netns-obj)
 static-libs-y := -ljansson
 static-libs-$(CONFIG_IO_URING) += -luring
-static-libs-$(CONFIG_SECCOMP) += -lseccomp
-shared-libs-$(CONFIG_NETNS) += -lmnl
-libs-y := $(static-libs-y) $(shared-libs-y)
+netlink-libs-$(CONFIG_NETNS) := $(if $(filter netns.o,$(netns-obj)),$(mnl-lib))
+libs-y := $(static-libs-y) $(netlink-libs-y)
 # What sbx.pc's Requires.private lists for `pkg-config --static`: the
 # archive's dependencies, by their own pkg-config names.
 pc-requires-y := jansson
 pc-requires-$(CONFIG_IO_URING) += liburing
-pc-requires-$(CONFIG_SECCOMP) += libseccomp
-pc-requires-$(CONFIG_NETNS) += libmnl
-sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(shared-libs-y)
+pc-requires-$(CONFIG_NETNS) += $(if $(filter netns.o,$(netns-obj)),libmnl)
+ifeq ($(CONFIG_STATIC),y)
+sbx-ldflags := -static-pie -Wl,-z,relro,-z,now $(LDFLAGS_EXTRA)
+sbx-libs := $(libs-y)
+else
+sbx-ldflags := $(LDFLAGS)
+sbx-libs := -Wl,-Bstatic $(static-libs-y) -Wl,-Bdynamic $(netlink-libs-y)
+endif
 
 CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_options.o cli_probe.o \
 	   cli_serve.o cli_mcp.o cli_signals.o)
@@ -117,7 +138,7 @@ $(SO_REAL): $(PIC_OBJ) libsbx.map
 	@ln -sf $(SONAME) libsbx.so
 
 sbx: $(CLI_OBJ) libsbx.a
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) libsbx.a $(sbx-libs)
+	$(CC) $(sbx-ldflags) -o $@ $(CLI_OBJ) libsbx.a $(sbx-libs)
 
 HEADERS := $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h)
 
@@ -131,6 +152,23 @@ HEADERS := $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h)
 
 # The system call table is data included by its module.
 launcher/kernel/syscall_table.o: launcher/kernel/syscall_table.def
+
+# The errno filter is compiled once, at build time, by libseccomp from
+# seccomp_rules.c (the only place its rules live) and embedded; sbx itself
+# does not link libseccomp. test_seccomp_embedded compiles it again and
+# compares.
+SECCOMP_BUILD_OBJ := launcher/kernel/seccomp_compile.o launcher/kernel/seccomp_rules.o
+launcher/kernel/seccomp_gen: launcher/kernel/seccomp_gen.c $(SECCOMP_BUILD_OBJ)
+	@echo "  GEN     $@"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SECCOMP_BUILD_OBJ) -lseccomp
+
+launcher/kernel/seccomp_filters.c: launcher/kernel/seccomp_gen
+	@echo "  GEN     $@"
+	@launcher/kernel/seccomp_gen > $@.tmp && mv $@.tmp $@
+
+test-seccomp-obj-$(CONFIG_SECCOMP) := $(SECCOMP_BUILD_OBJ) -lseccomp
+tests/unit/test_seccomp_embedded: tests/unit/test_seccomp_embedded.c libsbx.a $(SECCOMP_BUILD_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(test-seccomp-obj-y) $(libs-y) -lcriterion
 
 tests/unit/%: tests/unit/%.c libsbx.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(libs-y) -lcriterion
@@ -215,4 +253,5 @@ fuzz:
 
 clean:
 	rm -f sbx libsbx.a libsbx.so libsbx.so.* $(obj-y) $(CLI_OBJ) $(UNIT_BIN) $(E2E_BIN) $(E2E_COMMON) $(HELPERS) examples/embed \
-		launcher/*/*.o policy/*.o classify/*.o tests/*/*.o
+		launcher/*/*.o policy/*.o classify/*.o tests/*/*.o \
+		launcher/kernel/seccomp_gen launcher/kernel/seccomp_filters.c

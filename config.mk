@@ -7,3 +7,5 @@ CONFIG_RUNNER_LANDLOCK ?= y
 CONFIG_SECCOMP ?= y
 CONFIG_NETNS ?= y
 CONFIG_SUPERVISOR ?= y
+# One static-pie binary (needs libmnl.a with CONFIG_NETNS: scripts/deps.sh).
+CONFIG_STATIC ?= y

@@ -12,12 +12,15 @@
 # nothing about time (it does check that every launch exited 0). Builds
 # nothing: run `make sbx` first.
 #
-#   scripts/bench-launch.sh [ROUNDS]    (default 200; SBX=path for another binary)
+#   scripts/bench-launch.sh [ROUNDS]    (default 200; SBX=path for another binary;
+#                                        BASELINE_SBX=path adds its sbx cases,
+#                                        interleaved, with the ratio to this sbx)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-200}
 SBX=$(realpath "${SBX:-./sbx}")
+BASELINE_SBX=${BASELINE_SBX:+$(realpath "$BASELINE_SBX")}
 
 [[ -x $SBX ]] || { echo "bench-launch: $SBX not found; build it first (make sbx)" >&2; exit 1; }
 command -v bwrap >/dev/null || { echo "bench-launch: bwrap not installed" >&2; exit 1; }
@@ -29,10 +32,11 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir "$WORK/root"
 : >"$WORK/empty.conf"
 
-SBX="$SBX" ROUNDS="$ROUNDS" WORK="$WORK" python3 - <<'PY'
+SBX="$SBX" BASELINE_SBX="${BASELINE_SBX:-}" ROUNDS="$ROUNDS" WORK="$WORK" python3 - <<'PY'
 import os, shutil, statistics, sys, time
 
 SBX = os.environ["SBX"]
+BASELINE = os.environ.get("BASELINE_SBX") or None
 ROUNDS = int(os.environ["ROUNDS"])
 WORK = os.environ["WORK"]
 R = os.path.join(WORK, "root")
@@ -43,18 +47,21 @@ bash = shutil.which("bash")
 bwrap = shutil.which("bwrap")
 
 
-def sbx(*args):
-    return [SBX, "run", "--config", CONF, "--root", R, *args, "--", "true"]
+def sbx(*args, binary=SBX):
+    return [binary, "run", "--config", CONF, "--root", R, *args, "--", "true"]
 
 
-cases = [
-    ("bash -c true (plain)", [bash, "-c", "true"]),
-    ("sbx run, read-only", sbx("--mode", "read-only")),
-    ("sbx run, workspace-write, namespace", sbx("--mode", "workspace-write",
-                                                "--runner", "namespace")),
-    ("sbx run, workspace-write, landlock", sbx("--mode", "workspace-write",
-                                               "--runner", "landlock")),
-    ("sbx run, danger-full-access", sbx("--mode", "danger-full-access")),
+SBX_CASES = [
+    ("read-only", ("--mode", "read-only")),
+    ("workspace-write, namespace", ("--mode", "workspace-write", "--runner", "namespace")),
+    ("workspace-write, landlock", ("--mode", "workspace-write", "--runner", "landlock")),
+    ("danger-full-access", ("--mode", "danger-full-access")),
+]
+cases = [("bash -c true (plain)", [bash, "-c", "true"])]
+cases += [("sbx run, " + n, sbx(*a)) for n, a in SBX_CASES]
+if BASELINE:
+    cases += [("baseline, " + n, sbx(*a, binary=BASELINE)) for n, a in SBX_CASES]
+cases += [
     ("bwrap ... bash -c true", [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--bind", R, R,
                                 "--tmpfs", "/tmp", "--unshare-user", "--cap-drop", "ALL",
                                 bash, "-c", "true"]),
@@ -90,4 +97,10 @@ for (name, _), s in zip(cases, samples):
     q = statistics.quantiles(s, n=10)
     m = statistics.median(s)
     print("| %-37s | %10.0f | %9.0f | %9.0f | %7.2fx |" % (name, m, q[0], q[-1], m / plain))
+if BASELINE:
+    print("baseline: %s" % BASELINE)
+    med = {name: statistics.median(s) for (name, _), s in zip(cases, samples)}
+    for n, _ in SBX_CASES:
+        print("%-30s this sbx / baseline (time): %.2f" % (n, med["sbx run, " + n] /
+                                                          med["baseline, " + n]))
 PY

@@ -1,21 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Output-collection benchmark (issue 2): 512 MiB of stdout through
+# Output-collection benchmark (issues 2 and 18): 512 MiB of stdout through
 # `sbx run --mode danger-full-access` (human mode, stdout to /dev/null) against
-# the same bytes through a plain `| cat`, for both collectors (io_uring, and
-# poll forced with tests/helpers/nofeature io_uring), interleaved, median of
-# RUNS each, with the time ratio sbx/plain; sbx's own peak RSS (VmHWM of the
-# sbx process, read by the command from /proc/$PPID/status once the bytes went
-# through); and --json (spilling to a file) for reference. Prints figures, asserts
-# nothing about time. Builds nothing: run `make sbx tests/helpers/nofeature` first.
+# the same bytes through a plain `| cat`, for both collectors
+# (SBX_COLLECTOR=io_uring and =poll; sbx run's default is poll), interleaved, median of
+# RUNS each, with the time ratio sbx/plain; --json (spilling the stream to a
+# file) against its fair baseline, `| tee FILE > /dev/null` (the bytes go to a
+# file too); and sbx's own peak RSS (VmHWM of the sbx process, read by the
+# command from /proc/$PPID/status once the bytes went through). Prints
+# figures, asserts nothing about time. Builds nothing: run
+# `make sbx tests/helpers/nofeature` first.
 #
-#   scripts/bench-output.sh [RUNS]      (default 5; SIZE=512M to change the size)
+#   scripts/bench-output.sh [RUNS]      (default 5; SIZE=512M to change the size;
+#                                        BASELINE_SBX=path adds that binary's
+#                                        human and --json cases, interleaved)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
 SIZE=${SIZE:-512M}
-SBX=./sbx
+SBX=${SBX:-./sbx}
 NOFEATURE=./tests/helpers/nofeature
 
 [[ -x $SBX ]] || { echo "bench-output: ./sbx not found; build it first (make sbx)" >&2; exit 1; }
@@ -32,12 +36,23 @@ GEN="head -c $SIZE /dev/zero"
 # name -> command line (run by bash -c, stdout to /dev/null)
 declare -A CMD=(
 	[plain]="$GEN | cat > /dev/null"
-	[sbx-uring]="$SBX run --mode danger-full-access -- '$GEN' > /dev/null"
-	[sbx-poll]="$NOFEATURE io_uring -- $SBX run --mode danger-full-access -- '$GEN' > /dev/null"
-	[json-uring]="$SBX run --mode danger-full-access --json --spill-dir $WORK -- '$GEN' > /dev/null; rm -f $WORK/*"
-	[json-poll]="$NOFEATURE io_uring -- $SBX run --mode danger-full-access --json --spill-dir $WORK -- '$GEN' > /dev/null; rm -f $WORK/*"
+	[tee]="$GEN | tee $WORK/tee.out > /dev/null; rm -f $WORK/tee.out"
+	[plain-cat]="$GEN | cat | cat > /dev/null"
+	[sbx-cat]="$SBX run --mode danger-full-access -- '$GEN' | cat > /dev/null"
+	[sbx-uring]="SBX_COLLECTOR=io_uring $SBX run --mode danger-full-access -- '$GEN' > /dev/null"
+	[sbx-poll]="SBX_COLLECTOR=poll $SBX run --mode danger-full-access -- '$GEN' > /dev/null"
+	[json-uring]="SBX_COLLECTOR=io_uring $SBX run --mode danger-full-access --json --spill-dir $WORK -- '$GEN' > /dev/null; rm -f $WORK/*"
+	[json-poll]="SBX_COLLECTOR=poll $SBX run --mode danger-full-access --json --spill-dir $WORK -- '$GEN' > /dev/null; rm -f $WORK/*"
 )
-ORDER=(plain sbx-uring sbx-poll json-uring json-poll)
+ORDER=(plain tee plain-cat sbx-uring sbx-poll sbx-cat json-uring json-poll)
+if [[ -n ${BASELINE_SBX:-} ]]; then
+	B=$(realpath "$BASELINE_SBX")
+	CMD[base-uring]="$B run --mode danger-full-access -- '$GEN' > /dev/null"
+	CMD[base-poll]="$NOFEATURE io_uring -- $B run --mode danger-full-access -- '$GEN' > /dev/null"
+	CMD[base-cat]="$B run --mode danger-full-access -- '$GEN' | cat > /dev/null"
+	CMD[json-base]="$B run --mode danger-full-access --json --spill-dir $WORK -- '$GEN' > /dev/null; rm -f $WORK/*"
+	ORDER+=(base-uring base-poll base-cat json-base)
+fi
 
 now_ns() {
 	local t=$EPOCHREALTIME # seconds.microseconds, no fork
@@ -66,12 +81,18 @@ done
 
 bytes=$(numfmt --from=iec "$SIZE")
 echo "sbx output benchmark: $SIZE of stdout, median of $RUNS runs each (interleaved), $(nproc) CPUs"
-printf '%-12s %10s %10s %12s   %s\n' variant median_ms MiB/s ratio_plain runs_ms
+# Human mode against `| cat`; --json (it spills) against `| tee FILE`;
+# human mode read through a pipe (`sbx ... | cat`) against `| cat | cat`.
+printf '%-12s %10s %10s %10s %12s   %s\n' variant median_ms MiB/s baseline ratio runs_ms
 for name in "${ORDER[@]}"; do
 	m=${MED[$name]}
+	base=plain
+	[[ $name == json-* ]] && base=tee
+	# into a reader through one more pipe: against `| cat | cat`
+	[[ $name == *-cat ]] && base=plain-cat
 	runs=$(for t in ${TIMES[$name]}; do printf '%d ' $((t / 1000)); done)
-	awk -v m="$m" -v p="${MED[plain]}" -v b="$bytes" -v n="$name" -v r="$runs" 'BEGIN {
-		printf "%-12s %10.1f %10.0f %11.2fx   %s\n", n, m / 1000, b / 1048576 / (m / 1e6), m / p, r }'
+	awk -v m="$m" -v p="${MED[$base]}" -v b="$bytes" -v n="$name" -v r="$runs" -v bn="$base" 'BEGIN {
+		printf "%-12s %10.1f %10.0f %10s %11.2fx   %s\n", n, m / 1000, b / 1048576 / (m / 1e6), bn, m / p, r }'
 done
 
 # sbx's own peak RSS: VmHWM of the sbx process (bash's parent), read after the
@@ -92,8 +113,8 @@ rss() { # collector-prefix json-flag
 echo
 echo "sbx peak RSS (VmHWM of the sbx process after $SIZE):"
 for c in uring poll; do
-	pre=""
-	[[ $c == poll ]] && pre="$NOFEATURE io_uring --"
+	pre="env SBX_COLLECTOR=poll"
+	[[ $c == uring ]] && pre="env SBX_COLLECTOR=io_uring"
 	h=$(rss "$pre" "")
 	j=$(rss "$pre" "--json")
 	printf '  %-6s human %6s kB   --json %6s kB\n' "$c" "${h:-?}" "${j:-?}"
@@ -101,6 +122,6 @@ done
 if [[ -x /usr/bin/time ]]; then
 	m=$(/usr/bin/time -f %M -o "$WORK/time.out" $SBX run --mode danger-full-access -- "$GEN" >/dev/null \
 		&& cat "$WORK/time.out")
-	echo "  /usr/bin/time %M (max of sbx, bash, head; io_uring, human): ${m} kB"
+	echo "  /usr/bin/time %M (max of sbx, bash, head; default collector, human): ${m} kB"
 	rm -f "$WORK/time.out"
 fi

@@ -25,3 +25,14 @@ e2e=""
 for s in $suites; do e2e="$e2e tests/e2e/$s"; done
 echo "== minimal build: CONFIG_IO_URING=n CONFIG_SECCOMP=n CONFIG_NETNS=n"
 make -C "$work" CONFIG_IO_URING=n CONFIG_SECCOMP=n CONFIG_NETNS=n all unit e2e E2E_BIN="$e2e"
+# The dynamic build (glibc and libmnl shared): where no libmnl.a exists, the
+# default static sbx sets lo up without netlink, so --net none through
+# libmnl is checked here, with the run and view suites.
+make -s -C "$work" clean >/dev/null
+echo "== dynamic build: CONFIG_STATIC=n (netlink through libmnl)"
+make -C "$work" CONFIG_STATIC=n all tests/e2e/test_net tests/e2e/test_run tests/e2e/test_view \
+	tests/helpers/nofeature
+for t in test_net test_run test_view; do
+	echo "== $t (dynamic)"
+	"$work/tests/e2e/$t" --jobs 2
+done

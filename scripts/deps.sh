@@ -5,6 +5,9 @@
 #   scripts/deps.sh run   what building and running sbx needs (make demo)
 #   scripts/deps.sh all   that, plus what the tests and benchmarks drive (make check)
 #
+# Both then build libmnl's static archive from Debian's source package
+# (scripts/deps-mnl.sh), for the one static sbx binary (CONFIG_STATIC=y).
+#
 # Idempotent: with everything present it installs nothing and says so.
 set -eu
 
@@ -49,7 +52,7 @@ command -v npm >/dev/null 2>&1 || missing="$missing npm"
 
 if [ -z "$missing" ]; then
 	echo "deps: all packages present (${1:-all})"
-	exit 0
+	exec "$(dirname "$0")/deps-mnl.sh"
 fi
 
 echo "deps: installing:$missing"
@@ -70,3 +73,4 @@ if ! $SUDO apt-get install -y -q --no-install-recommends $missing; then
 	# shellcheck disable=SC2086
 	$SUDO apt-get install -y -q --no-install-recommends $missing
 fi
+exec "$(dirname "$0")/deps-mnl.sh"

@@ -41,6 +41,8 @@ struct sbx_run {
 	uint64_t file_size_limit;
 	uint64_t tmp_size;
 	unsigned concurrent_runs;  /* max_background: how many runs may be alive */
+	bool defer_reap;           /* sbx_run_execute leaves the helpers to reap_all() */
+	bool reap_in_loop;         /* serve: helpers are reaped on its loop */
 	size_t n_patterns;
 	char *patterns[SBX_MAX_PATTERNS];
 	char *protected_paths;      /* NULL: default */
@@ -112,6 +114,10 @@ struct stream {
 	uint64_t next_room_check;
 	enum spill_stop spill_stop;
 	int spill_errno;        /* with SPILL_STOP_ERROR */
+	/* stream_splice.c: past the head, spliced out, its tail kept in a pipe */
+	bool spliced;
+	int dup_r, dup_w, null_fd;
+	size_t dup_len, dup_cap;
 };
 /* spill: the run's spill place (NULL: no spill, e.g. with passthrough). */
 int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd,
@@ -120,6 +126,15 @@ void stream_feed(struct stream *s, const char *buf, size_t len);
 /* head, "\n[... N bytes omitted ...]\n", tail (or all when it fit). malloc'd. */
 char *stream_render(const struct stream *s, size_t *len);
 bool stream_truncated(const struct stream *s);
+/* Bytes past the head, in order (the last tail_size of them are kept). */
+void stream_set_tail(struct stream *s, const char *buf, size_t len);
+/* stream_splice.c. Whether the passthrough can be spliced from the pipe src
+ * (then src is made non-blocking); stream_pump moves what src holds: bytes
+ * moved, 0 at its end, -EAGAIN when empty for now, -errno; buf is for the
+ * head. stream_splice_finish reads the tail out at the end. */
+bool stream_splice_open(struct stream *s, int src);
+ssize_t stream_pump(struct stream *s, int src, char *buf, size_t buf_size);
+void stream_splice_finish(struct stream *s);
 void stream_close(struct stream *s); /* frees buffers, closes the spill fd, keeps spill_path */
 
 /* ---- stream_view.c: what a stream keeps, read by byte offset ---- */
@@ -164,6 +179,8 @@ struct loop_watch {
 enum loop_backend { LOOP_URING, LOOP_POLL };
 /* io_uring when built and allowed (EPERM/ENOSYS -> poll); prefer_poll forces poll. */
 struct loop *loop_new(bool prefer_poll);
+/* prefer_poll for a loop of one run (one_shot) or of a whole serve. */
+bool loop_prefer_poll(bool one_shot);
 enum loop_backend loop_backend_of(const struct loop *l);
 const char *loop_backend_name(const struct loop *l);
 int loop_add(struct loop *l, struct loop_watch *w);
@@ -198,8 +215,15 @@ void tree_signal(pid_t root, int sig);
 /* Kill every child of ours that is not in keep[] (and all their descendants),
  * and reap those that are our children. Bounded in time. */
 void tree_kill_orphans(const pid_t *keep, size_t n_keep);
+/* Children of this thread (serve's spawner, 0: none) are never orphans. */
+void tree_spawner_is(pid_t tid);
 /* Whether any child of ours is not in keep[]. */
 bool tree_has_orphans(const pid_t *keep, size_t n_keep);
+
+/* ---- reap.c ---- */
+/* Reap every finished run's last helper still on its way out (waiting, then
+ * SIGKILL after a bound). sbx_run_execute calls it unless defer_reap. */
+void reap_all(void);
 
 /* ---- spawn.c ---- */
 struct spawn_outcome {
@@ -229,6 +253,9 @@ uint64_t signals_not_default(void);
 /* ---- runners.c ---- */
 struct runner_ops;
 const struct runner_ops *runner_by_id(enum sbx_runner id);
+/* This process runs many commands (serve, mcp): runners may keep what they
+ * build for a policy (the landlock runner's rulesets). */
+void runners_long_lived(void);
 /* Runners compiled in, in `auto` order, NULL-terminated. */
 extern const struct runner_ops *const runner_table[];
 

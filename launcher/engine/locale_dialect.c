@@ -57,6 +57,22 @@ static void normalize_codeset(const char *cs, char *out, size_t size)
 	out[o] = '\0';
 }
 
+/* "ll_CC.CODESET@modifier" -> CODESET; false when the name has none. */
+static bool codeset_of_name(const char *name, char *out, size_t size)
+{
+	const char *dot = strchr(name, '.');
+	size_t n;
+
+	if (!dot)
+		return false;
+	n = strcspn(dot + 1, "@");
+	if (n == 0 || n >= size)
+		return false;
+	memcpy(out, dot + 1, n);
+	out[n] = '\0';
+	return true;
+}
+
 /* text (from the catalog's charset) in the locale's codeset, into out. */
 static bool convert(const char *text, size_t len, const char *from, const char *to, char *out,
 		    size_t size)
@@ -139,6 +155,14 @@ void locale_dialect_derive(const struct locale_vars *v, const char *catalog_dir,
 	if (c_loc && name && strcmp(name, "C") != 0 && strcmp(name, "POSIX") != 0) {
 		const char *languages = v->language ? v->language : name;
 		const char *codeset = nl_langinfo_l(CODESET, loc);
+		char named[64];
+
+		/* The codeset the locale's name gives ("zh_CN.UTF-8"), where it
+		 * gives one: a static sbx's C library loads no character map
+		 * and reports ASCII for every LC_CTYPE, though the command's
+		 * own C library writes that codeset. */
+		if (codeset_of_name(ctype_name, named, sizeof(named)))
+			codeset = named;
 
 		/* the C library's own catalog directory, as bound for "libc" */
 		catalog_search_init(&cs, catalog_dir ? catalog_dir : bindtextdomain("libc", NULL));

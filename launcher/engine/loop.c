@@ -4,6 +4,7 @@
  * callbacks either way. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "launcher.h"
@@ -40,6 +41,22 @@ struct loop *loop_new(bool prefer_poll)
 	snprintf(uring_reason, sizeof(uring_reason), "built without io_uring (CONFIG_IO_URING=n)");
 #endif
 	return loop_poll_new();
+}
+
+/* Which collector a run of this kind gets. Measured here (docs/performance.md):
+ * for one command (sbx run, sbx_run_execute) poll(2) is cheaper to set up
+ * and tear down (io_uring's ring costs ~0.05-0.2 ms) and no slower with
+ * 256 MiB of output; a long-lived serve keeps one ring for all its runs.
+ * SBX_COLLECTOR=io_uring|poll picks one for both (to compare them). */
+bool loop_prefer_poll(bool one_shot)
+{
+	const char *want = getenv("SBX_COLLECTOR");
+
+	if (want && strcmp(want, "io_uring") == 0)
+		return false;
+	if (want && strcmp(want, "poll") == 0)
+		return true;
+	return one_shot;
 }
 
 enum loop_backend loop_backend_of(const struct loop *l)

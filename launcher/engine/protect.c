@@ -79,10 +79,14 @@ int protect_open_dir_nofollow(int dirfd, const char *rel)
 static bool resolves(int root_fd, const char *path)
 {
 	const char *last;
-	int dir = open_parent(root_fd, path, &last);
 	struct stat st;
 	bool found;
+	int dir;
 
+	/* A name right in the root (most of them): one call, from the handle. */
+	if (!strchr(path, '/'))
+		return fstatat(root_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	dir = open_parent(root_fd, path, &last);
 	if (dir < 0)
 		return false;
 	found = fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <stdio.h>
@@ -30,28 +31,39 @@ extern char **environ;
 #define LIVE_MAX 1024
 static pid_t live_pids[LIVE_MAX];
 static size_t n_live;
+/* serve's spawner thread adds, its loop removes. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void live_add(pid_t pid)
 {
+	pthread_mutex_lock(&live_lock);
 	if (n_live < LIVE_MAX)
 		live_pids[n_live++] = pid;
+	pthread_mutex_unlock(&live_lock);
 }
 
 static void live_remove(pid_t pid)
 {
+	pthread_mutex_lock(&live_lock);
 	for (size_t i = 0; i < n_live; i++)
 		if (live_pids[i] == pid) {
 			live_pids[i] = live_pids[--n_live];
-			return;
+			break;
 		}
+	pthread_mutex_unlock(&live_lock);
 }
 
+/* Also the helpers being reaped (reap.c): they are accounted for, and no
+ * other run's walk may wait for them. */
 size_t run_live_pids(pid_t *out, size_t max)
 {
-	size_t n = n_live < max ? n_live : max;
+	size_t n;
 
+	pthread_mutex_lock(&live_lock);
+	n = n_live < max ? n_live : max;
 	memcpy(out, live_pids, n * sizeof(*out));
-	return n;
+	pthread_mutex_unlock(&live_lock);
+	return n + reap_pending_pids(out + n, max - n);
 }
 
 uint64_t run_now_ms(void)
@@ -117,6 +129,17 @@ static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct 
 	return 0;
 }
 
+void run_evidence_ready(struct run_state *r)
+{
+	struct dialect_texts local;
+
+	if (!r->ev_pending)
+		return;
+	r->ev_pending = false;
+	locale_dialect_for_env(r->envp, &local);
+	evidence_init(&r->ev, r->runner->dialects, &local);
+}
+
 static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
 {
 	struct run_state *r = w->ctx;
@@ -134,6 +157,7 @@ static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
 			r->drain_until = run_now_ms() + (r->drain_budget ? RUN_DRAIN_MS : 0);
 		}
 		stream_feed(s, buf, (size_t)n);
+		run_evidence_ready(r);
 		/* Evidence is gathered while both streams flow (test runners
 		 * report on stdout), so a denial followed by much other output
 		 * still counts. */
@@ -144,6 +168,42 @@ static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
 		r->err_eof = true;
 	else
 		r->out_eof = true;
+}
+
+/* A spliced passthrough (stream_splice.c): the pipe is readable. At most a
+ * few chunks per wake-up, so the other stream and the exit are not kept
+ * waiting. */
+static void on_stream_ready(struct loop_watch *w, const char *buf, ssize_t n)
+{
+	struct run_state *r = w->ctx;
+	bool is_err = (w == &r->w_err);
+	struct stream *s = is_err ? &r->err : &r->out;
+	int fd = is_err ? r->fd_err : r->fd_out;
+
+	(void)buf;
+	(void)n;
+	for (int i = 0; i < 16; i++) {
+		ssize_t m = stream_pump(s, fd, w->buf, w->buf_size);
+
+		if (m == -EAGAIN || m == -EINTR)
+			return;
+		if (m > 0) {
+			if (r->orphans_killed) {
+				r->drain_budget = r->drain_budget > (uint64_t)m
+							  ? r->drain_budget - (uint64_t)m : 0;
+				r->drain_until = run_now_ms() + (r->drain_budget ? RUN_DRAIN_MS : 0);
+			}
+			continue;
+		}
+		/* the end, or an error: as end of file */
+		stream_splice_finish(s);
+		loop_remove(r->loop, w);
+		if (is_err)
+			r->err_eof = true;
+		else
+			r->out_eof = true;
+		return;
+	}
 }
 
 static void on_cancel(struct loop_watch *w, const char *buf, ssize_t n)
@@ -161,36 +221,63 @@ static void on_cancel(struct loop_watch *w, const char *buf, ssize_t n)
 
 /* How bash ended: our child's wait status, or, in a PID namespace, what its
  * init reports (end of file without a report: init was killed, and the
- * kernel killed everything in the namespace with it). */
-static bool collect_exit(struct run_state *r)
+ * kernel killed everything in the namespace with it). Init reports again
+ * when no process is left in the namespace but itself (init_empty). Returns
+ * whether bash has exited; *closed: no more reports will come. */
+static bool collect_exit(struct run_state *r, bool *closed)
 {
 	struct init_exit rec;
+	bool got = false;
 	ssize_t n;
 
-	if (r->exit_fd < 0)
-		return waitpid(r->pid, &r->wstatus, WNOHANG | __WALL) != 0;
-	do
-		n = read(r->exit_fd, &rec, sizeof(rec));
-	while (n < 0 && errno == EINTR);
+	if (r->exit_fd < 0) {
+		*closed = waitpid(r->pid, &r->wstatus, WNOHANG | __WALL) != 0;
+		return *closed;
+	}
+	*closed = false;
+	for (;;) {
+		do
+			n = read(r->exit_fd, &rec, sizeof(rec));
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(rec))
+			break;
+		if (!r->bash_exited && !got)
+			r->wstatus = rec.wstatus;
+		got = true;
+		r->init_empty = rec.empty != 0;
+	}
 	if (n < 0 && errno == EAGAIN)
-		return false;
-	r->wstatus = n == (ssize_t)sizeof(rec) ? rec.wstatus : SIGKILL;
+		return got;
+	/* End of file (or a short record): init is gone. */
+	if (!r->bash_exited && !got)
+		r->wstatus = SIGKILL;
+	r->init_empty = false;
+	*closed = true;
 	return true;
 }
 
 static void on_exit_ready(struct loop_watch *w, const char *buf, ssize_t n)
 {
 	struct run_state *r = w->ctx;
+	bool closed, exited = collect_exit(r, &closed);
 
 	(void)buf;
 	(void)n;
-	if (!collect_exit(r))
-		return; /* not yet: the loop re-arms */
-	loop_remove(r->loop, w);
+	if (closed)
+		loop_remove(r->loop, w);
+	if (!exited || r->bash_exited)
+		return; /* not yet (the loop re-arms), or a later report of init's */
 	r->bash_exited = true;
 	r->exit_ms = run_now_ms();
 	r->drain_until = r->exit_ms + RUN_DRAIN_MS;
-	live_remove(r->pid);
+	/* Until its end (end_tree), the run's helper is its own, never
+	 * another run's leftover: init stays listed, and the dead-man helper,
+	 * ours now that bash is gone, is listed too. */
+	if (r->exit_fd < 0) {
+		live_remove(r->pid);
+		if (r->deadman_pid > 0)
+			live_add(r->deadman_pid);
+	}
 }
 
 static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_fd, int out_w,
@@ -262,6 +349,8 @@ static struct run_state *run_alloc(void)
 	r->pid = -1;
 	r->root_fd = -1;
 	r->exit_fd = -1;
+	r->reap_pidfd = -1;
+	r->cancel_fd = -1;
 	r->pidfd = r->fd_out = r->fd_err = -1;
 	r->view.tmp_fd = r->view.cache_fd = -1;
 	r->protect.dir_fd = r->protect.lock_fd = -1;
@@ -272,8 +361,7 @@ static struct run_state *run_alloc(void)
 	return r;
 }
 
-int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **out,
-	      struct sbx_error *err)
+int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_error *err)
 {
 	struct run_state *r;
 	int p_out[2] = { -1, -1 }, p_err[2] = { -1, -1 }, in_fd = -1;
@@ -285,7 +373,8 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 	r = run_alloc();
 	if (!r)
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
-	r->loop = loop;
+	r->loop_persists = cfg->reap_in_loop;
+	r->cancel_fd = cfg->cancel_fd;
 	r->mode = cfg->mode;
 	r->timeout_ms = cfg->timeout_ms;
 	r->escalation = cfg->escalation;
@@ -357,40 +446,16 @@ int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **o
 		goto fail_fds;
 	run_supervise_attach(r, cfg);
 	live_add(r->pid);
-	if (r->runner) {
-		/* the denial texts in the command's own language (cached) */
-		struct dialect_texts local;
-
-		locale_dialect_for_env(r->envp, &local);
-		evidence_init(&r->ev, r->runner->dialects, &local);
-	} else {
-		evidence_init(&r->ev, 0, NULL);
-	}
+	/* The denial texts in the command's own language are looked up when
+	 * its first output arrives (run_evidence_ready): most commands print
+	 * nothing that needs judging, and the lookup costs ~0.15 ms. */
+	evidence_init(&r->ev, 0, NULL);
+	r->ev_pending = r->runner != NULL;
 	r->fd_out = p_out[0];
 	r->fd_err = p_err[0];
 	if (r->timeout_ms)
 		r->timeout_at = r->start_ms + r->timeout_ms;
 
-	r->w_out = (struct loop_watch){ .fd = r->fd_out, .cb = on_stream, .ctx = r };
-	r->w_err = (struct loop_watch){ .fd = r->fd_err, .cb = on_stream, .ctx = r };
-	r->w_pid = (struct loop_watch){ .fd = r->exit_fd >= 0 ? r->exit_fd : r->pidfd,
-					.readiness = true, .cb = on_exit_ready, .ctx = r };
-	r->w_cancel = (struct loop_watch){ .fd = cfg->cancel_fd, .readiness = true, .cb = on_cancel, .ctx = r };
-	r->w_out.buf = malloc(RUN_READ_BUF);
-	r->w_err.buf = malloc(RUN_READ_BUF);
-	if (!r->w_out.buf || !r->w_err.buf) {
-		run_terminate(r);
-		run_discard(r);
-		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
-	}
-	r->w_out.buf_size = r->w_err.buf_size = RUN_READ_BUF;
-	if (loop_add(loop, &r->w_out) < 0 || loop_add(loop, &r->w_err) < 0 ||
-	    loop_add(loop, &r->w_pid) < 0 ||
-	    (cfg->cancel_fd >= 0 && loop_add(loop, &r->w_cancel) < 0)) {
-		run_terminate(r);
-		run_discard(r);
-		return sbx_error_set(err, EBUSY, SBX_E_INTERNAL, NULL, "event loop refused the run");
-	}
 	*out = r;
 	return 0;
 
@@ -405,6 +470,51 @@ fail_fds:
 	}
 fail:
 	run_discard(r);
+	return rc;
+}
+
+/* On the loop's thread: collect the spawned run there. */
+int run_attach(struct run_state *r, struct loop *loop, struct sbx_error *err)
+{
+	r->loop = loop;
+	r->w_out = (struct loop_watch){ .fd = r->fd_out, .cb = on_stream, .ctx = r };
+	r->w_err = (struct loop_watch){ .fd = r->fd_err, .cb = on_stream, .ctx = r };
+	/* Nothing listens for a denial (no runner): a passthrough need not be
+	 * read past its head; it is spliced out (stream_splice.c). */
+	if (!r->runner && stream_splice_open(&r->out, r->fd_out))
+		r->w_out = (struct loop_watch){ .fd = r->fd_out, .readiness = true,
+						.cb = on_stream_ready, .ctx = r };
+	if (!r->runner && stream_splice_open(&r->err, r->fd_err))
+		r->w_err = (struct loop_watch){ .fd = r->fd_err, .readiness = true,
+						.cb = on_stream_ready, .ctx = r };
+	r->w_pid = (struct loop_watch){ .fd = r->exit_fd >= 0 ? r->exit_fd : r->pidfd,
+					.readiness = true, .cb = on_exit_ready, .ctx = r };
+	r->w_cancel = (struct loop_watch){ .fd = r->cancel_fd, .readiness = true, .cb = on_cancel, .ctx = r };
+	r->w_out.buf = malloc(RUN_READ_BUF);
+	r->w_err.buf = malloc(RUN_READ_BUF);
+	if (!r->w_out.buf || !r->w_err.buf) {
+		run_terminate(r);
+		run_discard(r);
+		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
+	}
+	r->w_out.buf_size = r->w_err.buf_size = RUN_READ_BUF;
+	if (loop_add(loop, &r->w_out) < 0 || loop_add(loop, &r->w_err) < 0 ||
+	    loop_add(loop, &r->w_pid) < 0 ||
+	    (r->cancel_fd >= 0 && loop_add(loop, &r->w_cancel) < 0)) {
+		run_terminate(r);
+		run_discard(r);
+		return sbx_error_set(err, EBUSY, SBX_E_INTERNAL, NULL, "event loop refused the run");
+	}
+	return 0;
+}
+
+int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **out,
+	      struct sbx_error *err)
+{
+	int rc = run_spawn(cfg, out, err);
+
+	if (rc == 0 && (rc = run_attach(*out, loop, err)) < 0)
+		*out = NULL;
 	return rc;
 }
 
@@ -454,6 +564,67 @@ static void fire_deadman(struct run_state *r)
 	}
 }
 
+/* Wait up to ms for pid (our child) to exit, through its pidfd, and reap
+ * it; SIGKILL it if it is late. */
+static void wait_and_reap(pid_t pid, int pidfd, int ms)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	if (pidfd < 0 || poll(&p, 1, ms) <= 0)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+}
+
+/* Nothing outlives a run: what bash left behind (still holding the pipes or
+ * not) ends now.
+ *  - A PID namespace (namespace runner): init's exit makes the kernel kill
+ *    every process left in it, however it forked or setsid'd; no walk of
+ *    /proc. When init has said that nothing but itself is left, its exit
+ *    and the namespace's teardown are reaped later (reap.c); otherwise we
+ *    wait for it, so nothing of the run is alive once the run is over.
+ *  - The Landlock dead-man helper: one look at our children (the run's
+ *    orphans come to us, the subreaper). Only the helper left: it is ended
+ *    and reaped later. Else it kills the whole run at once (its signals are
+ *    scoped to the run), and the walk below reaps what it killed.
+ *  - Otherwise, the walk of our children ends and reaps the rest. */
+static void end_tree(struct run_state *r)
+{
+	pid_t keep[LIVE_MAX];
+	size_t n;
+
+	live_remove(r->exit_fd >= 0 ? r->pid : r->deadman_pid);
+	if (r->exit_fd >= 0) {
+		close(r->deadman_w);
+		r->deadman_w = -1;
+		if (r->init_empty) {
+			r->reap_pid = r->pid;
+			r->reap_pidfd = r->pidfd;
+			r->pidfd = -1;
+		} else {
+			wait_and_reap(r->pid, r->pidfd, RUN_END_WAIT_MS);
+		}
+		r->pid = -1;
+		return;
+	}
+	n = run_live_pids(keep, LIVE_MAX);
+	if (r->deadman_pid > 0 && n < LIVE_MAX) {
+		keep[n] = r->deadman_pid;
+		if (!tree_has_orphans(keep, n + 1)) {
+			/* Nothing for it to kill: it need not look (its
+			 * kill(-1) walks every process of the host). */
+			kill(r->deadman_pid, SIGKILL);
+			close(r->deadman_w);
+			r->deadman_w = -1;
+			r->reap_pid = r->deadman_pid;
+			r->reap_pidfd = -1;
+			return;
+		}
+		fire_deadman(r);
+	}
+	tree_kill_orphans(keep, n);
+}
+
 void run_tick(struct run_state *r, uint64_t now)
 {
 	if (r->done)
@@ -470,20 +641,7 @@ void run_tick(struct run_state *r, uint64_t now)
 		return;
 	}
 	if (!r->orphans_killed && ((r->out_eof && r->err_eof) || now >= r->drain_until)) {
-		pid_t keep[LIVE_MAX];
-		size_t n = run_live_pids(keep, LIVE_MAX);
-
-		/* Nothing outlives a run: what bash left behind (still holding
-		 * the pipes or not) ends now. The dead-man switch is fired and
-		 * waited for only when something besides its helper is left
-		 * (the usual run leaves nothing: then the walk just ends the
-		 * helper). */
-		if (r->deadman_pid > 0 && n < LIVE_MAX) {
-			keep[n] = r->deadman_pid;
-			if (tree_has_orphans(keep, n + 1))
-				fire_deadman(r);
-		}
-		tree_kill_orphans(keep, n);
+		end_tree(r);
 		r->orphans_killed = true;
 		r->drain_budget = 2 * (uint64_t)COLLECT_PIPE_SIZE + 2 * RUN_READ_BUF;
 		if (!(r->out_eof && r->err_eof))
@@ -529,9 +687,16 @@ void run_discard(struct run_state *r)
 	if (r->pid > 0 && !r->bash_exited) {
 		kill(r->pid, SIGKILL);
 		waitpid(r->pid, NULL, __WALL);
-		live_remove(r->pid);
 	}
+	if (r->pid > 0)
+		live_remove(r->pid);
+	if (r->deadman_pid > 0)
+		live_remove(r->deadman_pid);
 	run_supervise_end(r);
+	if (r->reap_pid > 0)
+		reap_defer(r->reap_pid, r->reap_pidfd, &r->limits,
+			   r->loop_persists ? r->loop : NULL);
+	r->reap_pid = 0;
 	/* A run that never reached its end still puts the protected paths
 	 * back and leaves the root's baseline (before the root's handle goes). */
 	protect_free(&r->protect, r->root_fd);

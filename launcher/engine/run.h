@@ -20,6 +20,7 @@
 #define RUN_TERM_GRACE_MS 1000 /* SIGTERM, then SIGKILL after this */
 #define RUN_SCRATCH_SIZE (256 * 1024)
 #define RUN_DEADMAN_WAIT_MS 200 /* how long the dead-man helper may take to act */
+#define RUN_END_WAIT_MS 5000   /* how long a PID namespace may take to end */
 
 struct run_state {
 	/* the resolved call */
@@ -47,15 +48,21 @@ struct run_state {
 	pid_t pid;
 	int pidfd;
 	int exit_fd;               /* PID namespace runs: init's report (-1: none) */
+	bool init_empty;           /* init said: no process of the run is left but it */
+	pid_t reap_pid;            /* the run's last helper, reaped after the run (0: none) */
+	int reap_pidfd;
 	int fd_out, fd_err;
 	int deadman_w;             /* write end of the dead-man trigger, -1: none */
 	pid_t deadman_pid;         /* its helper (0: none) */
 	struct supervisor *sup;    /* the syscall supervisor (NULL: none) */
 	int notify_sock[2];        /* its listener's way from the child */
-	struct loop *loop;
+	struct loop *loop;         /* NULL until run_attach */
+	int cancel_fd;
+	bool loop_persists;        /* serve's loop: helpers are reaped on it */
 	struct loop_watch w_out, w_err, w_pid, w_cancel;
 	struct stream out, err;
 	struct evidence ev;
+	bool ev_pending;            /* ev waits for the dialect texts (first output) */
 
 	/* its clock */
 	uint64_t start_ms;
@@ -77,6 +84,11 @@ uint64_t run_now_ms(void);
 /* Resolve, pick a runner, spawn, start collecting on loop. */
 int run_start(const struct sbx_run *cfg, struct loop *loop, struct run_state **out,
 	      struct sbx_error *err);
+/* The same in two steps: run_spawn on any one thread (serve's spawner: the
+ * loop keeps serving while a child builds its sandbox), then run_attach on
+ * the loop's own thread. */
+int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_error *err);
+int run_attach(struct run_state *r, struct loop *loop, struct sbx_error *err);
 /* Milliseconds until this run needs attention (-1: only on I/O). */
 int run_next_timeout(const struct run_state *r, uint64_t now);
 /* Timers and completion; sets r->done when the run is over. */
@@ -85,11 +97,19 @@ void run_tick(struct run_state *r, uint64_t now);
 void run_stop_gently(struct run_state *r, uint64_t now);
 /* End the whole tree now (serve's kill op, end of stdin). */
 void run_terminate(struct run_state *r);
+/* The evidence's dialects and local texts, on first need (cached lookup). */
+void run_evidence_ready(struct run_state *r);
 /* Classify and build the result; frees r. */
 int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error *err);
 void run_discard(struct run_state *r);
 /* Pids of every run still alive in this process (bash pids). */
 size_t run_live_pids(pid_t *out, size_t max);
+
+/* reap.c: the run's last helper (pid; its pidfd, or -1), told to go, is
+ * reaped later: on loop (serve's, which persists) through its pidfd, or by
+ * reap_all(). It takes the run's cgroup along (removed once it is reaped). */
+void reap_defer(pid_t pid, int pidfd, struct run_limits *limits, struct loop *loop);
+size_t reap_pending_pids(pid_t *out, size_t max);
 
 /* A live run's output so far, as a JSON object (caller owns it). */
 json_t *run_snapshot_json(const struct run_state *r);

@@ -50,6 +50,11 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 		.could_write_ctx = NULL,
 	};
 
+	/* No output at all: no line to judge, so no texts to look up. */
+	if (r->ev_pending) {
+		r->ev_pending = false;
+		evidence_init(&r->ev, r->runner->dialects, NULL);
+	}
 	evidence_finish(&r->ev);
 	denied = classify_denied(&in);
 	for (size_t i = 0; i < np; i++)
@@ -147,6 +152,8 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	res->timed_out = r->timed_out;
 	res->cancelled = r->cancelled;
 	res->duration_ms = (r->exit_ms ? r->exit_ms : run_now_ms()) - r->start_ms;
+	stream_splice_finish(&r->out);
+	stream_splice_finish(&r->err);
 	res->out_text = stream_render(&r->out, &res->out_len);
 	res->err_text = stream_render(&r->err, &res->err_len);
 	res->out_bytes = r->out.total;
@@ -191,7 +198,7 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 
 int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_error *err)
 {
-	struct loop *loop = loop_new(false);
+	struct loop *loop = loop_new(loop_prefer_poll(true));
 	struct run_state *r;
 	int rc;
 
@@ -215,6 +222,11 @@ int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_
 	}
 	rc = run_finish(r, result, err);
 	loop_free(loop);
+	/* The run's last helper may still be on its way out (reap.c): unless
+	 * the caller reaps it after using the result (sbx run does, once its
+	 * answer is out), it is reaped here. */
+	if (!run->defer_reap)
+		reap_all();
 	return rc;
 }
 

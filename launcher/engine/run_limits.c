@@ -255,7 +255,14 @@ void run_limits_finish(struct run_limits *l, bool exited, int exit_code, int sig
 		cgroup_run_events(&l->cg, &pids_event, &oom_event);
 	l->report.hit = limit_hit(&l->report, exited, exit_code, sig, pids_event, oom_event, err_text,
 				  err_len);
-	run_limits_discard(l);
+}
+
+void run_limits_destroy_cgroup(struct cgroup_run *run_cg)
+{
+	const struct cgroup_base *base = cgroup_base();
+
+	if (base)
+		cgroup_run_destroy(run_cg, base);
 }
 
 void run_limits_discard(struct run_limits *l)

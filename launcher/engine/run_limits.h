@@ -60,10 +60,13 @@ void run_limits_prepare(struct run_limits *l, const struct sbx_run *cfg, struct 
  * it counts every process of the caller's uid, and uid 0 is exempt either
  * way (the kernel checks the user, not the namespace). */
 void run_limits_for_clone(struct run_limits *l, struct child_spec *spec, int clone_flags);
-/* Parent, after the run: which limit ended it (if any); removes the cgroup. */
+/* Parent, after the run: which limit ended it (if any). */
 void run_limits_finish(struct run_limits *l, bool exited, int exit_code, int sig,
 		       const char *err_text, size_t err_len);
+/* Removes the run's cgroup (unless it was handed to the reaper). */
 void run_limits_discard(struct run_limits *l);
+/* Remove a run's cgroup once its last member is gone (reap.c). */
+void run_limits_destroy_cgroup(struct cgroup_run *cg);
 /* For sbx probe: the run cgroup sbx would use (or why none), the defaults,
  * and whether RLIMIT_NPROC can hold this caller (not root). */
 json_t *run_limits_probe_json(unsigned max_background);

@@ -195,6 +195,9 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 			close(exit_pipe[0]);
 		return 0;
 	}
+	/* Init reports more than once (run.c reads what is there). */
+	if (pidns)
+		fcntl(exit_pipe[0], F_SETFL, O_NONBLOCK);
 	out->exit_fd = pidns ? exit_pipe[0] : -1;
 	/* Without pidfds (before 5.3) the loop still needs an fd that turns
 	 * readable when bash exits; a PID namespace run has init's report. */

@@ -23,6 +23,7 @@ int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd,
 	s->pass_fd = pass_fd;
 	s->spill = spill;
 	s->spill_fd = -1;
+	s->dup_r = s->dup_w = s->null_fd = -1;
 	s->tail_size = limit / 2;
 	s->first = malloc(limit ? limit : 1);
 	s->tail = malloc(s->tail_size ? s->tail_size : 1);
@@ -34,6 +35,8 @@ int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd,
 	}
 	return 0;
 }
+
+static void tail_push(struct stream *s, const char *buf, size_t len);
 
 /* The spill stops for good: the file keeps what it has, the run goes on. */
 static void spill_stop(struct stream *s, enum spill_stop why, int errnum)
@@ -102,6 +105,11 @@ static void spill_start(struct stream *s)
 	s->spill_fd = fd;
 	s->next_room_check = SPILL_ROOM_CHECK;
 	spill_write(s, s->first, s->first_len);
+}
+
+void stream_set_tail(struct stream *s, const char *buf, size_t len)
+{
+	tail_push(s, buf, len);
 }
 
 static void tail_push(struct stream *s, const char *buf, size_t len)
@@ -214,6 +222,14 @@ char *stream_render(const struct stream *s, size_t *len)
 
 void stream_close(struct stream *s)
 {
+	/* The splice pipes, only if stream_splice_open made them (a stream
+	 * that was never initialized is all zeros: fd 0 is not ours). */
+	if (s->dup_cap) {
+		close(s->dup_r);
+		close(s->dup_w);
+		close(s->null_fd);
+		s->dup_cap = 0;
+	}
 	if (s->spill_fd >= 0)
 		close(s->spill_fd);
 	s->spill_fd = -1;

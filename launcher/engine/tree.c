@@ -59,9 +59,21 @@ static void pidset_add(struct pidset *s, pid_t pid)
 	s->pids[s->n++] = pid;
 }
 
+/* serve's spawner thread: its children are the runs' own first processes
+ * (bash, or a PID namespace's init), each listed as live once its spawn is
+ * over, never a leftover; orphans come to the main thread. */
+static pid_t spawner_tid;
+
+void tree_spawner_is(pid_t tid)
+{
+	__atomic_store_n(&spawner_tid, tid, __ATOMIC_RELEASE);
+}
+
 /* Append the direct children of every thread of pid. */
 static void children_of(pid_t pid, struct pidset *out)
 {
+	pid_t skip = pid == getpid() ? __atomic_load_n(&spawner_tid, __ATOMIC_ACQUIRE) : 0;
+
 	char path[64], buf[4096];
 	DIR *d;
 	struct dirent *de;
@@ -75,7 +87,7 @@ static void children_of(pid_t pid, struct pidset *out)
 		int fd;
 		ssize_t n;
 
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' || (skip && atoi(de->d_name) == skip))
 			continue;
 		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/children", (int)pid, de->d_name);
 		fd = open(cpath, O_RDONLY | O_CLOEXEC);

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,8 +81,26 @@ static const char *home_dir(void)
 
 	if (home && home[0] == '/')
 		return home;
+#ifndef CONFIG_STATIC
 	pw = getpwuid(getuid());
-	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
+		return pw->pw_dir;
+#endif
+	/* The static sbx loads no NSS module (they would have to come from the
+	 * glibc it was built with): the passwd file itself, so the hidden
+	 * paths under home still apply. */
+	static char found[PATH_MAX];
+	FILE *f = fopen("/etc/passwd", "re");
+
+	found[0] = '\0';
+	while (f && (pw = fgetpwent(f)))
+		if (pw->pw_uid == getuid() && pw->pw_dir && pw->pw_dir[0] == '/') {
+			snprintf(found, sizeof(found), "%s", pw->pw_dir);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return found[0] ? found : NULL;
 }
 
 static char *expand(const char *entry, size_t len, const char *home)

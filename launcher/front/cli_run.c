@@ -137,6 +137,8 @@ int cli_run(int argc, char **argv)
 
 	if (cancel_fd >= 0)
 		sbx_run_set_cancel_fd(run, cancel_fd);
+	/* The answer first; the run's last helper is reaped after it. */
+	run->defer_reap = true;
 	if (build_run(&o, &cfg, run, &err) < 0 || sbx_run_execute(run, &result, &err) < 0) {
 		sbx_run_free(run);
 		blame_config_root(&o, &cfg, &err);
@@ -164,6 +166,8 @@ int cli_run(int argc, char **argv)
 	}
 	sbx_result_free(result);
 	if (fflush(stdout) == EOF && o.json)
-		return SBX_EXIT_FAILURE;
+		status = SBX_EXIT_FAILURE;
+	fflush(stderr);
+	reap_all();
 	return status;
 }

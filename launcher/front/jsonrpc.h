@@ -138,6 +138,16 @@ void rpc_send(struct rpc_server *s, json_t *msg);
  * call). NULL with err filled when it could not start. */
 struct rpc_job *rpc_job_start(struct rpc_server *s, const struct sbx_run *run, bool keep_output,
 			      rpc_done_fn done, void *job_ctx, struct sbx_error *err);
+/* A start through serve's spawner thread (the loop goes on serving while
+ * the child builds its sandbox); takes run. started (may be NULL) is called
+ * on the loop once the spawn is over: err NULL when the run started, else
+ * why not (then done is not called, and the job is gone). Without started,
+ * a failed start is reported through done (result NULL). NULL: out of
+ * memory (err filled). */
+typedef void (*rpc_started_fn)(struct rpc_server *s, void *job_ctx, const struct sbx_error *err);
+struct rpc_job *rpc_job_start_async(struct rpc_server *s, struct sbx_run *run, bool keep_output,
+				    rpc_started_fn started, rpc_done_fn done, void *job_ctx,
+				    struct sbx_error *err);
 /* End the job's whole process tree now (kill, cancel, end of input); its
  * result says cancelled. */
 void rpc_job_end(struct rpc_job *j, bool cancelled);

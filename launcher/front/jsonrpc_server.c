@@ -14,14 +14,17 @@
 #include "jsonrpc.h"
 #include "run.h"
 #include "serve_out.h"
+#include "spawner.h"
 
 #define RPC_READ_BUF 65536
 
 struct rpc_job {
-	struct run_state *run;
+	struct run_state *run;      /* NULL while the spawner starts it */
+	rpc_started_fn started;
 	rpc_done_fn done;
 	void *ctx;
 	bool keep_output;
+	bool end_asked, end_cancelled; /* rpc_job_end came before the run */
 	struct rpc_job *next;
 };
 
@@ -31,7 +34,8 @@ struct rpc_server {
 	struct serve_out out;
 	struct loop *loop;
 	struct rpc_job *jobs;
-	struct loop_watch w_in, w_cancel;
+	struct loop_watch w_in, w_cancel, w_spawned;
+	struct spawner *spawner;
 	char *line;
 	size_t line_len;
 	bool line_too_long;
@@ -144,6 +148,8 @@ struct rpc_job *rpc_job_start(struct rpc_server *s, const struct sbx_run *run, b
 		free(j);
 		return NULL;
 	}
+	/* Its last helper is reaped on our loop, through its pidfd. */
+	j->run->loop_persists = true;
 	j->done = done;
 	j->ctx = job_ctx;
 	j->keep_output = keep_output;
@@ -154,6 +160,11 @@ struct rpc_job *rpc_job_start(struct rpc_server *s, const struct sbx_run *run, b
 
 void rpc_job_end(struct rpc_job *j, bool cancelled)
 {
+	if (!j->run) {
+		j->end_asked = true;
+		j->end_cancelled |= cancelled;
+		return;
+	}
 	if (cancelled && !j->run->bash_exited)
 		j->run->cancelled = true;
 	run_terminate(j->run);
@@ -161,6 +172,11 @@ void rpc_job_end(struct rpc_job *j, bool cancelled)
 
 int rpc_job_peek(const struct rpc_job *j, struct stream_view *out, struct stream_view *errv)
 {
+	if (!j->run) {
+		*out = (struct stream_view){ 0 };
+		*errv = (struct stream_view){ 0 };
+		return 0;
+	}
 	if (stream_view_take(&j->run->out, out) < 0)
 		return -ENOMEM;
 	if (stream_view_take(&j->run->err, errv) < 0) {
@@ -172,7 +188,93 @@ int rpc_job_peek(const struct rpc_job *j, struct stream_view *out, struct stream
 
 uint64_t rpc_job_elapsed_ms(const struct rpc_job *j)
 {
-	return run_now_ms() - j->run->start_ms;
+	return j->run ? run_now_ms() - j->run->start_ms : 0;
+}
+
+static void unlink_job(struct rpc_server *s, struct rpc_job *j)
+{
+	for (struct rpc_job **p = &s->jobs; *p; p = &(*p)->next)
+		if (*p == j) {
+			*p = j->next;
+			return;
+		}
+}
+
+/* A start the spawner finished: collect it on our loop, or say why not. */
+static void spawned(struct rpc_server *s, struct spawn_req *req)
+{
+	struct rpc_job *j = req->ctx;
+	struct sbx_error err = req->err;
+
+	if (req->run && run_attach(req->run, s->loop, &err) == 0) {
+		j->run = req->run;
+		if (j->end_asked)
+			rpc_job_end(j, j->end_cancelled);
+		if (j->started)
+			j->started(s, j->ctx, NULL);
+	} else {
+		unlink_job(s, j);
+		if (j->started)
+			j->started(s, j->ctx, &err);
+		else
+			j->done(s, j->ctx, NULL, &err, NULL, NULL);
+		free(j);
+	}
+	sbx_run_free(req->cfg);
+	free(req);
+}
+
+static void on_spawned(struct loop_watch *w, const char *buf, ssize_t n)
+{
+	struct rpc_server *s = w->ctx;
+
+	(void)buf;
+	(void)n;
+	for (struct spawn_req *req = spawner_take(s->spawner), *next; req; req = next) {
+		next = req->next;
+		spawned(s, req);
+	}
+}
+
+struct rpc_job *rpc_job_start_async(struct rpc_server *s, struct sbx_run *run, bool keep_output,
+				    rpc_started_fn started, rpc_done_fn done, void *job_ctx,
+				    struct sbx_error *err)
+{
+	struct rpc_job *j = calloc(1, sizeof(*j));
+	struct spawn_req *req = calloc(1, sizeof(*req));
+
+	if (!s->spawner && j && req) {
+		int fd;
+
+		s->spawner = spawner_start(&fd);
+		if (s->spawner) {
+			s->w_spawned = (struct loop_watch){ .fd = fd, .readiness = true,
+							    .cb = on_spawned, .ctx = s };
+			if (loop_add(s->loop, &s->w_spawned) < 0) {
+				free(spawner_stop(s->spawner));
+				s->spawner = NULL;
+			}
+		}
+	}
+	if (!j || !req || !s->spawner) {
+		free(j);
+		free(req);
+		sbx_run_free(run);
+		sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "unable to start the spawner");
+		return NULL;
+	}
+	/* Its last helper is reaped on our loop, through its pidfd. */
+	run->reap_in_loop = true;
+	j->started = started;
+	j->done = done;
+	j->ctx = job_ctx;
+	j->keep_output = keep_output;
+	j->next = s->jobs;
+	s->jobs = j;
+	req->cfg = run;
+	req->ctx = j;
+	spawner_push(s->spawner, req);
+	return j;
 }
 
 static void settle(struct rpc_server *s, struct rpc_job *j)
@@ -195,7 +297,7 @@ static int next_timeout(const struct rpc_server *s)
 	int best = s->vocab_timeout;
 
 	for (const struct rpc_job *j = s->jobs; j; j = j->next) {
-		int t = run_next_timeout(j->run, now);
+		int t = j->run ? run_next_timeout(j->run, now) : -1;
 
 		if (t >= 0 && (best < 0 || t < best))
 			best = t;
@@ -210,6 +312,10 @@ static void tick(struct rpc_server *s)
 	for (struct rpc_job **p = &s->jobs; *p;) {
 		struct rpc_job *j = *p;
 
+		if (!j->run) {
+			p = &j->next;
+			continue;
+		}
 		run_tick(j->run, now);
 		if (j->run->done) {
 			*p = j->next;
@@ -240,6 +346,30 @@ static void on_cancel(struct loop_watch *w, const char *buf, ssize_t n)
 	end_everything(s);
 }
 
+/* Every start still queued finishes first; a run it started after the
+ * loop is gone ends at once. */
+static void stop_spawner(struct rpc_server *s)
+{
+	struct spawn_req *left;
+
+	if (!s->spawner)
+		return;
+	loop_remove(s->loop, &s->w_spawned);
+	left = spawner_stop(s->spawner);
+	s->spawner = NULL;
+	for (struct spawn_req *req = left, *next; req; req = next) {
+		next = req->next;
+		if (req->run) {
+			run_terminate(req->run);
+			run_discard(req->run);
+		}
+		unlink_job(s, req->ctx);
+		free(req->ctx);
+		sbx_run_free(req->cfg);
+		free(req);
+	}
+}
+
 static int serve_loop(struct rpc_server *s, struct sbx_error *err)
 {
 	bool gone = false;
@@ -252,6 +382,7 @@ static int serve_loop(struct rpc_server *s, struct sbx_error *err)
 			sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "event loop: %s",
 				      strerror(-rc));
 			end_everything(s);
+			stop_spawner(s);
 			while (s->jobs) {
 				struct rpc_job *j = s->jobs;
 
@@ -281,7 +412,7 @@ int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
 	if (!s.o.line_max)
 		s.o.line_max = RPC_LINE_MAX_DEFAULT;
 	s.line = malloc(s.o.line_max);
-	s.loop = loop_new(false);
+	s.loop = loop_new(loop_prefer_poll(false));
 	if (!inbuf || !s.line || !s.loop) {
 		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 		goto out;
@@ -292,6 +423,7 @@ int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
 		goto out;
 	}
 	tree_become_subreaper();
+	runners_long_lived();
 	s.w_in = (struct loop_watch){ .fd = o->in_fd, .buf = inbuf, .buf_size = RPC_READ_BUF,
 				      .cb = on_input, .ctx = &s };
 	s.w_cancel = (struct loop_watch){ .fd = o->cancel_fd, .readiness = true,
@@ -305,6 +437,8 @@ int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
 		rc = serve_loop(&s, err);
 	loop_remove(s.loop, &s.w_in);
 	loop_remove(s.loop, &s.w_cancel);
+	stop_spawner(&s);
+	reap_all();
 	tree_kill_orphans(NULL, 0);
 out:
 	serve_out_finish(&s.out);

@@ -22,6 +22,7 @@ struct serve_opts {
 struct serve_job {
 	struct serve *sv;
 	json_t *id;                 /* foreground: the request's id */
+	json_t *start_id;           /* background: the request to answer once started */
 	struct work_task *task;     /* background */
 	struct rpc_job *job;
 	struct work_session *sess;

@@ -135,9 +135,34 @@ static const struct rpc_field run_fields[] = {
 
 /* A background start that failed in the runner is a task that settles at
  * once with the third marker; anything else (a bad cwd, a transient
- * shortage) is an error for the request: nothing was started. */
+ * shortage) is an error for the request: nothing was started. Either way
+ * the request is answered once the spawner is done with it. */
+static void background_started(struct rpc_server *s, void *ctx, const struct sbx_error *err)
+{
+	struct serve_job *j = ctx;
+	struct serve *sv = j->sv;
+	struct work_task *task = j->task;
+
+	if (err && strcmp(err->code, SBX_E_SANDBOX_UNAVAILABLE) != 0) {
+		work_task_drop(&sv->w, task);
+		answer_error(s, j->start_id, err);
+		json_decref(j->start_id);
+		job_free(sv, j);
+		return;
+	}
+	rpc_send(s, rpc_result(j->start_id,
+			       json_pack("{s:s, s:s}", "session", j->sess->name, "task", task->name)));
+	j->start_id = NULL;
+	if (err) {
+		task->job = NULL;
+		settle_task(s, sv, task, TASK_RUNNER_FAILED, work_runner_failed_result(j->mode, err),
+			    NULL, NULL);
+		job_free(sv, j);
+	}
+}
+
 static void start_background(struct rpc_server *s, struct serve *sv, struct rpc_msg *m,
-			     struct work_session *sess, struct sbx_run *run)
+			     struct work_session *sess, struct sbx_run **run)
 {
 	struct sbx_error err = { 0 };
 	struct work_task *task;
@@ -152,7 +177,7 @@ static void start_background(struct rpc_server *s, struct serve *sv, struct rpc_
 		return;
 	}
 	task = work_task_new(&sv->w, sess);
-	j = task ? job_new(sv, NULL, sess, run->mode) : NULL;
+	j = task ? job_new(sv, NULL, sess, (*run)->mode) : NULL;
 	if (!j) {
 		if (task)
 			work_task_drop(&sv->w, task);
@@ -161,21 +186,17 @@ static void start_background(struct rpc_server *s, struct serve *sv, struct rpc_
 		return;
 	}
 	j->task = task;
-	j->job = rpc_job_start(s, run, true, job_done, j, &err);
-	if (!j->job && strcmp(err.code, SBX_E_SANDBOX_UNAVAILABLE) != 0) {
+	j->start_id = json_incref(m->id);
+	j->job = rpc_job_start_async(s, *run, true, background_started, job_done, j, &err);
+	*run = NULL;
+	if (!j->job) {
 		work_task_drop(&sv->w, task);
+		json_decref(j->start_id);
 		job_free(sv, j);
 		answer_error(s, m->id, &err);
 		return;
 	}
-	rpc_send(s, rpc_result(json_incref(m->id),
-			       json_pack("{s:s, s:s}", "session", sess->name, "task", task->name)));
 	task->job = j->job;
-	if (!j->job) {
-		settle_task(s, sv, task, TASK_RUNNER_FAILED, work_runner_failed_result(j->mode, &err),
-			    NULL, NULL);
-		job_free(sv, j);
-	}
 }
 
 void serve_run(struct rpc_server *s, struct serve *sv, struct rpc_msg *m)
@@ -204,13 +225,19 @@ void serve_run(struct rpc_server *s, struct serve *sv, struct rpc_msg *m)
 		return;
 	}
 	if (rpc_bool(m->params, "background", false)) {
-		start_background(s, sv, m, sess, run);
+		start_background(s, sv, m, sess, &run);
 	} else if (!(j = job_new(sv, m->id, sess, run->mode))) {
 		sbx_error_set(&err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 		answer_error(s, m->id, &err);
-	} else if (!(j->job = rpc_job_start(s, run, false, job_done, j, &err))) {
-		answer_error(s, m->id, &err);
-		job_free(sv, j);
+	} else {
+		/* Started on the spawner thread; a failed start is answered
+		 * through job_done, as an error. */
+		j->job = rpc_job_start_async(s, run, false, NULL, job_done, j, &err);
+		run = NULL;
+		if (!j->job) {
+			answer_error(s, m->id, &err);
+			job_free(sv, j);
+		}
 	}
 	sbx_run_free(run);
 }

@@ -346,7 +346,8 @@ int cgroup_run_create(const struct cgroup_base *base, uint64_t pids_max, uint64_
 
 	run->dir_fd = run->procs_fd = -1;
 	run->v2 = base->v2;
-	snprintf(run->name, sizeof(run->name), RUN_PREFIX "%ld-%u", (long)getpid(), seq++);
+	snprintf(run->name, sizeof(run->name), RUN_PREFIX "%ld-%u", (long)getpid(),
+		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	basefd = open(base->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (basefd < 0 || mkdirat(basefd, run->name, 0755) < 0) {
 		rc = -errno;

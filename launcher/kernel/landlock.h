@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <linux/landlock.h>
 #include <sys/syscall.h>
@@ -91,6 +92,29 @@ int landlock_allow_path(int ruleset, const char *path, uint64_t rights);
 int landlock_allow_except(int ruleset, const char *dir, uint64_t rights, uint64_t along,
 			  const char *const *except, size_t n_except, char *failed,
 			  size_t failed_size);
+
+/* The directories whose listings a walk read (landlock_allow_except_logged),
+ * to tell later whether the same walk would still grant the same: each one
+ * is still the same directory (device, inode) and lists the same entries
+ * (inode, type, name, in order). */
+#define LANDLOCK_WALK_MAX 64
+struct landlock_walked {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	uint64_t hash;
+};
+struct landlock_walk_log {
+	struct landlock_walked dir[LANDLOCK_WALK_MAX];
+	size_t n;
+	bool broken;               /* not all recorded: never fresh */
+};
+int landlock_allow_except_logged(int ruleset, const char *dir, uint64_t rights, uint64_t along,
+				 const char *const *except, size_t n_except, char *failed,
+				 size_t failed_size, struct landlock_walk_log *log);
+/* Whether every directory logged still lists what it listed. */
+bool landlock_walk_log_fresh(const struct landlock_walk_log *log);
+void landlock_walk_log_free(struct landlock_walk_log *log);
 
 /* ---- child: no allocation ---- */
 

@@ -83,7 +83,75 @@ struct except_walk {
 	uint64_t rights, along;
 	char *failed;
 	size_t failed_size;
+	struct landlock_walk_log *log;
 };
+
+/* FNV-1a over what a listing showed: each entry's inode number, type and
+ * name, in the order read. */
+static uint64_t hash_entry(uint64_t h, const struct dirent *e)
+{
+	const unsigned char *p = (const unsigned char *)&e->d_ino;
+
+	for (size_t i = 0; i < sizeof(e->d_ino); i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	h = (h ^ e->d_type) * 0x100000001b3ULL;
+	for (p = (const unsigned char *)e->d_name; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	return (h ^ '/') * 0x100000001b3ULL;
+}
+
+#define HASH_START 0xcbf29ce484222325ULL
+
+static void log_dir(struct landlock_walk_log *log, const char *dir, DIR *d, uint64_t hash)
+{
+	struct stat st;
+	struct landlock_walked *w;
+
+	if (!log || log->broken)
+		return;
+	if (log->n == LANDLOCK_WALK_MAX || fstat(dirfd(d), &st) < 0 ||
+	    !(log->dir[log->n].path = strdup(dir))) {
+		log->broken = true;
+		return;
+	}
+	w = &log->dir[log->n++];
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
+	w->hash = hash;
+}
+
+bool landlock_walk_log_fresh(const struct landlock_walk_log *log)
+{
+	if (log->broken)
+		return false;
+	for (size_t i = 0; i < log->n; i++) {
+		const struct landlock_walked *w = &log->dir[i];
+		DIR *d = opendir(w->path);
+		uint64_t h = HASH_START;
+		struct dirent *e;
+		struct stat st;
+		bool same;
+
+		if (!d)
+			return false;
+		while ((e = readdir(d)))
+			h = hash_entry(h, e);
+		same = fstat(dirfd(d), &st) == 0 && st.st_dev == w->dev && st.st_ino == w->ino &&
+		       h == w->hash;
+		closedir(d);
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
+void landlock_walk_log_free(struct landlock_walk_log *log)
+{
+	for (size_t i = 0; i < log->n; i++)
+		free(log->dir[i].path);
+	log->n = 0;
+	log->broken = false;
+}
 
 static int walk_fail(struct except_walk *w, const char *dir, const char *name, int rc)
 {
@@ -105,17 +173,22 @@ static int grant_beside(struct except_walk *w, const char *dir, char **rel, size
 	d = opendir(dir);
 	if (!d)
 		/* Unlistable to us: nothing beside the way can be named, so
-		 * nothing is granted (more refused, never less). */
-		return errno == EACCES ? 0 : walk_fail(w, dir, NULL, -errno);
+		 * nothing is granted (more refused, never less); no log can
+		 * say whether that changes. */
+		return errno == EACCES ? (w->log ? (w->log->broken = true, 0) : 0)
+				       : walk_fail(w, dir, NULL, -errno);
 	below = calloc(n, sizeof(*below));
 	if (!below) {
 		closedir(d);
 		return -ENOMEM;
 	}
+	uint64_t hash = HASH_START;
+
 	while (rc == 0 && (e = readdir(d))) {
 		size_t len = strlen(e->d_name), n_below = 0;
 		bool excluded = false;
 
+		hash = hash_entry(hash, e);
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		for (size_t i = 0; i < n; i++) {
@@ -157,6 +230,8 @@ static int grant_beside(struct except_walk *w, const char *dir, char **rel, size
 		else if (rc < 0)
 			rc = walk_fail(w, dir, e->d_name, rc);
 	}
+	if (rc == 0)
+		log_dir(w->log, dir, d, hash);
 	free(below);
 	closedir(d);
 	return rc;
@@ -166,7 +241,15 @@ int landlock_allow_except(int ruleset, const char *dir, uint64_t rights, uint64_
 			  const char *const *except, size_t n_except, char *failed,
 			  size_t failed_size)
 {
-	struct except_walk w = { ruleset, rights, along, failed, failed_size };
+	return landlock_allow_except_logged(ruleset, dir, rights, along, except, n_except, failed,
+					    failed_size, NULL);
+}
+
+int landlock_allow_except_logged(int ruleset, const char *dir, uint64_t rights, uint64_t along,
+				 const char *const *except, size_t n_except, char *failed,
+				 size_t failed_size, struct landlock_walk_log *log)
+{
+	struct except_walk w = { ruleset, rights, along, failed, failed_size, log };
 	char real_dir[PATH_MAX], **rel = calloc(n_except ? n_except : 1, sizeof(*rel));
 	size_t n = 0, dlen;
 	int rc;

@@ -92,10 +92,62 @@ static void emit_ret_if(struct bpf_prog_buf *b, unsigned nr, uint32_t action)
 	emit(b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action));
 }
 
-static void emit_list(struct bpf_prog_buf *b, const unsigned *nrs, size_t n)
+#define SET_MAX 64
+
+struct nr_set {
+	unsigned nr[SET_MAX];
+	size_t n;
+	unsigned short miss[SET_MAX]; /* "ja past the set" to patch */
+	size_t n_miss;
+};
+
+static void set_add(struct nr_set *set, const unsigned *nrs, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		emit_ret_if(b, nrs[i], SECCOMP_RET_USER_NOTIF);
+	for (size_t i = 0; i < n && set->n < SET_MAX; i++) {
+		size_t at = set->n++;
+
+		/* kept sorted */
+		while (at > 0 && set->nr[at - 1] > nrs[i]) {
+			set->nr[at] = set->nr[at - 1];
+			at--;
+		}
+		set->nr[at] = nrs[i];
+	}
+}
+
+/* A binary tree of compares over the sorted numbers [lo, hi), leaves of up
+ * to four: each call (and the kernel, which runs the program for every
+ * number of every ABI when the filter is attached, with interrupts off)
+ * walks a handful of compares, not the whole list. A holds nr. */
+static void emit_tree(struct bpf_prog_buf *b, struct nr_set *set, size_t lo, size_t hi)
+{
+	if (hi - lo <= 4) {
+		for (size_t i = lo; i < hi; i++)
+			emit_ret_if(b, set->nr[i], SECCOMP_RET_USER_NOTIF);
+		if (set->n_miss < SET_MAX)
+			set->miss[set->n_miss++] = b->n;
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0));
+		return;
+	}
+	size_t mid = lo + (hi - lo) / 2;
+	unsigned short at = b->n;
+
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, set->nr[mid], 0, 0));
+	emit_tree(b, set, lo, mid);
+	if (!b->overflow && b->n - at - 1 > 255)
+		b->overflow = true; /* too far for a conditional jump */
+	else if (!b->overflow)
+		b->insns[at].jt = (unsigned char)(b->n - at - 1);
+	emit_tree(b, set, mid, hi);
+}
+
+/* The whole set: matching numbers return USER_NOTIF, the rest go on past. */
+static void emit_set(struct bpf_prog_buf *b, struct nr_set *set)
+{
+	set->n_miss = 0;
+	emit_tree(b, set, 0, set->n);
+	for (size_t i = 0; i < set->n_miss && !b->overflow; i++)
+		b->insns[set->miss[i]].k = b->n - set->miss[i] - 1u;
 }
 
 /* sendto only with an address: the address pointer is a register, so a
@@ -119,13 +171,16 @@ static void emit_sendto(struct bpf_prog_buf *b, unsigned nr, bool wide)
  * our sight: refused as container runtimes refuse it (programs fall back). */
 static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 {
+	static const unsigned sock_i386[] = { I386_CONNECT, I386_SENDMSG, I386_SENDMMSG };
+	static const unsigned sock_64[] = { SYS_connect, SYS_sendmsg, SYS_sendmmsg };
+	struct nr_set set = { .n = 0 };
+
 	emit_ret_if(b, i386 ? I386_IO_URING_SETUP : SYS_io_uring_setup, SECCOMP_RET_ERRNO | ENOSYS);
 	if (i386) {
-		emit_ret_if(b, I386_CONNECT, SECCOMP_RET_USER_NOTIF);
-		emit_ret_if(b, I386_SENDMSG, SECCOMP_RET_USER_NOTIF);
-		emit_ret_if(b, I386_SENDMMSG, SECCOMP_RET_USER_NOTIF);
+		set_add(&set, sock_i386, 3);
 		if (meta)
-			emit_list(b, meta_32, sizeof(meta_32) / sizeof(meta_32[0]));
+			set_add(&set, meta_32, sizeof(meta_32) / sizeof(meta_32[0]));
+		emit_set(b, &set);
 		/* socketcall(2): the call number is a register, its arguments
 		 * are not. */
 		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, I386_SOCKETCALL, 0, 6));
@@ -139,12 +194,11 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 		emit_sendto(b, I386_SENDTO, false);
 		return;
 	}
-	emit_ret_if(b, SYS_connect, SECCOMP_RET_USER_NOTIF);
-	emit_ret_if(b, SYS_sendmsg, SECCOMP_RET_USER_NOTIF);
-	emit_ret_if(b, SYS_sendmmsg, SECCOMP_RET_USER_NOTIF);
-	emit_list(b, sock_x32_only, sizeof(sock_x32_only) / sizeof(sock_x32_only[0]));
+	set_add(&set, sock_64, 3);
+	set_add(&set, sock_x32_only, sizeof(sock_x32_only) / sizeof(sock_x32_only[0]));
 	if (meta)
-		emit_list(b, meta_64, sizeof(meta_64) / sizeof(meta_64[0]));
+		set_add(&set, meta_64, sizeof(meta_64) / sizeof(meta_64[0]));
+	emit_set(b, &set);
 	emit_sendto(b, SYS_sendto, true);
 }
 

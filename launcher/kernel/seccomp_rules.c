@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The errno rules of the seccomp filter a confined command runs under, in one
  * place: seccomp_rules_add() is the only function that names a system call,
- * so the filter can be compiled from it at run time (seccomp.c) or at build
- * time. Every rule is an argument compare libseccomp can express; nothing
+ * so the filter is compiled from it once, at build time (seccomp_gen.c), and
+ * a unit test checks that what sbx embeds is what libseccomp makes of it. Every rule is an argument compare libseccomp can express; nothing
  * here depends on the run (no paths, no serial numbers, no ids).
  *
  * What is refused, and why:

@@ -12,8 +12,9 @@ enum seccomp_rules_for {
 
 /* Add the rules for a command confined by `runner` to a libseccomp context
  * (scmp_filter_ctx; default action ALLOW, arches already added). The one
- * place the rules live: the run-time build (seccomp.c) and any build-time
- * precompilation must both come from here. 0 or -errno. */
+ * place the rules live: the build-time generator (seccomp_gen.c) and the
+ * unit test that checks the embedded copy both compile from here. 0 or
+ * -errno. */
 int seccomp_rules_add(void *ctx, enum seccomp_rules_for runner);
 
 #endif

@@ -106,8 +106,9 @@ static int command_main(void *arg)
 		report_and_exit(spec, &st);
 #endif
 #ifdef CONFIG_SECCOMP
-	/* Last, so the runner's own setup is not filtered. */
-	if (spec->seccomp && seccomp_filter_install(spec->seccomp, &st) < 0)
+	/* Last, so the runner's own setup is not filtered; supervised, the
+	 * supervisor's filter carries these rules (notify_joined). */
+	if (spec->seccomp && !spec->notify_joined && seccomp_filter_install(spec->seccomp, &st) < 0)
 		report_and_exit(spec, &st);
 #endif
 	/* Own session and process group: job control signals from the caller's
@@ -134,11 +135,20 @@ static int command_main(void *arg)
 	/* The very last step: nothing of our own setup may be trapped while
 	 * sbx waits for us in vfork. Landlock does not see metadata: under its
 	 * runner the supervisor decides those calls too. */
-	if (spec->runner && spec->notify_sockets &&
-	    notify_install_and_send(spec->runner->id == SBX_RUNNER_LANDLOCK ? spec->notify_metadata
-									 : spec->notify_sockets,
-				    spec->notify_fd, &st) < 0)
-		report_and_exit(spec, &st);
+	if (spec->runner && spec->notify_sockets) {
+		int nrc = notify_install_and_send(spec->notify_joined ? spec->notify_joined
+					       : spec->runner->id == SBX_RUNNER_LANDLOCK ? spec->notify_metadata
+											  : spec->notify_sockets,
+					       spec->notify_fd, &st);
+
+		if (nrc < 0)
+			report_and_exit(spec, &st);
+#ifdef CONFIG_SECCOMP
+		/* Refused (a listener above us): the errno rules on their own. */
+		if (nrc == 1 && spec->notify_joined && seccomp_filter_install(spec->seccomp, &st) < 0)
+			report_and_exit(spec, &st);
+#endif
+	}
 #endif
 	/* Last of all, after the supervisor's filter (prctl is not among the
 	 * calls it traps), so nothing of sbx's own setup is told a call is

@@ -76,6 +76,8 @@ struct child_spec {
 	 * right before execve, its listener sent over notify_fd; NULL: none. */
 	const struct sock_fprog *notify_sockets;  /* namespace runner */
 	const struct sock_fprog *notify_metadata; /* landlock runner: metadata too */
+	const struct sock_fprog *notify_joined;   /* seccomp's rules, then the runner's
+						   * notify set (NULL: two filters) */
 	int notify_fd;
 	bool supervised;           /* parent, after spawn: a supervisor answers */
 	uint64_t signals_to_reset; /* bit N-1: signal N is ignored or caught here */
@@ -88,12 +90,15 @@ struct child_spec {
 
 /* What a PID namespace's init writes on exit_fd: first one header, once the
  * view is built and before the command starts, then, when the command's bash
- * exits, its wait status. */
+ * exits, its wait status, and again (empty set) once no process is left in
+ * the namespace but init: then nothing of the run can start again, and sbx
+ * need not wait for init's end. */
 struct init_header {
 	int32_t private_proc;      /* 1: a private /proc; 0: the host's (fallback) */
 };
 struct init_exit {
 	int32_t wstatus;
+	int32_t empty;             /* 1: init has no child left */
 };
 
 /* The child's exit status when setup failed (the status pipe says why). */

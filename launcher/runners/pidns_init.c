@@ -86,19 +86,34 @@ static void keep_only_pipes(const struct child_spec *spec)
 	fds_close_from(REPORT_FD + 1, false);
 }
 
-static void reap(pid_t command, bool *reported)
+/* Reap every child; report the command's end, with whether any child is
+ * left, and later, once none is, that too: then nothing of the run is left
+ * but us (no process can join a PID namespace from inside it, and we never
+ * fork again). One record when both are known at once, so sbx never sees
+ * the first without the second. */
+static void reap(pid_t command, bool *reported, bool *empty, int32_t *status)
 {
+	bool just_ended = false;
+
 	for (;;) {
 		int ws;
 		pid_t pid = waitpid(-1, &ws, WNOHANG | __WALL);
 
-		if (pid <= 0)
-			return;
-		if (pid == command && !*reported) {
-			struct init_exit rec = { .wstatus = ws };
+		if (pid <= 0) {
+			bool none = pid < 0 && errno == ECHILD;
 
-			write_record(REPORT_FD, &rec, sizeof(rec));
+			if (*reported && (just_ended || (none && !*empty))) {
+				struct init_exit rec = { .wstatus = *status, .empty = none };
+
+				write_record(REPORT_FD, &rec, sizeof(rec));
+				*empty = none;
+			}
+			return;
+		}
+		if (pid == command && !*reported) {
+			*status = ws;
 			*reported = true;
+			just_ended = true;
 		}
 	}
 }
@@ -108,7 +123,8 @@ void pidns_init_serve(const struct child_spec *spec, pid_t command)
 	struct child_status st;
 	struct pollfd p[2];
 	sigset_t chld;
-	bool reported = false;
+	bool reported = false, empty = false;
+	int32_t status = 0;
 
 	keep_only_pipes(spec);
 	/* It needs no privilege to reap and to die: hold none. */
@@ -123,7 +139,7 @@ void pidns_init_serve(const struct child_spec *spec, pid_t command)
 	if (p[1].fd < 0)
 		_exit(1);
 	/* The command may already be gone (SIGCHLD came before signalfd). */
-	reap(command, &reported);
+	reap(command, &reported, &empty, &status);
 	for (;;) {
 		struct signalfd_siginfo si;
 
@@ -136,6 +152,6 @@ void pidns_init_serve(const struct child_spec *spec, pid_t command)
 			_exit(0);
 		while (read(p[1].fd, &si, sizeof(si)) > 0)
 			;
-		reap(command, &reported);
+		reap(command, &reported, &empty, &status);
 	}
 }

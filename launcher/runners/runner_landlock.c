@@ -14,6 +14,7 @@
 #include "caps.h"
 #include "deadman.h"
 #include "landlock.h"
+#include "landlock_cache.h"
 #include "netns.h"
 #include "ns_view.h"
 #include "runner.h"
@@ -43,7 +44,8 @@ static int runner_landlock_clone_flags(const struct child_spec *spec)
  * read, and the ABI 5 device right stops only ioctls), nor raw disks, input,
  * sound and video devices. /dev/fd, stdin, stdout and stderr are symlinks
  * into /proc/self/fd and need no rule. */
-static int allow_dev(int rs, uint64_t all, bool writable, char *failed, size_t failed_size)
+static int allow_dev(int rs, uint64_t all, bool writable, char *failed, size_t failed_size,
+		     struct ll_seen *seen)
 {
 	uint64_t r = LANDLOCK_ACCESS_FS_READ_FILE;
 	uint64_t rw = r | LANDLOCK_ACCESS_FS_WRITE_FILE |
@@ -72,7 +74,10 @@ static int allow_dev(int rs, uint64_t all, bool writable, char *failed, size_t f
 	};
 
 	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
-		int rc = landlock_allow_path(rs, nodes[i].path, nodes[i].rights);
+		int rc;
+
+		ll_seen_path(seen, nodes[i].path);
+		rc = landlock_allow_path(rs, nodes[i].path, nodes[i].rights);
 
 		/* A minimal container /dev may lack some: nothing to grant. */
 		if (rc < 0 && rc != -ENOENT) {
@@ -83,7 +88,11 @@ static int allow_dev(int rs, uint64_t all, bool writable, char *failed, size_t f
 	return 0;
 }
 
-static int build_ruleset(const struct child_spec *spec, char *reason, size_t reason_size)
+/* What the walk listed and what was granted by name go to log and seen:
+ * the cache (landlock_cache.c) uses the ruleset again only while they are
+ * unchanged. */
+static int build_ruleset(const struct child_spec *spec, char *reason, size_t reason_size,
+			 struct landlock_walk_log *log, struct ll_seen *seen)
 {
 	uint64_t all = landlock_fs_rights(spec->landlock_abi);
 	bool writable = spec->mode == SBX_MODE_WORKSPACE_WRITE;
@@ -96,8 +105,12 @@ static int build_ruleset(const struct child_spec *spec, char *reason, size_t rea
 	char failed[256] = "";
 	int rs, rc;
 
-	for (size_t i = 0; spec->view && i < spec->view->hide.n; i++)
+	/* Each one as it is now (or that it is absent: then nothing is left
+	 * out for it, and its appearing later must mean a fresh build). */
+	for (size_t i = 0; spec->view && i < spec->view->hide.n; i++) {
 		except[n_except++] = spec->view->hide.path[i];
+		ll_seen_path(seen, spec->view->hide.path[i]);
+	}
 	if (spec->mode != SBX_MODE_WORKSPACE_WRITE && spec->mode != SBX_MODE_READ_ONLY) {
 		snprintf(reason, reason_size, "landlock runner: unconfined mode");
 		return -EINVAL;
@@ -110,13 +123,14 @@ static int build_ruleset(const struct child_spec *spec, char *reason, size_t rea
 	/* Reads and execution everywhere but the device trees: every entry of
 	 * / except /dev, and / itself listable. Not IOCTL_DEV: a device opened
 	 * for reading would still take ioctls that change the outside. */
-	rc = landlock_allow_except(rs, "/", LL_READ_EXEC, LANDLOCK_ACCESS_FS_READ_DIR, except,
-				   n_except, failed, sizeof(failed));
+	rc = landlock_allow_except_logged(rs, "/", LL_READ_EXEC, LANDLOCK_ACCESS_FS_READ_DIR, except,
+					  n_except, failed, sizeof(failed), log);
 	if (rc == 0)
-		rc = allow_dev(rs, all, writable, failed, sizeof(failed));
+		rc = allow_dev(rs, all, writable, failed, sizeof(failed), seen);
 	/* What stays readable below a hidden directory (known_hosts, public
 	 * keys). */
 	for (size_t i = 0; rc == 0 && spec->view && i < spec->view->reveal.n; i++) {
+		ll_seen_path(seen, spec->view->reveal.path[i]);
 		rc = landlock_allow_path(rs, spec->view->reveal.path[i], LL_READ_EXEC);
 		if (rc == -ENOENT)
 			rc = 0;
@@ -131,7 +145,8 @@ static int build_ruleset(const struct child_spec *spec, char *reason, size_t rea
 		rc = landlock_allow_fd(rs, spec->root_fd, all);
 		if (rc < 0)
 			snprintf(failed, sizeof(failed), "%s", spec->root);
-		else if ((rc = landlock_allow_path(rs, spec->tmp_dir, all)) < 0)
+		else if (ll_seen_path(seen, spec->tmp_dir),
+			 (rc = landlock_allow_path(rs, spec->tmp_dir, all)) < 0)
 			snprintf(failed, sizeof(failed), "%s", spec->tmp_dir);
 		/* The workspace's tool cache (inside sbx's hidden state). */
 		else if (spec->view && spec->view->cache_fd >= 0 &&
@@ -152,9 +167,20 @@ static int runner_landlock_prepare(struct child_spec *spec, char *reason, size_t
 
 	if (rc < 0)
 		return rc;
-	rs = build_ruleset(spec, reason, reason_size);
-	if (rs < 0)
-		return rs;
+	/* The same policy on an unchanged tree: the ruleset built before. */
+	rs = ll_cache_get(spec);
+	if (rs < 0) {
+		struct landlock_walk_log log = { .n = 0 };
+		struct ll_seen seen = { .n = 0 };
+
+		rs = build_ruleset(spec, reason, reason_size, &log, &seen);
+		if (rs < 0) {
+			landlock_walk_log_free(&log);
+			ll_seen_free(&seen);
+			return rs;
+		}
+		ll_cache_put(spec, rs, &log, &seen);
+	}
 	spec->landlock_ruleset_fd = rs;
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "landlock_cache.h"
 #include "launcher.h"
 #include "runner.h"
 #include "syscall_filter.h"
@@ -19,6 +20,13 @@ const struct runner_ops *const runner_table[] = {
 #endif
 	NULL,
 };
+
+void runners_long_lived(void)
+{
+#ifdef CONFIG_RUNNER_LANDLOCK
+	ll_cache_enable();
+#endif
+}
 
 const struct runner_ops *runner_by_id(enum sbx_runner id)
 {
@@ -39,6 +47,13 @@ int runner_prepare_filter(struct child_spec *spec, enum seccomp_rules_for rules,
 		snprintf(reason, reason_size, "unable to build the seccomp filter: %s", strerror(e));
 		return -e;
 	}
+	/* Supervised: one filter carries both (child.c installs the plain one
+	 * only where the kernel refuses the supervisor's). */
+	spec->notify_joined = NULL;
+	if (spec->notify_sockets && spec->runner)
+		spec->notify_joined = seccomp_filter_join(rules, spec->runner->id == SBX_RUNNER_LANDLOCK
+									? spec->notify_metadata
+									: spec->notify_sockets);
 #else
 	(void)spec;
 	(void)rules;

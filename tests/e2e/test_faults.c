@@ -89,7 +89,10 @@ static int run_sbx(struct fx *f, const char *features, const char *runner, const
 	argv[n++] = "--";
 	argv[n++] = (char *)cmd;
 	argv[n] = NULL;
-	return e2e_run(f->who, argv, NULL, o);
+	/* sbx run collects with poll by default: ask for io_uring where the
+	 * fault takes it away, so the refusal and the fallback are what run. */
+	char *ask_uring[] = { "SBX_COLLECTOR=io_uring", NULL };
+	return e2e_run(f->who, argv, features && strstr(features, "io_uring") ? ask_uring : NULL, o);
 }
 
 static json_t *parse(const struct fx *f, const struct e2e_out *o, const char *what)

@@ -20,11 +20,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: forkloop NAME ATTEMPTS RELEASE\n");
 		return 2;
 	}
+	/* Named before the forks: each child has the name from birth, however
+	 * late it is scheduled (a loaded machine), when the test counts. */
+	prctl(PR_SET_NAME, argv[1], 0, 0, 0);
 	for (long i = 0; i < atol(argv[2]); i++) {
 		pid_t pid = fork();
 
 		if (pid == 0) {
-			prctl(PR_SET_NAME, argv[1], 0, 0, 0);
 			for (;;)
 				pause();
 		}

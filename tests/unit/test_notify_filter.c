@@ -42,6 +42,9 @@ static uint32_t run_filter(const struct sock_fprog *prog, const struct seccomp_d
 		case BPF_JMP | BPF_JEQ | BPF_K:
 			pc += a == f->k ? f->jt : f->jf;
 			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += a >= f->k ? f->jt : f->jf;
+			break;
 		case BPF_RET | BPF_K:
 			return f->k;
 		default:

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* Compile a runner's errno rules (seccomp_rules.c) with libseccomp, at build
+ * time (seccomp_gen.c) and in the unit test that guards the embedded copy. */
+#include <errno.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "seccomp_compile.h"
+
+int seccomp_compile(enum seccomp_rules_for runner, struct sock_filter **insns, size_t *n)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int rc, fd = -1;
+	off_t size = 0;
+	void *mem = NULL;
+
+	if (!ctx)
+		return -ENOMEM;
+	/* The same rules for 32-bit (x86, x32) callers: a filter that knows only
+	 * the native ABI would kill them, and one that allowed them unfiltered
+	 * would be a way around it. Where the arch does not exist, skip. */
+	seccomp_arch_add(ctx, SCMP_ARCH_X86);
+	seccomp_arch_add(ctx, SCMP_ARCH_X32);
+	/* A binary tree over the syscall numbers, not a list: each call walks
+	 * a few compares instead of up to ~70, and so does the kernel when it
+	 * attaches the filter (it runs the program for every syscall number of
+	 * every ABI to build its cache, with interrupts off). */
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (rc == 0)
+		rc = seccomp_rules_add(ctx, runner);
+	if (rc == 0) {
+		fd = memfd_create("sbx-seccomp", MFD_CLOEXEC);
+		rc = fd < 0 ? -errno : seccomp_export_bpf(ctx, fd);
+	}
+	if (rc == 0) {
+		size = lseek(fd, 0, SEEK_END);
+		mem = size > 0 ? malloc((size_t)size) : NULL;
+		if (!mem || pread(fd, mem, (size_t)size, 0) != size)
+			rc = -EIO;
+	}
+	if (fd >= 0)
+		close(fd);
+	seccomp_release(ctx);
+	if (rc < 0) {
+		free(mem);
+		return rc;
+	}
+	*insns = mem;
+	*n = (size_t)size / sizeof(struct sock_filter);
+	return 0;
+}

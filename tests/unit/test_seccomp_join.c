@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* A supervised run attaches one filter: the errno rules, then, where they
+ * allow, the supervisor's set (seccomp_filter_join). It must answer every
+ * call exactly as the two filters attached one after the other would: the
+ * kernel takes the verdict of highest precedence, the newer filter's on a
+ * tie. Checked on a classic-BPF interpreter for every syscall number of
+ * every ABI sbx filters, with the argument values the rules look at. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "seccomp_notify.h"
+#include "syscall_filter.h"
+
+#if defined(CONFIG_SECCOMP) && defined(CONFIG_SUPERVISOR) && defined(__x86_64__)
+
+static uint32_t run(const struct sock_fprog *prog, const struct seccomp_data *d)
+{
+	uint32_t a = 0;
+	const unsigned char *mem = (const unsigned char *)d;
+
+	for (unsigned pc = 0; pc < prog->len; pc++) {
+		const struct sock_filter *f = &prog->filter[pc];
+
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			cr_assert_leq(f->k + 4, sizeof(*d));
+			memcpy(&a, mem + f->k, 4);
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= f->k;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += f->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			pc += a > f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += a >= f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += (a & f->k) ? f->jt : f->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return f->k;
+		default:
+			cr_assert_fail("unexpected BPF code 0x%x at %u", f->code, pc);
+		}
+	}
+	cr_assert_fail("fell off the end");
+	return 0;
+}
+
+/* The kernel's choice between two filters' verdicts (the newer one last). */
+static uint32_t both(uint32_t older, uint32_t newer)
+{
+	int32_t o = (int32_t)(older & SECCOMP_RET_ACTION_FULL);
+	int32_t n = (int32_t)(newer & SECCOMP_RET_ACTION_FULL);
+
+	return o < n ? older : newer;
+}
+
+static void same_as_two(enum seccomp_rules_for rules, enum notify_set set)
+{
+	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386 };
+	static const uint64_t values[] = { 0, 1, S_ISUID, S_ISGID, 0755, O_CREAT, O_CREAT | 04755,
+					   020000000 | S_ISGID, 0x5412, 0x541C, 0x10000000ULL,
+					   0xffffffff00000000ULL | S_ISUID };
+	int err = 0;
+	const struct sock_fprog *errno_rules = seccomp_filter_get(rules, &err);
+	const struct sock_fprog *notify = notify_filter_get(set);
+	const struct sock_fprog *joined = seccomp_filter_join(rules, notify);
+	unsigned checked = 0;
+
+	cr_assert(errno_rules && notify && joined);
+	cr_assert_eq(joined->len, errno_rules->len + notify->len);
+	for (size_t a = 0; a < 2; a++)
+		for (uint32_t nr = 0; nr < 600; nr++)
+			for (int x32 = 0; x32 < (a == 0 ? 2 : 1); x32++)
+				for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+					struct seccomp_data d = { .arch = arches[a],
+								  .nr = (int)(nr | (x32 ? 0x40000000U : 0)) };
+
+					for (int i = 0; i < 6; i++)
+						d.args[i] = values[(v + (size_t)i) % 12];
+					uint32_t want = both(run(errno_rules, &d), run(notify, &d));
+					uint32_t got = run(joined, &d);
+
+					cr_assert_eq(got, want, "arch %#x nr %u: joined %#x, two filters %#x",
+						     d.arch, (unsigned)d.nr, got, want);
+					checked++;
+				}
+	cr_assert_gt(checked, 10000);
+}
+
+Test(seccomp_join, namespace_rules_then_sockets)
+{
+	same_as_two(SECCOMP_RULES_NAMESPACE, NOTIFY_SOCKETS);
+}
+
+Test(seccomp_join, landlock_rules_then_metadata)
+{
+	same_as_two(SECCOMP_RULES_LANDLOCK, NOTIFY_METADATA);
+}
+
+/* The same program for the same pair, built once per process. */
+Test(seccomp_join, kept)
+{
+	const struct sock_fprog *n = notify_filter_get(NOTIFY_SOCKETS);
+
+	cr_assert_eq(seccomp_filter_join(SECCOMP_RULES_NAMESPACE, n),
+		     seccomp_filter_join(SECCOMP_RULES_NAMESPACE, n));
+	cr_assert_null(seccomp_filter_join(SECCOMP_RULES_NAMESPACE, NULL));
+}
+
+#endif
