@@ -170,8 +170,11 @@ test-seccomp-obj-$(CONFIG_SECCOMP) := $(SECCOMP_BUILD_OBJ) -lseccomp
 tests/unit/test_seccomp_embedded: tests/unit/test_seccomp_embedded.c libsbx.a $(SECCOMP_BUILD_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(test-seccomp-obj-y) $(libs-y) -lcriterion
 
+# The system call table is checked against libseccomp's own tables.
+tests/unit/test_syscall_table: test-extra-libs := -lseccomp
+
 tests/unit/%: tests/unit/%.c libsbx.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(libs-y) -lcriterion
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(libs-y) $(test-extra-libs) -lcriterion
 
 tests/e2e/%: tests/e2e/%.c $(E2E_COMMON) libsbx.a
 	$(CC) $(CPPFLAGS) -Itests/e2e $(CFLAGS) $(LDFLAGS) -o $@ $< $(E2E_COMMON) libsbx.a $(libs-y) -lcriterion
