@@ -13,47 +13,12 @@
 #include <string.h>
 #include <sys/syscall.h>
 
+#include "bpf_run.h"
 #include "seccomp_notify.h"
 
 #ifdef CONFIG_SUPERVISOR
 
 #define X32 0x40000000U
-
-/* The subset of classic BPF a seccomp filter may use and ours does. */
-static uint32_t run_filter(const struct sock_fprog *prog, const struct seccomp_data *d)
-{
-	uint32_t a = 0;
-	const unsigned char *mem = (const unsigned char *)d;
-
-	for (unsigned pc = 0; pc < prog->len; pc++) {
-		const struct sock_filter *f = &prog->filter[pc];
-
-		switch (f->code) {
-		case BPF_LD | BPF_W | BPF_ABS:
-			cr_assert_leq(f->k + 4, sizeof(*d), "load past seccomp_data at %u", pc);
-			memcpy(&a, mem + f->k, 4);
-			break;
-		case BPF_ALU | BPF_AND | BPF_K:
-			a &= f->k;
-			break;
-		case BPF_JMP | BPF_JA:
-			pc += f->k;
-			break;
-		case BPF_JMP | BPF_JEQ | BPF_K:
-			pc += a == f->k ? f->jt : f->jf;
-			break;
-		case BPF_JMP | BPF_JGE | BPF_K:
-			pc += a >= f->k ? f->jt : f->jf;
-			break;
-		case BPF_RET | BPF_K:
-			return f->k;
-		default:
-			cr_assert_fail("unexpected BPF code 0x%x at %u", f->code, pc);
-		}
-	}
-	cr_assert_fail("the filter fell off its end");
-	return 0;
-}
 
 static uint32_t act(enum notify_set set, uint32_t arch, uint32_t nr, uint64_t a0, uint64_t a4)
 {
@@ -63,7 +28,7 @@ static uint32_t act(enum notify_set set, uint32_t arch, uint32_t nr, uint64_t a0
 	cr_assert_not_null(prog);
 	d.args[0] = a0;
 	d.args[4] = a4;
-	return run_filter(prog, &d);
+	return bpf_run(prog, &d);
 }
 
 #define NOTIFY SECCOMP_RET_USER_NOTIF

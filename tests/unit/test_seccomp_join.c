@@ -15,51 +15,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bpf_run.h"
 #include "seccomp_notify.h"
 #include "syscall_filter.h"
 
 #if defined(CONFIG_SECCOMP) && defined(CONFIG_SUPERVISOR) && defined(__x86_64__)
-
-static uint32_t run(const struct sock_fprog *prog, const struct seccomp_data *d)
-{
-	uint32_t a = 0;
-	const unsigned char *mem = (const unsigned char *)d;
-
-	for (unsigned pc = 0; pc < prog->len; pc++) {
-		const struct sock_filter *f = &prog->filter[pc];
-
-		switch (f->code) {
-		case BPF_LD | BPF_W | BPF_ABS:
-			cr_assert_leq(f->k + 4, sizeof(*d));
-			memcpy(&a, mem + f->k, 4);
-			break;
-		case BPF_ALU | BPF_AND | BPF_K:
-			a &= f->k;
-			break;
-		case BPF_JMP | BPF_JA:
-			pc += f->k;
-			break;
-		case BPF_JMP | BPF_JEQ | BPF_K:
-			pc += a == f->k ? f->jt : f->jf;
-			break;
-		case BPF_JMP | BPF_JGT | BPF_K:
-			pc += a > f->k ? f->jt : f->jf;
-			break;
-		case BPF_JMP | BPF_JGE | BPF_K:
-			pc += a >= f->k ? f->jt : f->jf;
-			break;
-		case BPF_JMP | BPF_JSET | BPF_K:
-			pc += (a & f->k) ? f->jt : f->jf;
-			break;
-		case BPF_RET | BPF_K:
-			return f->k;
-		default:
-			cr_assert_fail("unexpected BPF code 0x%x at %u", f->code, pc);
-		}
-	}
-	cr_assert_fail("fell off the end");
-	return 0;
-}
 
 /* The kernel's choice between two filters' verdicts (the newer one last). */
 static uint32_t both(uint32_t older, uint32_t newer)
@@ -93,8 +53,8 @@ static void same_as_two(enum seccomp_rules_for rules, enum notify_set set)
 
 					for (int i = 0; i < 6; i++)
 						d.args[i] = values[(v + (size_t)i) % 12];
-					uint32_t want = both(run(errno_rules, &d), run(notify, &d));
-					uint32_t got = run(joined, &d);
+					uint32_t want = both(bpf_run(errno_rules, &d), bpf_run(notify, &d));
+					uint32_t got = bpf_run(joined, &d);
 
 					cr_assert_eq(got, want, "arch %#x nr %u: joined %#x, two filters %#x",
 						     d.arch, (unsigned)d.nr, got, want);
