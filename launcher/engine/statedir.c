@@ -208,9 +208,12 @@ void statedir_expire(const char *base, const char *kind, uint64_t max_age_s, con
 			continue;
 		/* Only directories of ours, untouched for max_age_s: a run
 		 * touches its own when it starts, files written there touch it
-		 * too. */
+		 * too. A time ahead of ours is a fresh one, never an old one:
+		 * the file system's fine-grained clock can run a second past
+		 * time()'s coarse one, and another run's new directory then
+		 * looked ~2^64 seconds old and went from under it. */
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || st.st_mtime >= now ||
 		    (uint64_t)(now - st.st_mtime) < max_age_s)
 			continue;
 		if (protect_remove_tree(dirfd(d), e->d_name) == 0)

@@ -8,12 +8,14 @@
 #include <criterion/parameterized.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -441,6 +443,61 @@ ParameterizedTest(struct vp *p, view, state_hidden, .timeout = 60)
 	       "cat \"$HOME\"/.cache/sbx/cache/*/mine; ls \"$HOME\"/.cache/sbx/cache", &o);
 	cr_assert(!has(&o, "OTHERROOT"), "%s another root's cache was read: %s", f.tag, o.out);
 	e2e_out_free(&o);
+}
+
+/* sbx's state expires directories untouched for long (7 days for a /tmp, 30
+ * for a cache) and nothing younger: not one whose time is ahead of the
+ * clock sbx reads, as a directory another run has just made can be (the file
+ * system's clock is finer than time()'s). Such a one was taken for ancient
+ * and removed from under its run (test_corpus saw the run's cache vanish). */
+PARAMS(state_expiry)
+ParameterizedTest(struct vp *p, view, state_expiry, .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	struct fx f;
+	struct e2e_out o;
+	const char *kinds[] = { "tmp", "cache" };
+	time_t now = time(NULL);
+
+	fx_setup(&f, p);
+	for (int k = 0; k < 2; k++) {
+		char *state = e2e_fmt("%s/.cache/sbx/%s", f.home, kinds[k]);
+		const struct {
+			const char *name;
+			time_t mtime;
+		} dirs[] = {
+			{ "old-0000000000000001", now - 40 * 86400 },
+			{ "ahead-0000000000000002", now + 3600 },
+			{ "recent-0000000000000003", now - 3600 },
+		};
+
+		if (k == 0) {
+			cr_assert(e2e_mkdir(p->who, e2e_fmt("%s/.cache", f.home)) == 0);
+			cr_assert(e2e_mkdir(p->who, e2e_fmt("%s/.cache/sbx", f.home)) == 0);
+		}
+		cr_assert(e2e_mkdir(p->who, state) == 0);
+		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+			char *d = e2e_fmt("%s/%s", state, dirs[i].name);
+			struct timespec ts[2] = { { .tv_sec = dirs[i].mtime }, { .tv_sec = dirs[i].mtime } };
+
+			cr_assert(e2e_mkdir(p->who, d) == 0);
+			cr_assert(utimensat(AT_FDCWD, d, ts, 0) == 0);
+		}
+	}
+	run_ws(&f, "true", &o);
+	expect_ok(&f, "a run", &o);
+	e2e_out_free(&o);
+	for (int k = 0; k < 2; k++) {
+		char *state = e2e_fmt("%s/.cache/sbx/%s", f.home, kinds[k]);
+
+		cr_expect(!e2e_exists(e2e_fmt("%s/old-0000000000000001", state)),
+			  "%s %s: a directory untouched for 40 days stayed", f.tag, kinds[k]);
+		cr_expect(e2e_exists(e2e_fmt("%s/ahead-0000000000000002", state)),
+			  "%s %s: a directory with a time ahead of the clock was removed", f.tag,
+			  kinds[k]);
+		cr_expect(e2e_exists(e2e_fmt("%s/recent-0000000000000003", state)),
+			  "%s %s: a directory an hour old was removed", f.tag, kinds[k]);
+	}
 }
 
 /* The host's device nodes bound into the namespace runner's /dev are
