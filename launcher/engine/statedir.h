@@ -23,7 +23,8 @@ int statedir_base(const char *const *avoid, char *out, size_t size, struct sbx_e
 int statedir_for_root(const char *base, const char *kind, const char *root, unsigned mode,
 		      char *out, size_t size, int *fd, struct sbx_error *err);
 /* Remove at most a few of BASE/KIND's directories (never keep's) that were
- * not touched for max_age_s: workspaces' /tmp and caches do not pile up. */
+ * not touched for max_age_s: workspaces' /tmp and caches do not pile up.
+ * At most one full look an hour (BASE/KIND/.swept). */
 void statedir_expire(const char *base, const char *kind, uint64_t max_age_s, const char *keep);
 /* The name a root's directories get (pure; for tests). */
 void statedir_key(const char *root, char *out, size_t size);

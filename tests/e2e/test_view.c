@@ -498,6 +498,25 @@ ParameterizedTest(struct vp *p, view, state_expiry, .timeout = 60)
 		cr_expect(e2e_exists(e2e_fmt("%s/recent-0000000000000003", state)),
 			  "%s %s: a directory an hour old was removed", f.tag, kinds[k]);
 	}
+
+	/* One full look an hour: a stale directory found after a sweep waits
+	 * for the next hour's (the stamp's age says when that is). */
+	char *state = e2e_fmt("%s/.cache/sbx/tmp", f.home);
+	char *late = e2e_fmt("%s/late-0000000000000004", state);
+	struct timespec old[2] = { { .tv_sec = now - 40 * 86400 }, { .tv_sec = now - 40 * 86400 } };
+	struct timespec hours[2] = { { .tv_sec = now - 7200 }, { .tv_sec = now - 7200 } };
+
+	cr_assert(e2e_mkdir(p->who, late) == 0);
+	cr_assert(utimensat(AT_FDCWD, late, old, 0) == 0);
+	run_ws(&f, "true", &o);
+	e2e_out_free(&o);
+	cr_expect(e2e_exists(late), "%s a second sweep within the hour", f.tag);
+	cr_assert(utimensat(AT_FDCWD, e2e_fmt("%s/.swept", state), hours, 0) == 0,
+		  "%s no stamp of the sweep", f.tag);
+	run_ws(&f, "true", &o);
+	e2e_out_free(&o);
+	cr_expect(!e2e_exists(late), "%s the stale directory stayed past the next hour's sweep",
+		  f.tag);
 }
 
 /* The host's device nodes bound into the namespace runner's /dev are
