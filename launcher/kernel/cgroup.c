@@ -365,7 +365,14 @@ int cgroup_run_create(const struct cgroup_base *base, uint64_t pids_max, uint64_
 	if (rc == 0 && memory_max && base->v2 && base->memory)
 		rc = write_number(run->dir_fd, "memory.max", memory_max);
 	if (rc == 0) {
-		run->procs_fd = openat(run->dir_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+		/* v1: the joiner (a fresh, single-threaded child) writes itself
+		 * into `tasks`, which moves one thread without taking the
+		 * threadgroup lock for writing; cgroup.procs does, and that
+		 * waits an RCU grace period (milliseconds on a loaded host),
+		 * on every run's critical path. One thread is the whole
+		 * process here. v2 has no such file outside threaded mode. */
+		run->procs_fd = openat(run->dir_fd, run->v2 ? "cgroup.procs" : "tasks",
+				       O_WRONLY | O_CLOEXEC);
 		if (run->procs_fd < 0)
 			rc = -errno;
 	}

@@ -39,7 +39,7 @@ struct cgroup_base {
 
 struct cgroup_run {
 	int dir_fd;          /* the run's cgroup directory, -1: none */
-	int procs_fd;        /* its cgroup.procs (O_WRONLY), for the child */
+	int procs_fd;        /* its cgroup.procs (v2) or tasks (v1), O_WRONLY, for the child */
 	char name[64];
 	bool v2;
 };

@@ -30,7 +30,7 @@ struct child_limits {
 	uint64_t data;             /* RLIMIT_DATA */
 	uint64_t fsize;            /* RLIMIT_FSIZE */
 	bool cgroup;               /* join the run's cgroup through cgroup_procs_fd */
-	int cgroup_procs_fd;       /* O_WRONLY cgroup.procs of the run's cgroup */
+	int cgroup_procs_fd;       /* O_WRONLY cgroup.procs (v1: tasks) of the run's cgroup */
 };
 
 struct child_spec {
