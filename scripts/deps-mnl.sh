@@ -5,9 +5,10 @@
 # Debian's own source package (apt-get source libmnl, the version the system
 # has) into deps/ of the tree, where the Makefile looks for it. Idempotent.
 # When the source package cannot be had (a mirror that serves binary
-# packages only), it says so and changes nothing: the build then links glibc
-# and libmnl dynamically (the Makefile says so too). Never fetches libmnl
-# from anywhere but Debian's archive.
+# packages only), it says so and changes nothing: the static sbx is then
+# built without netlink, and --net none sets lo up with the SIOCSIFFLAGS
+# ioctl (the Makefile says so too); CONFIG_STATIC=n links glibc and libmnl
+# dynamically. Never fetches libmnl from anywhere but Debian's archive.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$top/deps
@@ -39,7 +40,7 @@ if ! apt-get -q $APT update >"$work/log" 2>&1 ||
 	! (cd "$work" && apt-get -q $APT source --download-only "libmnl${version:+=$version}") >>"$work/log" 2>&1; then
 	echo "deps: libmnl's source package is not reachable from this machine's Debian archive" >&2
 	grep -E '^(E|Err):' "$work/log" | head -n 3 >&2 || true
-	echo "deps: libmnl.a not built: sbx links glibc and libmnl dynamically (see docs/performance.md)" >&2
+	echo "deps: libmnl.a not built: the static sbx sets up --net none's loopback with an ioctl, not netlink through libmnl (docs/performance.md)" >&2
 	exit 0
 fi
 (cd "$work" && dpkg-source -x --no-check ./libmnl_*.dsc src >/dev/null)
