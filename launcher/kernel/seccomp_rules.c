@@ -13,7 +13,8 @@
  *    its operations carry modes and addresses no filter sees);
  *  - landlock runner only: new user namespaces (clone3 with ENOSYS so libc
  *    falls back to clone, whose flags the filter can read), entering any
- *    namespace (setns), and every mount call. The namespace runner allows both: its binds are locked, and
+ *    namespace (setns), every mount call, and CLONE_PARENT (a process
+ *    beside bash, outside the tree the end of the run looks at). The namespace runner allows both: its binds are locked, and
  *    nested sandboxes work there. Also limits and priorities of other
  *    processes (prlimit64 of another pid, setpriority and ioprio_set of a
  *    user or process group): they reach sbx and the caller's processes. */
@@ -201,6 +202,21 @@ static int add_no_foreign_limits(scmp_filter_ctx ctx)
 	return rc;
 }
 
+/* The run's processes are sbx's children or below them (sbx and bash are
+ * subreapers), except one made with CLONE_PARENT by bash itself: a sibling
+ * of bash, the child of whatever thread spawned it (serve's spawner thread,
+ * whose children the end of a run takes for runs being started). The end of
+ * the run would not see it, find nothing left and stand the dead-man helper
+ * down, and it would live on after the protected paths were put back. Under
+ * the namespace runner such a sibling is still a child of the namespace's
+ * init. Nothing a command runs needs it. */
+static int add_no_clone_parent(scmp_filter_ctx ctx)
+{
+	struct scmp_arg_cmp parent = { 0, SCMP_CMP_MASKED_EQ, CLONE_PARENT, CLONE_PARENT };
+
+	return seccomp_rule_add_array(ctx, REFUSE, SCMP_SYS(clone), 1, &parent);
+}
+
 int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
 {
 	scmp_filter_ctx ctx = filter;
@@ -215,5 +231,7 @@ int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
 		rc = add_no_userns_no_mounts(ctx);
 	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
 		rc = add_no_foreign_limits(ctx);
+	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
+		rc = add_no_clone_parent(ctx);
 	return rc;
 }
