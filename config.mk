@@ -7,5 +7,6 @@ CONFIG_RUNNER_LANDLOCK ?= y
 CONFIG_SECCOMP ?= y
 CONFIG_NETNS ?= y
 CONFIG_SUPERVISOR ?= y
-# One static-pie binary (needs libmnl.a with CONFIG_NETNS: scripts/deps.sh).
+# One static-pie binary (CONFIG_NETNS: netlink through deps/ libmnl.a when
+# scripts/deps.sh could build it, else lo is brought up with an ioctl).
 CONFIG_STATIC ?= y

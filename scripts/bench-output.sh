@@ -8,8 +8,8 @@
 # file) against its fair baseline, `| tee FILE > /dev/null` (the bytes go to a
 # file too); and sbx's own peak RSS (VmHWM of the sbx process, read by the
 # command from /proc/$PPID/status once the bytes went through). Prints
-# figures, asserts nothing about time. Builds nothing: run
-# `make sbx tests/helpers/nofeature` first.
+# figures, asserts nothing about time. Builds nothing: run `make sbx` first
+# (and `make tests/helpers/nofeature` for BASELINE_SBX, whose poll case needs it).
 #
 #   scripts/bench-output.sh [RUNS]      (default 5; SIZE=512M to change the size;
 #                                        BASELINE_SBX=path adds that binary's
@@ -23,8 +23,8 @@ SBX=${SBX:-./sbx}
 NOFEATURE=./tests/helpers/nofeature
 
 [[ -x $SBX ]] || { echo "bench-output: ./sbx not found; build it first (make sbx)" >&2; exit 1; }
-[[ -x $NOFEATURE ]] || {
-	echo "bench-output: $NOFEATURE not found; build it first (make tests/helpers/nofeature)" >&2
+[[ -z ${BASELINE_SBX:-} || -x $NOFEATURE ]] || {
+	echo "bench-output: $NOFEATURE (for BASELINE_SBX) not found; build it first (make tests/helpers/nofeature)" >&2
 	exit 1
 }
 
@@ -83,6 +83,9 @@ bytes=$(numfmt --from=iec "$SIZE")
 echo "sbx output benchmark: $SIZE of stdout, median of $RUNS runs each (interleaved), $(nproc) CPUs"
 # Human mode against `| cat`; --json (it spills) against `| tee FILE`;
 # human mode read through a pipe (`sbx ... | cat`) against `| cat | cat`.
+echo "plain: | cat > /dev/null; tee: | tee FILE; plain-cat: | cat | cat; sbx-uring, sbx-poll:"
+echo "sbx run (human) > /dev/null with that collector; sbx-cat: sbx run | cat; json-*: sbx run --json"
+echo "(spills the stream to a file); ratio: median / the baseline's median"
 printf '%-12s %10s %10s %10s %12s   %s\n' variant median_ms MiB/s baseline ratio runs_ms
 for name in "${ORDER[@]}"; do
 	m=${MED[$name]}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,6 +66,20 @@ static unsigned running_release(void)
 	return r;
 }
 
+/* Whether this process is chrooted into a plain directory (its / is not the
+ * root of a mount): the kernel refuses a new user namespace to a chrooted
+ * process (EPERM), whatever sysctls and security modules say. A chroot onto
+ * a mount point is not told apart from a security module's refusal. */
+static bool in_chroot(void)
+{
+	struct statx st;
+
+	if (statx(AT_FDCWD, "/", 0, 0, &st) != 0)
+		return false;
+	return (st.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	       !(st.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
 /* The errno of unshare(CLONE_NEWUSER) in a throwaway child (0: it works). */
 static int try_userns(void)
 {
@@ -114,6 +129,14 @@ void probe_userns_cause(const char *runner_reason, struct probe_cause *c)
 	case EINVAL:
 		set(c, "this kernel has no user namespaces (built without CONFIG_USER_NS)",
 		    "a kernel built with CONFIG_USER_NS=y; until then the landlock runner confines");
+		return;
+	}
+	if (err == EPERM && in_chroot()) {
+		set(c, "creating a user namespace is refused (Operation not permitted): sbx runs "
+		       "in a chroot, where the kernel refuses user namespaces",
+		    "run sbx in a container or a mount namespace with its own root (pivot_root, "
+		    "as container runtimes do) rather than a chroot; else sbx uses the landlock "
+		    "runner");
 		return;
 	}
 	if (under_seccomp_filter()) {

@@ -129,7 +129,7 @@ static void describe_failure(const struct runner_ops *r, const struct spawn_outc
 	}
 	if (o->clone_failed) {
 		const char *why = o->clone_errno == ENOSPC ? " (user.max_user_namespaces is 0 or used up)"
-				  : o->clone_errno == EPERM ? " (refused: sysctl, AppArmor or a seccomp profile)"
+				  : o->clone_errno == EPERM ? " (refused: sysctl, AppArmor, a seccomp profile or a chroot)"
 							    : "";
 		snprintf(buf, size, "cannot create namespaces: clone: %s%s",
 			 strerror(o->clone_errno), why);

@@ -92,7 +92,8 @@ static void print_text(const json_t *f)
 		printf("landlock: no: %s\n", str(l, "reason"));
 	print_fix(l);
 	if (flag(io, "available"))
-		printf("io_uring: yes (output is collected with io_uring)\n");
+		printf("io_uring: yes (sbx serve and sbx mcp collect output with it; sbx run with "
+		       "poll, cheaper for one command; SBX_COLLECTOR picks)\n");
 	else
 		printf("io_uring: no: %s (output is collected with poll; same bytes)\n", str(io, "reason"));
 	print_fix(io);

@@ -119,3 +119,32 @@ ParameterizedTest(enum e2e_user *who, probe_fix, max_user_namespaces)
 	cr_expect_str_eq(at(j, "modes", "workspace-write", "processes"), "host");
 	json_decref(j);
 }
+
+/* sbx copied into a directory and run there by chroot (in a user namespace
+ * of its own, where chroot is allowed): the kernel refuses a chrooted process
+ * a new user namespace, so the cause is the chroot, not a security module,
+ * and the fix is a root of its own; landlock takes over. */
+PARAMS(chroot)
+ParameterizedTest(enum e2e_user *who, probe_fix, chroot)
+{
+	static const char script[] =
+		"r=$1; s=$2; shift 2\n"
+		"for d in usr lib lib64 bin proc sys dev; do\n"
+		"  if [ -L /$d ]; then ln -s \"$(readlink /$d)\" \"$r/$d\" || exit 99\n"
+		"  elif [ -d /$d ]; then mkdir \"$r/$d\" && mount --rbind /$d \"$r/$d\" || exit 99\n"
+		"  fi\n"
+		"done\n"
+		": > \"$r/sbx\" && mount --bind \"$s\" \"$r/sbx\" || exit 99\n"
+		"exec chroot \"$r\" /sbx \"$@\"\n";
+	char *root = e2e_tmpdir(*who);
+	char *pre[] = { "unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+			(char *)script, "sh", root, NULL };
+	/* probe_json appends sbx's path ($2 here), "probe" and "--json". */
+	json_t *j = probe_json(*who, pre);
+	expect_has(*who, "user_namespaces.reason", at(j, "user_namespaces", "reason", NULL),
+		   "sbx runs in a chroot");
+	expect_has(*who, "user_namespaces.fix", at(j, "user_namespaces", "fix", NULL),
+		   "rather than a chroot");
+	cr_expect_str_eq(at(j, "modes", "read-only", "runner"), "landlock");
+	json_decref(j);
+}
