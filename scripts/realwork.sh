@@ -27,7 +27,7 @@
 #
 # --fast is what `make check` runs (make check-realwork): the 37 workflows
 # marked fast in tests/realwork/wf_*.sh, about 3 minutes on 2 cores (the whole
-# suite: 78 workflows, about 10 minutes). Left out of the fast subset, and why:
+# suite: 78 workflows, 10-15 minutes by the load). Left out of the fast subset, and why:
 #   - the npm registry (npm-registry): the network may be slow or down;
 #   - the slow tools (cmake, cargo, go, mypy, pylint, black, venvs and pip,
 #     expect, bwrap): each run costs seconds; the whole suite covers them;
