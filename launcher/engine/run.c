@@ -271,13 +271,10 @@ static void on_exit_ready(struct loop_watch *w, const char *buf, ssize_t n)
 	r->exit_ms = run_now_ms();
 	r->drain_until = r->exit_ms + RUN_DRAIN_MS;
 	/* Until its end (end_tree), the run's helper is its own, never
-	 * another run's leftover: init stays listed, and the dead-man helper,
-	 * ours now that bash is gone, is listed too. */
-	if (r->exit_fd < 0) {
+	 * another run's leftover: init stays listed, and so does the dead-man
+	 * helper (listed since the spawn), ours now that bash is gone. */
+	if (r->exit_fd < 0)
 		live_remove(r->pid);
-		if (r->deadman_pid > 0)
-			live_add(r->deadman_pid);
-	}
 }
 
 static int prepare_spec(struct run_state *r, const struct sbx_run *cfg, int in_fd, int out_w,
@@ -444,8 +441,16 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	in_fd = p_out[1] = p_err[1] = -1;
 	if (rc < 0)
 		goto fail_fds;
-	run_supervise_attach(r, cfg);
 	live_add(r->pid);
+	/* The dead-man helper too, from now on: once bash exits it is our
+	 * child, before our loop has seen that exit, and another run's end
+	 * walking our children then must not take it for a leftover (it
+	 * killed and reaped it, and this run's end later killed its pid,
+	 * free by then for any process to take). Listed before anything
+	 * else is done here: bash may exit at once. */
+	if (r->deadman_pid > 0)
+		live_add(r->deadman_pid);
+	run_supervise_attach(r, cfg);
 	/* The denial texts in the command's own language are looked up when
 	 * its first output arrives (run_evidence_ready): most commands print
 	 * nothing that needs judging, and the lookup costs ~0.15 ms. */
