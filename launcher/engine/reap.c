@@ -66,7 +66,10 @@ static void on_exited(struct loop_watch *w, const char *buf, ssize_t n)
 
 	(void)buf;
 	(void)n;
-	if (waitid(P_PID, (id_t)e->pid, &(siginfo_t){ 0 }, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0)
+	/* ECHILD: not ours to wait for (any more); finished all the same, or
+	 * its readable pidfd would wake the loop forever. */
+	if (waitid(P_PID, (id_t)e->pid, &(siginfo_t){ 0 }, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 ||
+	    errno == ECHILD)
 		finish(e);
 }
 
