@@ -234,7 +234,7 @@ check-kernels: sbx $(HELPERS) tests/e2e/test_contain tests/e2e/test_run
 
 # Real kernels: Debian 12's cloud kernel under qemu, in four configurations
 # (scripts/vm-check.sh, 4-13 min under TCG here, by the load).
-VM_TESTS := $(addprefix tests/e2e/,test_contain test_failclosed test_run test_escape test_view)
+VM_TESTS := $(addprefix tests/e2e/,test_contain test_failclosed test_run test_escape test_view test_limits)
 check-vm: sbx $(HELPERS) $(VM_TESTS)
 	scripts/vm-check.sh
 

@@ -47,7 +47,7 @@ timeout_s=${SBX_VM_TIMEOUT:-900}
 
 # The binaries the guest runs (built by `make check-vm`), and every helper.
 BINARIES="sbx tests/e2e/test_contain tests/e2e/test_failclosed tests/e2e/test_run \
-tests/e2e/test_escape tests/e2e/test_view"
+tests/e2e/test_escape tests/e2e/test_view tests/e2e/test_limits"
 # Programs the suites' commands use (coreutils come whole, below).
 PROGRAMS="bash sh dash busybox perl git grep sed find xargs unshare nsenter mount umount \
 setsid script setpriv ipcmk ipcs ps pgrep pkill hostname mkfifo timeout awk mawk"
