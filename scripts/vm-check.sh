@@ -33,7 +33,8 @@
 # (TCG), and each configuration boots once. The fail-closed, containment,
 # escape and run suites hold every "done when" of issue 13 (writes outside
 # refused, /proc/<pid>/root of an outside process of the same user, nothing
-# outliving a run, the refusal, the danger mode); the suites that test output
+# outliving a run, the refusal, the danger mode); the limits suite's cgroup v2
+# cases need a v2 hierarchy with pids and memory, which only the VM has; the suites that test output
 # handling, serve, the classifier corpus and the binary's hardening do not
 # depend on the kernel's confinement features and run on the host only.
 # Measured here: the whole step 255 s on a quiet machine, up to ~13 min on a
