@@ -410,7 +410,8 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	rc = view_prepare(r, cfg, err);
 	if (rc == 0)
 		rc = prepare_spec(r, cfg, in_fd, p_out[1], p_err[1], err);
-	if (rc == 0 && r->mode == SBX_MODE_WORKSPACE_WRITE)
+	/* Other modes only where a dead sbx left a baseline (view_prepare). */
+	if (rc == 0 && (r->mode == SBX_MODE_WORKSPACE_WRITE || r->protect.dir_fd >= 0))
 		rc = view_protect_begin(r, err);
 	if (rc < 0)
 		goto fail_fds;

@@ -71,9 +71,14 @@ static bool sweep_protected(struct run_state *r, struct sbx_result *res)
 	const char *removed[PROTECT_REPORT_MAX];
 	size_t n;
 
-	if (!r->runner || r->mode != SBX_MODE_WORKSPACE_WRITE)
+	if (!r->runner || (r->mode != SBX_MODE_WORKSPACE_WRITE && !r->protect.begun))
 		return false;
 	n = protect_end(&r->protect, r->root_fd, removed, PROTECT_REPORT_MAX);
+	/* A read-only run that recovered a dead sbx's baseline leaves it as a
+	 * workspace-write run would; its command could write none of it, so
+	 * what another run's command changed meanwhile is not this run's. */
+	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
+		return false;
 	for (size_t i = 0; i < n; i++) {
 		res->reverted[res->n_reverted] = strdup(removed[i]);
 		if (res->reverted[res->n_reverted])

@@ -264,6 +264,39 @@ static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const c
 	}
 }
 
+/* A baseline an sbx left when it died (protect_base.c) is put back by the
+ * next run of the root in any confined mode: a read-only session after a
+ * crash must not leave a planted hook for the user's next git. Looked up
+ * where a workspace-write run keeps it, through handles that follow no
+ * symlink; nothing is made when there is none. */
+static void prepare_recovery(struct run_state *r, const struct sbx_run *cfg,
+			     const char *const *avoid_ww)
+{
+	char base[PATH_MAX], key[96];
+	struct sbx_error ignored;
+	struct stat st;
+	int fd, next;
+
+	if (statedir_base(avoid_ww, base, sizeof(base), &ignored) < 0)
+		return;
+	statedir_key(r->root, key, sizeof(key));
+	fd = open(base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	next = fd < 0 ? -1 : openat(fd, "protect", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	fd = next < 0 ? -1 : openat(next, key, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (next >= 0)
+		close(next);
+	if (fd < 0)
+		return;
+	if (fstatat(fd, "base", &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	prepare_protected(r, cfg);
+	r->protect.dir_fd = fd;
+}
+
 int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err)
 {
 	char base[PATH_MAX];
@@ -279,8 +312,10 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 	have_base = statedir_base(r->mode == SBX_MODE_WORKSPACE_WRITE ? avoid_ww : NULL, base,
 				  sizeof(base), &ignored) == 0;
 	prepare_hidden(r, cfg, have_base ? base : NULL);
-	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
+	if (r->mode != SBX_MODE_WORKSPACE_WRITE) {
+		prepare_recovery(r, cfg, avoid_ww);
 		return 0;
+	}
 	/* In workspace-write the host's /tmp is out of view (namespace runner:
 	 * /tmp is the workspace's own) or writable (landlock runner: nothing
 	 * can be hidden there): a hidden or revealed path there is dropped. */

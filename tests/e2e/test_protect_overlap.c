@@ -318,6 +318,47 @@ ParameterizedTest(struct op *p, overlap, killed_sbx_restored_by_next_run, .timeo
 	assert_clean(&f);
 }
 
+/* A read-only run after the crash puts them back too: an agent session that
+ * goes on read-only must not leave the hook for the user's next git. */
+PARAMS(killed_sbx_restored_by_next_readonly_run, landlock_only)
+ParameterizedTest(struct op *p, overlap, killed_sbx_restored_by_next_readonly_run, .timeout = 180)
+{
+	e2e_require_runner(p->who, p->runner);
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *killer[] = { (char *)e2e_sbx(), "run", "--json", "--runner", "landlock",
+			   "--landlock-abi", "5", "--mode", "workspace-write", "--root", f.ws, "--",
+			   e2e_fmt("%s; kill -9 $PPID; sleep 2", plant(&f)), NULL };
+
+	e2e_run(p->who, killer, NULL, &o);
+	cr_assert(o.status == 128 + SIGKILL, "%s sbx was not killed: %d %s %s", f.tag, o.status,
+		  o.out, o.err);
+	e2e_out_free(&o);
+	cr_assert(e2e_exists(e2e_fmt("%s/.git/hooks/pre-commit", f.ws)), "%s no hook planted", f.tag);
+
+	char *next[] = { (char *)e2e_sbx(), "run", "--json", "--runner", "landlock", "--mode",
+			 "read-only", "--root", f.ws, "--", "echo next", NULL };
+
+	e2e_run(p->who, next, NULL, &o);
+	cr_assert(o.status == 0, "%s %s %s", f.tag, o.out, o.err);
+	cr_assert(!e2e_exists(e2e_fmt("%s/.git/hooks/pre-commit", f.ws)) &&
+		  !e2e_exists(e2e_fmt("%s/.envrc", f.ws)),
+		  "%s the next (read-only) run left the planted files: %s", f.tag, o.out);
+	cr_assert(json_has(o.out, "\"recovered\":[") && json_has(o.out, "\".git/hooks\""),
+		  "%s the read-only run did not say what it put back: %s", f.tag, o.out);
+	cr_assert(json_has(o.out, "\"denied\":false"), "%s %s", f.tag, o.out);
+	e2e_out_free(&o);
+	assert_clean(&f);
+
+	/* With no baseline left, a read-only run makes nothing in sbx's state. */
+	e2e_run(p->who, next, NULL, &o);
+	cr_assert(o.status == 0 && !json_has(o.out, "\"recovered\""), "%s %s", f.tag, o.out);
+	cr_assert(!e2e_exists(base_file(&f)), "%s a read-only run left a baseline", f.tag);
+	e2e_out_free(&o);
+}
+
 /* ---- the baseline lasts only while runs are live ---- */
 
 PARAMS(user_edits_between_runs_kept, both)
