@@ -64,7 +64,7 @@ obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o launcher/runners/landlock_cache.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o
 obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
-	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o \
+	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o supervisor_pty.o \
 		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o)
 
 # CONFIG_STATIC=y (the default): sbx is one static-pie file (glibc and every

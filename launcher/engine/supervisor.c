@@ -68,6 +68,8 @@ void sv_respond(struct supervisor *sv, uint64_t id, const struct sv_answer *a)
 
 	if (a->abandon)
 		return;
+	if (a->cont)
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	/* ENOENT: the caller was killed meanwhile; nothing to tell. */
 	ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
@@ -121,6 +123,8 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 		a.err = EACCES;
 	} else if (sv_is_metadata_call(&c.n)) {
 		sv_metadata_call(&c, &a);
+	} else if (sv->metadata && sv_is_pty_peer_call(&c.n)) {
+		sv_pty_peer_call(&c, &a);
 	} else if (sv_is_socket_call(&c.n)) {
 		handle_socket_call(sv, &c, &a);
 	} else {

@@ -62,7 +62,8 @@ struct sv_call {
 struct sv_answer {
 	int64_t val;
 	int err;
-	bool abandon;             /* the call is gone (killed): answer nothing */
+	bool abandon;             /* the call is gone (killed), or answered: answer nothing */
+	bool cont;                /* let the kernel perform it (only where it decides alone) */
 };
 
 void sv_call_init(struct sv_call *c, struct supervisor *sv);
@@ -109,6 +110,9 @@ int sv_view_path(struct sv_call *c, int handle, char *buf, size_t size);
 bool sv_is_metadata_call(const struct seccomp_notif *n);
 void sv_metadata_call(struct sv_call *c, struct sv_answer *a);
 bool sv_is_socket_call(const struct seccomp_notif *n);
+/* supervisor_pty.c: ioctl(TIOCGPTPEER) (landlock runner) */
+bool sv_is_pty_peer_call(const struct seccomp_notif *n);
+void sv_pty_peer_call(struct sv_call *c, struct sv_answer *a);
 struct sv_net_op;
 /* Everything read and decided; the op to perform, or NULL with a filled. */
 struct sv_net_op *sv_net_prepare(struct sv_call *c, struct sv_answer *a);

@@ -35,6 +35,10 @@
 #define SYS_openat2 437
 #endif
 
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER 0x5441 /* _IO('T', 0x41) */
+#endif
+
 #define NOTIFY_MAX_INSNS 200
 #define X32_SYSCALL_BIT 0x40000000U
 #define RET_NOTIFY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF)
@@ -165,6 +169,22 @@ static void emit_sendto(struct bpf_prog_buf *b, unsigned nr, bool wide)
 	emit(b, (struct sock_filter)RET_ALLOW);
 }
 
+/* ioctl(master, TIOCGPTPEER): the landlock runner's rules do not grant
+ * /dev/pts (that would be the user's other terminals too), so Landlock
+ * refuses the slave of a pty the command made itself; the supervisor opens
+ * it (supervisor_pty.c). Only that request: every other ioctl stays a
+ * register compare. The request is an int in the kernel: its low 32 bits.
+ * x86-64's only: x32's ioctl (514) and i386's keep Landlock's refusal, as
+ * the supervisor refuses every 32-bit call anyway. A holds nr. */
+static void emit_pty_peer(struct bpf_prog_buf *b)
+{
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 3));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCGPTPEER, 0, 1));
+	emit(b, (struct sock_filter)RET_NOTIFY);
+	emit(b, (struct sock_filter)RET_ALLOW);
+}
+
 /* The body for one syscall table, with A holding the number. Every socket
  * call that can name a peer notifies: connect and sendmsg carry the address
  * in memory a filter cannot read. io_uring would do the same calls out of
@@ -200,6 +220,8 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 		set_add(&set, meta_64, sizeof(meta_64) / sizeof(meta_64[0]));
 	emit_set(b, &set);
 	emit_sendto(b, SYS_sendto, true);
+	if (meta)
+		emit_pty_peer(b);
 }
 
 static void build(struct bpf_prog_buf *b, bool meta)

@@ -14,7 +14,8 @@ struct sock_fprog;
 
 enum notify_set {
 	NOTIFY_SOCKETS = 0,   /* connect, sendto with an address, sendmsg, sendmmsg */
-	NOTIFY_METADATA,      /* the same, and chmod/chown/utimes/xattr calls */
+	NOTIFY_METADATA,      /* the same, chmod/chown/utimes/xattr calls, and
+			       * ioctl(TIOCGPTPEER) (landlock runner) */
 	NOTIFY_SETS,
 };
 

@@ -65,9 +65,10 @@ static int allow_dev(int rs, uint64_t all, bool writable, char *failed, size_t f
 		 * truth, not EACCES. */
 		{ "/dev/tty", rw },
 		/* New ptys: the master side. The slave cannot be opened by path
-		 * (/dev/pts is not granted), nor by TIOCGPTPEER (Landlock checks
-		 * the slave's /dev/pts path); a session leader reaches it as its
-		 * controlling terminal (TIOCSCTTY on the master, then /dev/tty). */
+		 * (/dev/pts is not granted: the user's other terminals live
+		 * there), and Landlock refuses TIOCGPTPEER's open of it too;
+		 * the supervisor performs TIOCGPTPEER on the command's own
+		 * master instead (engine/supervisor_pty.c). */
 		{ "/dev/ptmx", rw },
 		/* Host-wide shared memory: written only where the mode allows. */
 		{ "/dev/shm", writable ? all : LL_READ_EXEC },

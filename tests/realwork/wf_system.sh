@@ -80,7 +80,6 @@ wf pty-script "script(1) runs a command on a new pty" fast need=script
 call <<'EOF'
 script -qec 'tty | sed "s/[0-9]*$/N/"; echo in-pty' /dev/null | tr -d '\r'
 EOF
-known runner=landlock "Landlock grants /dev/ptmx but not /dev/pts/N (that would include the caller's terminal): the slave cannot be opened (docs/security.md); needs the supervisor to perform TIOCGPTPEER"
 
 wf pty-python "python pty.openpty and pty.spawn" fast need=python3
 call <<'EOF'
@@ -102,13 +101,12 @@ while True:
 os.waitpid(pid, 0); print(out.decode().strip())
 PY
 EOF
-known runner=landlock "as pty-script: the new pty's slave is refused (EACCES) under the landlock runner"
 
 wf expect "expect drives an interactive program" need=expect
 call <<'EOF'
 expect -c 'log_user 0; spawn sh -c {read -p "name? " n; echo "hi $n"}; expect "name? "; send "rw\r"; expect -re "hi (\\w+)"; puts $expect_out(1,string)'
 EOF
-known runner=landlock "as pty-script: the new pty's slave is refused (EACCES) under the landlock runner"
+known runner=landlock "expect opens the new pty's slave by its path (ptsname, /dev/pts/N), which Landlock refuses (EACCES): /dev/pts is not granted, and the supervisor serves only TIOCGPTPEER (docs/security.md)"
 
 wf bg-jobs "background jobs, wait, kill, nohup, setsid, a double-forked daemon with a pidfile" fast
 call <<'EOF'

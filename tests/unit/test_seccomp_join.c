@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "bpf_run.h"
 #include "seccomp_notify.h"
@@ -35,7 +36,9 @@ static void same_as_two(enum seccomp_rules_for rules, enum notify_set set)
 	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386 };
 	static const uint64_t values[] = { 0, 1, S_ISUID, S_ISGID, 0755, O_CREAT, O_CREAT | 04755,
 					   020000000 | S_ISGID, 0x5412, 0x541C, 0x10000000ULL,
-					   0xffffffff00000000ULL | S_ISUID };
+					   0xffffffff00000000ULL | S_ISUID,
+					   0x5441 /* TIOCGPTPEER */, 0xffffffff00005441ULL };
+	const size_t n_values = sizeof(values) / sizeof(values[0]);
 	int err = 0;
 	const struct sock_fprog *errno_rules = seccomp_filter_get(rules, &err);
 	const struct sock_fprog *notify = notify_filter_get(set);
@@ -47,12 +50,12 @@ static void same_as_two(enum seccomp_rules_for rules, enum notify_set set)
 	for (size_t a = 0; a < 2; a++)
 		for (uint32_t nr = 0; nr < 600; nr++)
 			for (int x32 = 0; x32 < (a == 0 ? 2 : 1); x32++)
-				for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+				for (size_t v = 0; v < n_values; v++) {
 					struct seccomp_data d = { .arch = arches[a],
 								  .nr = (int)(nr | (x32 ? 0x40000000U : 0)) };
 
 					for (int i = 0; i < 6; i++)
-						d.args[i] = values[(v + (size_t)i) % 12];
+						d.args[i] = values[(v + (size_t)i) % n_values];
 					uint32_t want = both(bpf_run(errno_rules, &d), bpf_run(notify, &d));
 					uint32_t got = bpf_run(joined, &d);
 
@@ -84,3 +87,22 @@ Test(seccomp_join, kept)
 }
 
 #endif
+
+/* The landlock runner's joined filter hands ioctl(TIOCGPTPEER) to the
+ * supervisor, and the errno rules still refuse TIOCSTI before it. */
+Test(seccomp_join, landlock_pty_peer_reaches_the_supervisor)
+{
+	const struct sock_fprog *j =
+		seccomp_filter_join(SECCOMP_RULES_LANDLOCK, notify_filter_get(NOTIFY_METADATA));
+	struct seccomp_data d = { .arch = AUDIT_ARCH_X86_64, .nr = SYS_ioctl };
+
+	cr_assert_not_null(j);
+	d.args[0] = 3;
+	d.args[1] = 0x5441; /* TIOCGPTPEER */
+	d.args[2] = O_RDWR | O_NOCTTY;
+	cr_assert_eq(bpf_run(j, &d), SECCOMP_RET_USER_NOTIF);
+	d.args[1] = 0x5412; /* TIOCSTI */
+	cr_assert_eq(bpf_run(j, &d) & SECCOMP_RET_ACTION_FULL, SECCOMP_RET_ERRNO);
+	d.args[1] = 0x5401; /* TCGETS */
+	cr_assert_eq(bpf_run(j, &d), SECCOMP_RET_ALLOW);
+}
