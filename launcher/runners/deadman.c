@@ -8,6 +8,7 @@
  * of this run, all at once, however fast they fork or setsid. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -101,8 +102,13 @@ int deadman_start(const struct child_spec *spec, struct child_status *st)
 	}
 	close(ruleset);
 	/* A real fork (not CLONE_VM): the helper gets its own copy of memory and
-	 * runs nothing but the few system calls above. */
-	pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+	 * runs nothing but the few system calls above. CLONE_PARENT: sbx's
+	 * child, not the command's, which would otherwise find a child it never
+	 * made, one that never exits (script(1), anything that waits for all
+	 * its children, hung on it). Still made here, after the command's
+	 * process joined the scope domain, and before the seccomp filter (which
+	 * refuses CLONE_PARENT to the command). */
+	pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, NULL, NULL, 0);
 	if (pid < 0)
 		return child_status_set(st, STAGE_LANDLOCK, errno, "fork dead-man helper", NULL);
 	if (pid == 0)

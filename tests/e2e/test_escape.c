@@ -333,7 +333,7 @@ ParameterizedTest(struct rp *p, escape, deadman_holds_nothing, .timeout = 60)
 	/* it takes its name a moment after it starts (after the drop) */
 	const char *find = ns ? "for i in $(seq 100); do [ \"$(cat /proc/1/comm)\" = sbx-init ] && "
 				"p=1 && break; sleep 0.02; done; "
-			      : "for i in $(seq 100); do p=$(pgrep -x -P $$ sbx-deadman) && break; "
+			      : "for i in $(seq 100); do p=$(pgrep -x -P $PPID sbx-deadman) && break; "
 				"sleep 0.02; done; ";
 	int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--root", root, "--",
 			     e2e_fmt("%sgrep -E '^Cap(Eff|Prm|Amb)' /proc/$p/status", find), NULL);

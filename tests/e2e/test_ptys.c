@@ -114,6 +114,39 @@ ParameterizedTest(struct pp *p, ptys, script_runs_on_a_pty)
 	e2e_out_free(&o);
 }
 
+/* script(1) as bash's only command: bash execs it, so it inherits bash's
+ * children. The landlock runner's dead-man helper was one (forked by the
+ * command's process before exec) and never exits: script waited for it
+ * forever. Now sbx's child. The run's timeout says whether it hung. */
+PARAMS(waits_for_all_children)
+ParameterizedTest(struct pp *p, ptys, waits_for_all_children, .timeout = 60)
+{
+	struct e2e_out o;
+	char *base = e2e_tmpdir((enum e2e_user)p->user);
+	char *root = e2e_fmt("%s/ws", base);
+
+	e2e_require_runner((enum e2e_user)p->user, runner_name[p->runner]);
+	cr_assert(e2e_mkdir((enum e2e_user)p->user, root) == 0);
+	e2e_sbx_run((enum e2e_user)p->user, &o, "--json", "--timeout", "15", "--runner",
+		    runner_name[p->runner], "--mode", "workspace-write", "--root", root, "--",
+		    "script -qec 'echo in-pty' /dev/null", NULL);
+	cr_assert(strstr(o.out, "\"timed_out\":false") && strstr(o.out, "\"exit_code\":0") &&
+			  strstr(o.out, "in-pty"),
+		  "[%s, %s] script as the only command: %s %s", TAG(p), o.out, o.err);
+	e2e_out_free(&o);
+	/* The same for a program that waits for every child it has. */
+	e2e_sbx_run((enum e2e_user)p->user, &o, "--json", "--timeout", "15", "--runner",
+		    runner_name[p->runner], "--mode", "workspace-write", "--root", root, "--",
+		    "exec python3 -c 'import os\ntry:\n    while True: os.wait()\n"
+		    "except ChildProcessError: print(\"no children\")'",
+		    NULL);
+	cr_assert(strstr(o.out, "\"timed_out\":false") && strstr(o.out, "no children"),
+		  "[%s, %s] wait for all children: %s %s", TAG(p), o.out, o.err);
+	e2e_out_free(&o);
+	free(root);
+	free(base);
+}
+
 /* A terminal the command did not make: the test's own pty, its slave owned
  * by who (so only the sandbox stands in the way). Neither reading nor
  * writing it works, and nothing arrives at the test's master. */

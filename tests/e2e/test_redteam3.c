@@ -51,14 +51,36 @@ static long read_pid_file(const char *path)
 }
 
 /* The child of parent named comm (its /proc/PID/stat), 0: none. */
-static pid_t child_named(pid_t parent, const char *comm)
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512];
+	int ppid = 0, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *close_p = strrchr(buf, ')');
+
+	return close_p && sscanf(close_p + 2, "%*c %d", &ppid) == 1 ? (pid_t)ppid : 0;
+}
+
+/* The child of parent named comm with the lowest pid above after (0: the
+ * first found). */
+static pid_t child_named(pid_t parent, const char *comm, pid_t after)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	pid_t found = 0;
 
 	cr_assert_not_null(d);
-	while (!found && (e = readdir(d))) {
+	while ((!found || after) && (e = readdir(d))) {
 		char path[300], buf[512], name[64];
 		int ppid = 0;
 
@@ -78,9 +100,11 @@ static pid_t child_named(pid_t parent, const char *comm)
 			continue;
 		memcpy(name, open_p + 1, (size_t)(close_p - open_p - 1));
 		name[close_p - open_p - 1] = '\0';
+		pid_t pid = (pid_t)atoi(e->d_name);
+
 		if (sscanf(close_p + 2, "%*c %d", &ppid) == 1 && ppid == parent &&
-		    strcmp(name, comm) == 0)
-			found = (pid_t)atoi(e->d_name);
+		    strcmp(name, comm) == 0 && pid > after && (!found || pid < found))
+			found = pid;
 	}
 	closedir(d);
 	return found;
@@ -151,8 +175,10 @@ ParameterizedTest(__typeof__(landlock_users[0]) *c, redteam3, deadman_taken_by_o
 		pid_t bpid = (pid_t)read_pid_file(bpid_f);
 		pid_t helper = 0;
 		long long deadline = now_ms() + 20000;
-		while (!(helper = child_named(bpid, "sbx-deadman"))) {
-			cr_assert(now_ms() < deadline, "no dead-man helper below B's bash %d", (int)bpid);
+		/* B's helper is serve's child (made by B's process just before
+		 * it became bash, so the next pid up from it), not bash's. */
+		while (!(helper = child_named(parent_of(bpid), "sbx-deadman", bpid))) {
+			cr_assert(now_ms() < deadline, "no dead-man helper beside B's bash %d", (int)bpid);
 			usleep(10 * 1000);
 		}
 		/* Held from outside, B's stdout keeps B's end waiting its drain
