@@ -86,8 +86,6 @@ Test(seccomp_join, kept)
 	cr_assert_null(seccomp_filter_join(SECCOMP_RULES_NAMESPACE, NULL));
 }
 
-#endif
-
 /* The landlock runner's joined filter hands ioctl(TIOCGPTPEER) to the
  * supervisor, and the errno rules still refuse TIOCSTI before it. */
 Test(seccomp_join, landlock_pty_peer_reaches_the_supervisor)
@@ -106,3 +104,5 @@ Test(seccomp_join, landlock_pty_peer_reaches_the_supervisor)
 	d.args[1] = 0x5401; /* TCGETS */
 	cr_assert_eq(bpf_run(j, &d), SECCOMP_RET_ALLOW);
 }
+
+#endif
