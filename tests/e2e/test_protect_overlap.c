@@ -279,6 +279,25 @@ ParameterizedTest(struct op *p, overlap, two_cli_runs, .timeout = 240)
 
 /* ---- (4): the command kills sbx (no signal scoping below Landlock ABI 6) ---- */
 
+/* A run that plants and then kills its sbx (as Landlock ABI 5, which cannot
+ * scope signals): nothing puts the paths back, the attack takes effect. */
+static void killed_after_planting(struct fx *f, const struct op *p)
+{
+	struct e2e_out o;
+
+	fx_setup(f, p);
+	char *killer[] = { (char *)e2e_sbx(), "run", "--json", "--runner", "landlock",
+			   "--landlock-abi", "5", "--mode", "workspace-write", "--root", f->ws, "--",
+			   e2e_fmt("%s; kill -9 $PPID; sleep 2", plant(f)), NULL };
+
+	e2e_run(p->who, killer, NULL, &o);
+	cr_assert(o.status == 128 + SIGKILL, "%s sbx was not killed: %d %s %s", f->tag, o.status,
+		  o.out, o.err);
+	e2e_out_free(&o);
+	cr_assert(e2e_exists(e2e_fmt("%s/.git/hooks/pre-commit", f->ws)), "%s no hook planted",
+		  f->tag);
+}
+
 PARAMS(killed_sbx_restored_by_next_run, landlock_only)
 ParameterizedTest(struct op *p, overlap, killed_sbx_restored_by_next_run, .timeout = 180)
 {
@@ -286,17 +305,7 @@ ParameterizedTest(struct op *p, overlap, killed_sbx_restored_by_next_run, .timeo
 	struct fx f;
 	struct e2e_out o;
 
-	fx_setup(&f, p);
-	char *killer[] = { (char *)e2e_sbx(), "run", "--json", "--runner", "landlock",
-			   "--landlock-abi", "5", "--mode", "workspace-write", "--root", f.ws, "--",
-			   e2e_fmt("%s; kill -9 $PPID; sleep 2", plant(&f)), NULL };
-
-	e2e_run(p->who, killer, NULL, &o);
-	cr_assert(o.status == 128 + SIGKILL, "%s sbx was not killed: %d %s %s", f.tag, o.status,
-		  o.out, o.err);
-	e2e_out_free(&o);
-	/* Nothing put the paths back: the attack took effect. */
-	cr_assert(e2e_exists(e2e_fmt("%s/.git/hooks/pre-commit", f.ws)), "%s no hook planted", f.tag);
+	killed_after_planting(&f, p);
 
 	/* The next run on the root puts them back first, and says so. */
 	char *next[] = { (char *)e2e_sbx(), "run", "--json", "--runner", "landlock", "--mode",
@@ -327,16 +336,7 @@ ParameterizedTest(struct op *p, overlap, killed_sbx_restored_by_next_readonly_ru
 	struct fx f;
 	struct e2e_out o;
 
-	fx_setup(&f, p);
-	char *killer[] = { (char *)e2e_sbx(), "run", "--json", "--runner", "landlock",
-			   "--landlock-abi", "5", "--mode", "workspace-write", "--root", f.ws, "--",
-			   e2e_fmt("%s; kill -9 $PPID; sleep 2", plant(&f)), NULL };
-
-	e2e_run(p->who, killer, NULL, &o);
-	cr_assert(o.status == 128 + SIGKILL, "%s sbx was not killed: %d %s %s", f.tag, o.status,
-		  o.out, o.err);
-	e2e_out_free(&o);
-	cr_assert(e2e_exists(e2e_fmt("%s/.git/hooks/pre-commit", f.ws)), "%s no hook planted", f.tag);
+	killed_after_planting(&f, p);
 
 	char *next[] = { (char *)e2e_sbx(), "run", "--json", "--runner", "landlock", "--mode",
 			 "read-only", "--root", f.ws, "--", "echo next", NULL };

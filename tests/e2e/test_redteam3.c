@@ -51,24 +51,38 @@ static long read_pid_file(const char *path)
 }
 
 /* The child of parent named comm (its /proc/PID/stat), 0: none. */
-static pid_t parent_of(pid_t pid)
+/* A process's name and parent from /proc/PID/stat; false if it is gone. */
+static bool stat_of(pid_t pid, char *name, size_t size, pid_t *ppid)
 {
 	char path[64], buf[512];
-	int ppid = 0, fd;
+	int fd, parent = 0;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return false;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return false;
 	buf[n] = '\0';
-	char *close_p = strrchr(buf, ')');
+	char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
+	if (!open_p || !close_p || (size_t)(close_p - open_p - 1) >= size ||
+	    sscanf(close_p + 2, "%*c %d", &parent) != 1)
+		return false;
+	memcpy(name, open_p + 1, (size_t)(close_p - open_p - 1));
+	name[close_p - open_p - 1] = '\0';
+	*ppid = (pid_t)parent;
+	return true;
+}
 
-	return close_p && sscanf(close_p + 2, "%*c %d", &ppid) == 1 ? (pid_t)ppid : 0;
+static pid_t parent_of(pid_t pid)
+{
+	char name[64];
+	pid_t ppid;
+
+	return stat_of(pid, name, sizeof(name), &ppid) ? ppid : 0;
 }
 
 /* The child of parent named comm with the lowest pid above after (0: the
@@ -81,28 +95,13 @@ static pid_t child_named(pid_t parent, const char *comm, pid_t after)
 
 	cr_assert_not_null(d);
 	while ((!found || after) && (e = readdir(d))) {
-		char path[300], buf[512], name[64];
-		int ppid = 0;
+		char name[64];
+		pid_t pid, ppid;
 
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
-		if (!open_p || !close_p || close_p - open_p - 1 >= (long)sizeof(name))
-			continue;
-		memcpy(name, open_p + 1, (size_t)(close_p - open_p - 1));
-		name[close_p - open_p - 1] = '\0';
-		pid_t pid = (pid_t)atoi(e->d_name);
-
-		if (sscanf(close_p + 2, "%*c %d", &ppid) == 1 && ppid == parent &&
+		pid = (pid_t)atoi(e->d_name);
+		if (stat_of(pid, name, sizeof(name), &ppid) && ppid == parent &&
 		    strcmp(name, comm) == 0 && pid > after && (!found || pid < found))
 			found = pid;
 	}
