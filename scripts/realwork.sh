@@ -25,7 +25,7 @@
 #   scripts/realwork.sh [--fast] [--only ERE] [--runner R] [--user KIND]
 #                       [--jobs N] [--keep] [--list]
 #
-# --fast is what `make check` runs (make check-realwork): the 37 workflows
+# --fast is what `make check` runs (make check-realwork): the 39 workflows
 # marked fast in tests/realwork/wf_*.sh, about 3 minutes on 2 cores (the whole
 # suite: 78 workflows, 10-15 minutes by the load). Left out of the fast subset, and why:
 #   - the npm registry (npm-registry): the network may be slow or down;
@@ -34,10 +34,9 @@
 #   - near-duplicates of a fast workflow (more git, tar, text and tty
 #     workflows, tcp-local beside http-daemon, home-config-dir beside
 #     home-dotfile, ...), for time;
-#   - the workflows whose every cell is a known gap (setgid-dir, go-env-w,
-#     host-agent-refused): nothing there passes yet. Known cells of the fast
-#     workflows (ptys, /proc/self and ssh-agent under the landlock runner,
-#     nested user namespaces) run and show as "known", not counted.
+# Known cells of the fast workflows (ptys, /proc/self and ssh-agent under
+# the landlock runner, a root caller's nested user namespaces) run and show
+# as "known", not counted.
 # Every tool the suite drives is installed by `scripts/deps.sh all`; a tool
 # that is missing is a FAIL that names it, never a silent skip.
 set -u

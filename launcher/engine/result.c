@@ -176,6 +176,8 @@ static json_t *sandbox_object(const struct sbx_result *r)
 			json_array_append_new(a, json_string(r->reverted[i]));
 		json_object_set_new(o, "reverted", a);
 	}
+	if (o && r->refused_calls)
+		json_object_set_new(o, "refused_calls", json_integer(r->refused_calls));
 	if (o && r->n_recovered) {
 		json_t *a = json_array();
 

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "run.h"
+#include "run_supervise.h"
 
 static bool classify_run(struct run_state *r, const struct sbx_result *res)
 {
@@ -185,8 +186,14 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	/* Both, always: the sweep puts protected paths back. */
 	bool refused = classify_run(r, res);
 	bool reverted = sweep_protected(r, res);
+	bool failed = !res->exited || res->exit_code != 0;
 
-	res->denied = refused || reverted;
+	/* Calls the policy refused by seccomp (the rules' EPERM, the
+	 * supervisor's EACCES) leave no runner dialect behind, often no path
+	 * (a connect, a setgid bit, a nested user namespace): counted where
+	 * they were refused, they make a failed run a denied one. */
+	res->refused_calls = run_supervise_refusals(r);
+	res->denied = refused || reverted || (failed && res->refused_calls);
 	markers_build(markers, sizeof(markers), sbx_mode_name(r->mode), res->denied,
 		      r->escalation, false);
 	add_limits(r, res, markers, sizeof(markers));

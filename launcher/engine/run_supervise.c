@@ -85,8 +85,15 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	p.n_allow = cfg->n_unix_sockets;
 	/* Exactly what the command keeps (caps.c), no more. */
 	p.caps = r->spec.caps_keep;
+	/* Their refusals come to us only inside the joined filter. */
+	p.rules = r->spec.notify_joined ? r->spec.seccomp : NULL;
 	r->sup = supervisor_start(listener, &p, &err);
 	r->spec.supervised = r->sup != NULL;
+}
+
+unsigned run_supervise_refusals(const struct run_state *r)
+{
+	return supervisor_refusals(r->sup);
 }
 
 void run_supervise_end(struct run_state *r)
@@ -110,6 +117,12 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 {
 	(void)r;
 	(void)cfg;
+}
+
+unsigned run_supervise_refusals(const struct run_state *r)
+{
+	(void)r;
+	return 0;
 }
 
 void run_supervise_end(struct run_state *r)

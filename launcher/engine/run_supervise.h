@@ -12,6 +12,8 @@ struct sbx_run;
 void run_supervise_prepare(struct run_state *r);
 /* After a successful spawn: take the listener and start answering. */
 void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg);
+/* Calls the policy refused by seccomp so far (0 unsupervised). */
+unsigned run_supervise_refusals(const struct run_state *r);
 /* The run is over (or failed): stop, release. */
 void run_supervise_end(struct run_state *r);
 

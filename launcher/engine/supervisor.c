@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bpf_eval.h"
 #include "seccomp_notify.h"
 #include "supervisor_int.h"
 
@@ -52,6 +53,38 @@ void sv_unref(struct supervisor *sv)
 	pthread_cond_destroy(&sv->work);
 	pthread_mutex_destroy(&sv->lock);
 	free(sv);
+}
+
+int sv_refuse(struct supervisor *sv, int err)
+{
+	__atomic_add_fetch(&sv->refusals, 1, __ATOMIC_RELAXED);
+	return -err;
+}
+
+unsigned supervisor_refusals(const struct supervisor *sv)
+{
+	return sv ? __atomic_load_n(&sv->refusals, __ATOMIC_RELAXED) : 0;
+}
+
+/* The errno rules' refusals reach us only to be counted: answered with the
+ * rules' own errno, never performed. Asked before anything else, since some
+ * (chmod with a setgid bit) are calls we would otherwise decide and perform.
+ * A program we cannot evaluate refuses everything it is asked (EPERM). */
+static bool refused_by_rules(struct supervisor *sv, const struct seccomp_notif *n,
+			     struct sv_answer *a)
+{
+	uint32_t v;
+
+	if (!sv->rules)
+		return false;
+	if (bpf_eval(sv->rules, &n->data, &v, NULL) < 0) {
+		a->err = -sv_refuse(sv, EPERM);
+		return true;
+	}
+	if ((v & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ERRNO)
+		return false;
+	a->err = -sv_refuse(sv, (int)(v & SECCOMP_RET_DATA));
+	return true;
 }
 
 void sv_wake(struct supervisor *sv)
@@ -116,11 +149,13 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_RECV, &c.n) < 0)
 		return errno == ENOENT || errno == EINTR;
 	if (refuse_all) {
-		a.err = EACCES;
+		a.err = -sv_refuse(sv, EACCES);
+	} else if (refused_by_rules(sv, &c.n, &a)) {
+		/* answered */
 	} else if (c.n.data.arch != AUDIT_ARCH_X86_64 || (c.n.data.nr & X32_SYSCALL_BIT)) {
 		/* The 32-bit ABIs (i386, x32) are trapped so they are no way
 		 * around us, and refused rather than emulated. */
-		a.err = EACCES;
+		a.err = -sv_refuse(sv, EACCES);
 	} else if (sv_is_metadata_call(&c.n)) {
 		sv_metadata_call(&c, &a);
 	} else if (sv->metadata && sv_is_pty_peer_call(&c.n)) {
@@ -196,6 +231,7 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->refs = 2; /* the engine's and the dispatcher's */
 	sv->metadata = p->metadata;
 	sv->caps = p->caps;
+	sv->rules = p->rules;
 	sv->self = getpid();
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_cond_init(&sv->work, NULL);

@@ -17,6 +17,7 @@
 #include "policy.h"
 
 struct supervisor;
+struct sock_fprog;
 
 struct supervisor_params {
 	bool metadata;           /* decide chmod/chown/utimes/xattrs (landlock runner) */
@@ -26,6 +27,9 @@ struct supervisor_params {
 	/* The capabilities the command holds (bit N: capability N), and so the
 	 * supervisor's threads: never more. */
 	uint64_t caps;
+	/* The runner's errno rules, when the joined filter hands their
+	 * refusals to us (seccomp_filter_join): answered, counted. */
+	const struct sock_fprog *rules;
 };
 
 /* Take over listener and start answering on threads of our own (serve's loop
@@ -36,6 +40,10 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
  * cancelled), and everything is released once the last thread is out.
  * Never blocks. NULL is fine. */
 void supervisor_stop(struct supervisor *sv);
+
+/* How many calls the policy refused so far: ours (EACCES) and the errno
+ * rules' that reached us. A failed run with any is a denied one. */
+unsigned supervisor_refusals(const struct supervisor *sv);
 
 /* Parent: can this kernel and process supervise (cached)? 0, or -errno with
  * a plain reason. */

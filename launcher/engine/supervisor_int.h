@@ -45,6 +45,8 @@ struct supervisor {
 	struct supervise_writable writable;
 	size_t n_allow;
 	char **allow;
+	const struct sock_fprog *rules;
+	unsigned refusals;        /* atomic */
 };
 
 /* One call, from RECV to SEND. */
@@ -65,6 +67,10 @@ struct sv_answer {
 	bool abandon;             /* the call is gone (killed), or answered: answer nothing */
 	bool cont;                /* let the kernel perform it (only where it decides alone) */
 };
+
+/* A refusal by the policy (not an error the kernel gave when we performed
+ * the call): counted for the run's denial fact. Returns -err. */
+int sv_refuse(struct supervisor *sv, int err);
 
 void sv_call_init(struct sv_call *c, struct supervisor *sv);
 /* O_PATH /proc/<tid> of the caller (cached in c): an fd, or -errno. */

@@ -249,14 +249,14 @@ static int decide(struct sv_call *c, const struct meta_req *q, int handle)
 	 * the root: EPERM, as the seccomp filter refuses it when it sees the
 	 * mode first. */
 	if (q->op == M_CHMOD && (q->mode & (S_ISUID | S_ISGID)))
-		return -EPERM;
+		return sv_refuse(c->sv, EPERM);
 	rc = sv_view_path(c, handle, view, sizeof(view));
 	if (rc < 0)
-		return -EACCES;
+		return sv_refuse(c->sv, EACCES);
 	/* No path at all ("pipe:[12]"): perhaps a pipe or socket. */
 	if (view[0] != '/' && anonymous_object(handle))
 		return 0;
-	return supervise_in_writable(&c->sv->writable, view) ? 0 : -EACCES;
+	return supervise_in_writable(&c->sv->writable, view) ? 0 : sv_refuse(c->sv, EACCES);
 }
 
 static int proc_path(int handle, char *buf, size_t size)

@@ -135,7 +135,7 @@ static int decide_unix(struct sv_call *c, struct sv_net_op *op, struct net_msg *
 		/* Why refuse without connecting: an abstract listener has no
 		 * file to check, and a connection, even one closed at once,
 		 * already reaches a host daemon (a session bus, an X server). */
-		return -EACCES;
+		return sv_refuse(c->sv, EACCES);
 	}
 	plen = m->namelen - offsetof(struct sockaddr_un, sun_path);
 	memcpy(path, a->sun_path, plen);
@@ -145,18 +145,18 @@ static int decide_unix(struct sv_call *c, struct sv_net_op *op, struct net_msg *
 		return h;
 	m->target = h;
 	if (fstat(h, &st) < 0)
-		return -EACCES;
+		return sv_refuse(c->sv, EACCES);
 	if (!S_ISSOCK(st.st_mode))
 		return -ECONNREFUSED; /* what the kernel says for a non-socket */
 	if (sv_view_path(c, h, view, sizeof(view)) < 0)
-		return -EACCES;
+		return sv_refuse(c->sv, EACCES);
 	if (listed_here(c->sv, view, h)) {
 		/* ok */
 	} else if (op->type != SOCK_DGRAM && st.st_uid == geteuid() &&
 		   supervise_in_writable(&c->sv->writable, view)) {
 		*check_listener = true;
 	} else {
-		return -EACCES;
+		return sv_refuse(c->sv, EACCES);
 	}
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
@@ -268,7 +268,7 @@ static void perform_connect(struct sv_net_op *op, struct sv_answer *a)
 	 * connection closed at once, before any byte. */
 	if (op->check_listener && !sv_listener_is_ours(op->sv, op->sock, m->target)) {
 		shutdown(op->sock, SHUT_RDWR);
-		a->err = EACCES;
+		a->err = -sv_refuse(op->sv, EACCES);
 	}
 }
 

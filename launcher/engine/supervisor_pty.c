@@ -102,7 +102,7 @@ void sv_pty_peer_call(struct sv_call *c, struct sv_answer *a)
 	} else {
 		/* EINVAL: a kernel before 5.14 (no FLAG_SEND); the call is
 		 * refused as Landlock refuses it there. */
-		a->err = EACCES;
+		a->err = -sv_refuse(c->sv, EACCES);
 	}
 	close(slave);
 }

@@ -21,7 +21,7 @@ const struct sock_fprog *seccomp_filter_get(enum seccomp_rules_for runner, int *
 }
 
 /* One program that answers as the two filters would: first's verdict,
- * unless it allows, then after's. Each filter attached costs the kernel a
+ * unless it allows, then after's (first's refusals notified, see below). Each filter attached costs the kernel a
  * JIT compile and a run over every syscall number of every ABI (~50 us
  * here, and cross-CPU TLB flushes), so the supervisor's filter carries
  * these rules too. Every "return allow" of first becomes a jump to after's
@@ -60,6 +60,14 @@ const struct sock_fprog *seccomp_filter_join(enum seccomp_rules_for rules,
 		if (in.code == (BPF_RET | BPF_K) && in.k == SECCOMP_RET_ALLOW)
 			in = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA,
 							  (unsigned)(first->len - i - 1), 0, 0);
+		/* A refusal of the rules goes to the supervisor, which answers
+		 * it with the same errno (it runs first itself) and counts it:
+		 * a run that failed after one is marked denied. A call is
+		 * never performed on this path, and with no supervisor left
+		 * the kernel fails it (ENOSYS). ENOSYS verdicts ("absent", not
+		 * refused: clone3 on every fork) stay in the kernel. */
+		else if (in.code == (BPF_RET | BPF_K) && in.k == SECCOMP_RULES_REFUSED)
+			in.k = SECCOMP_RET_USER_NOTIF;
 		f[i] = in;
 	}
 	memcpy(f + first->len, after->filter, after->len * sizeof(*f));

@@ -13,6 +13,7 @@
 static const char *const names[SECCOMP_RULES_COUNT] = {
 	[SECCOMP_RULES_NAMESPACE] = "namespace",
 	[SECCOMP_RULES_LANDLOCK] = "landlock",
+	[SECCOMP_RULES_NAMESPACE_ROOT] = "namespace_root",
 };
 
 int main(void)

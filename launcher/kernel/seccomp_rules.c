@@ -11,13 +11,19 @@
  *    openat2 (ENOSYS: its mode sits in a struct the filter cannot read, and
  *    callers fall back to openat); the kernel keyrings; io_uring (ENOSYS:
  *    its operations carry modes and addresses no filter sees);
- *  - landlock runner only: new user namespaces (clone3 with ENOSYS so libc
- *    falls back to clone, whose flags the filter can read), entering any
- *    namespace (setns), every mount call, and CLONE_PARENT (a process
- *    beside bash, outside the tree the end of the run looks at). The namespace runner allows both: its binds are locked, and
- *    nested sandboxes work there. Also limits and priorities of other
- *    processes (prlimit64 of another pid, setpriority and ioprio_set of a
- *    user or process group): they reach sbx and the caller's processes. */
+ *  - landlock runner only: new namespaces of any kind (clone3 with ENOSYS
+ *    so libc falls back to clone, whose flags the filter can read),
+ *    entering any namespace (setns), every mount call, and CLONE_PARENT (a
+ *    process beside bash, outside the tree the end of the run looks at).
+ *    The namespace runner allows both: its binds are locked, and nested
+ *    sandboxes work there. Also limits and priorities of other processes
+ *    (prlimit64 of another pid, setpriority and ioprio_set of a user or
+ *    process group): they reach sbx and the caller's processes;
+ *  - namespace runner, root caller: new namespaces, setns and mounts, as
+ *    under Landlock. Not for safety (the kernel refuses them all: no
+ *    CAP_SYS_ADMIN, and mapping root in a nested user namespace wants
+ *    CAP_SETFCAP), but so that the refusal is ours, counted, and the run
+ *    marked (engine/supervisor.c), not a kernel EPERM nobody attributes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -47,6 +53,7 @@
 #endif
 
 #define REFUSE SCMP_ACT_ERRNO(EPERM)
+_Static_assert(REFUSE == SECCOMP_RULES_REFUSED, "the joined filter looks for this verdict");
 /* "This kernel has no such call": the caller's fallback takes over. */
 #define ABSENT SCMP_ACT_ERRNO(ENOSYS)
 
@@ -144,21 +151,46 @@ static int add_no_keyrings(scmp_filter_ctx ctx)
 	return rc;
 }
 
+/* Every namespace flag clone(2) takes; unshare(2) also takes CLONE_NEWTIME,
+ * which in clone's flags is a bit of the exit signal. */
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x80
+#endif
+#define CLONE_NAMESPACES                                                              \
+	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | \
+	 CLONE_NEWPID | CLONE_NEWNET)
+
+/* Any namespace flag in argument 0 of nr. */
+static int refuse_new_namespaces(scmp_filter_ctx ctx, int nr, unsigned long flags)
+{
+	int rc = 0;
+
+	for (unsigned long bit = 1; rc == 0 && bit; bit <<= 1) {
+		struct scmp_arg_cmp cmp = { 0, SCMP_CMP_MASKED_EQ, bit, bit };
+
+		if (flags & bit)
+			rc = seccomp_rule_add_array(ctx, REFUSE, nr, 1, &cmp);
+	}
+	return rc;
+}
+
 /* Landlock does not see mounts: an overlayfs created in a nested user
  * namespace (fsopen + fsconfig is enough, no move_mount needed) makes the
- * kernel delete and create entries in a workdir= outside the policy. */
-static int add_no_userns_no_mounts(scmp_filter_ctx ctx)
+ * kernel delete and create entries in a workdir= outside the policy. The
+ * other namespaces need CAP_SYS_ADMIN, which no command holds outside a user
+ * namespace of its own: refused by the kernel, refused here too, so that
+ * the refusal is counted. */
+static int add_no_namespaces_no_mounts(scmp_filter_ctx ctx)
 {
 	static const int mount_family[] = {
 		SCMP_SYS(mount), SCMP_SYS(umount), SCMP_SYS(umount2), SCMP_SYS(pivot_root),
 		SCMP_SYS(fsopen), SCMP_SYS(fsconfig), SCMP_SYS(fsmount), SCMP_SYS(fspick),
 		SCMP_SYS(open_tree), SCMP_SYS(move_mount), SCMP_SYS(mount_setattr),
 	};
-	struct scmp_arg_cmp newuser = { 0, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER };
-	int rc = seccomp_rule_add_array(ctx, REFUSE, SCMP_SYS(unshare), 1, &newuser);
+	int rc = refuse_new_namespaces(ctx, SCMP_SYS(unshare), CLONE_NAMESPACES | CLONE_NEWTIME);
 
 	/* clone's flags are its first argument on x86-64, x32 and i386. */
-	rc = rc ? rc : seccomp_rule_add_array(ctx, REFUSE, SCMP_SYS(clone), 1, &newuser);
+	rc = rc ? rc : refuse_new_namespaces(ctx, SCMP_SYS(clone), CLONE_NAMESPACES);
 	rc = rc ? rc : seccomp_rule_add(ctx, ABSENT, SCMP_SYS(clone3), 0);
 	/* Entering one is as good as making one: a user namespace the caller
 	 * owns (pinned at a path) gives every capability inside it, and with
@@ -227,8 +259,8 @@ int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
 	rc = rc ? rc : refuse_ioctl(ctx, TIOCLINUX);
 	rc = rc ? rc : add_no_special_bits(ctx);
 	rc = rc ? rc : add_no_keyrings(ctx);
-	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
-		rc = add_no_userns_no_mounts(ctx);
+	if (rc == 0 && runner != SECCOMP_RULES_NAMESPACE)
+		rc = add_no_namespaces_no_mounts(ctx);
 	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
 		rc = add_no_foreign_limits(ctx);
 	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)

@@ -6,9 +6,14 @@
 
 enum seccomp_rules_for {
 	SECCOMP_RULES_NAMESPACE, /* nested user namespaces and private mounts allowed */
-	SECCOMP_RULES_LANDLOCK,  /* no new user namespace, no mount call */
+	SECCOMP_RULES_LANDLOCK,  /* no new namespace, no mount call */
+	SECCOMP_RULES_NAMESPACE_ROOT, /* a root caller's: no new namespace, no mount call */
 	SECCOMP_RULES_COUNT,
 };
+
+/* The verdict of a refusal (the REFUSE action, EPERM); the other errno
+ * verdict is ENOSYS, for calls the command should take as absent. */
+#define SECCOMP_RULES_REFUSED (0x00050000U | 1U) /* SECCOMP_RET_ERRNO | EPERM */
 
 /* Add the rules for a command confined by `runner` to a libseccomp context
  * (scmp_filter_ctx; default action ALLOW, arches already added). The one

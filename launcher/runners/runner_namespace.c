@@ -103,7 +103,11 @@ static enum sbx_enforcement runner_namespace_enforcement(const struct child_spec
 static int runner_namespace_prepare(struct child_spec *spec, char *reason, size_t reason_size)
 {
 	spec->full_map = spec->caps_keep && userns_can_map_all();
-	return runner_prepare_filter(spec, SECCOMP_RULES_NAMESPACE, reason, reason_size);
+	/* A root caller's nested namespaces fail in the kernel anyway
+	 * (seccomp_rules.c): refused by the filter, they are marked. */
+	return runner_prepare_filter(spec, spec->caps_keep ? SECCOMP_RULES_NAMESPACE_ROOT
+							  : SECCOMP_RULES_NAMESPACE,
+				     reason, reason_size);
 }
 
 static void runner_namespace_release(struct child_spec *spec)

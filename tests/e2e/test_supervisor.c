@@ -594,21 +594,120 @@ static char *client(struct fx *f, const char *kind, const char *target, const ch
 		       target, msg);
 }
 
+/* The run's JSON result; the test fails if sbx printed none. */
+static json_t *result_of(struct fx *f, const struct e2e_out *o)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(o->out, 0, &jerr);
+
+	cr_assert(j, "%s no JSON result (%s):\n%s\n%s", f->tag, jerr.text, o->out, o->err);
+	return j;
+}
+
+static bool result_denied(json_t *j)
+{
+	return json_is_true(json_object_get(json_object_get(j, "sandbox"), "denied"));
+}
+
+static json_int_t result_refused_calls(json_t *j)
+{
+	return json_integer_value(json_object_get(json_object_get(j, "sandbox"), "refused_calls"));
+}
+
 static void expect_unreachable(struct fx *f, const char *mode, const char *net, const char *kind,
 			       const char *target, const char *witness, const char *config)
 {
 	struct e2e_out o;
 
-	sbx(f, mode, net, config, false, client(f, kind, target, "hello"), &o);
-	cr_assert(o.status == 3, "%s %s --net %s: a %s client to the host's %s: exit %d\n%s%s",
-		  f->tag, mode, net, kind, target, o.status, o.out, o.err);
+	sbx(f, mode, net, config, true, client(f, kind, target, "hello"), &o);
+	json_t *j = result_of(f, &o);
+	const char *out = json_string_value(json_object_get(j, "stdout"));
+
+	cr_assert(json_integer_value(json_object_get(j, "exit_code")) == 3,
+		  "%s %s --net %s: a %s client to the host's %s:\n%s%s", f->tag, mode, net, kind,
+		  target, o.out, o.err);
 	/* EACCES: refused; ENOENT/ECONNREFUSED: not even visible there */
-	cr_assert(strstr(o.out, "errno 13") || strstr(o.out, "errno 2") ||
-		  strstr(o.out, "errno 111"), "%s %s: %s", f->tag, target, o.out);
+	cr_assert(out && (strstr(out, "errno 13") || strstr(out, "errno 2") ||
+			  strstr(out, "errno 111")), "%s %s: %s", f->tag, target, o.out);
+	/* A refusal names no path the classifier could check, but sbx made
+	 * it: the failed run is marked denied (and nothing else is). */
+	if (strstr(out, "errno 13"))
+		cr_assert(result_denied(j) && result_refused_calls(j) >= 1 &&
+				  strstr(json_string_value(json_object_get(j, "text")),
+					 "[sandbox: file access denied under "),
+			  "%s %s --net %s: a refused %s connect to %s is not marked:\n%s", f->tag,
+			  mode, net, kind, target, o.out);
+	json_decref(j);
 	usleep(20000);
 	cr_assert(!e2e_exists(witness), "%s %s --net %s: the host daemon on %s got a line", f->tag,
 		  mode, net, target);
 	e2e_out_free(&o);
+}
+
+static json_int_t result_exit(json_t *j)
+{
+	json_t *v = json_object_get(j, "exit_code");
+
+	return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+static bool result_marked(json_t *j)
+{
+	const char *t = json_string_value(json_object_get(j, "text"));
+
+	return t && strstr(t, "[sandbox: file access denied under ");
+}
+
+/* The errno rules' refusals reach the supervisor only to be counted
+ * (seccomp_filter_join): a refused setgid bit (EPERM, no path, no runner
+ * dialect) marks the run it made fail, and is not on disk; a run that went
+ * on and succeeded is not marked, nor is a failure with no refusal in it.
+ * Under the landlock runner a refused user namespace marks its run too. */
+PARAMS(refusal_marks_the_failed_run, all_params)
+ParameterizedTest(struct cp *p, supervisor, refusal_marks_the_failed_run)
+{
+	struct fx f;
+	struct e2e_out o;
+	struct stat st;
+	json_t *j;
+
+	fx_setup(&f, p);
+	sbx(&f, "workspace-write", NULL, NULL, true, "mkdir shared && chmod g+s shared", &o);
+	j = result_of(&f, &o);
+	cr_assert(stat(e2e_fmt("%s/shared", f.R), &st) == 0 && !(st.st_mode & S_ISGID),
+		  "%s the directory is missing or has its setgid bit:\n%s", f.tag, o.out);
+	cr_assert(result_exit(j) == 1 && result_denied(j) && result_refused_calls(j) == 1 &&
+			  result_marked(j),
+		  "%s a refused setgid bit that failed the run is not marked:\n%s", f.tag, o.out);
+	json_decref(j);
+	e2e_out_free(&o);
+
+	sbx(&f, "workspace-write", NULL, NULL, true, "chmod g+s shared; echo went on", &o);
+	j = result_of(&f, &o);
+	cr_assert(result_exit(j) == 0 && !result_denied(j) && result_refused_calls(j) == 1 &&
+			  !result_marked(j),
+		  "%s a run that succeeded after a refusal is marked, or the refusal is not "
+		  "counted:\n%s", f.tag, o.out);
+	json_decref(j);
+	e2e_out_free(&o);
+
+	sbx(&f, "workspace-write", NULL, NULL, true, "echo failing on its own >&2; exit 4", &o);
+	j = result_of(&f, &o);
+	cr_assert(result_exit(j) == 4 && !result_denied(j) && result_refused_calls(j) == 0 &&
+			  !result_marked(j),
+		  "%s a failure with no refusal is marked:\n%s", f.tag, o.out);
+	json_decref(j);
+	e2e_out_free(&o);
+
+	if (f.runner == LANDLOCK) {
+		sbx(&f, "workspace-write", NULL, NULL, true, "unshare -U true", &o);
+		j = result_of(&f, &o);
+		cr_assert(result_exit(j) != 0 && result_denied(j) && result_marked(j),
+			  "%s a refused user namespace is not marked:\n%s", f.tag, o.out);
+		json_decref(j);
+		e2e_out_free(&o);
+	}
+	fx_teardown(&f);
 }
 
 PARAMS(sock_host_daemon_unreachable, all_params)

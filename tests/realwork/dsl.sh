@@ -18,11 +18,21 @@
 #                             confined one must be marked denied (sandbox.denied
 #                             and the marker) and leave PATH as it was
 #   only_when runner=R|user=U the deny holds only for that runner / user kind
+#   refuse runner=R|user=U|root|* "what"  the last call does something the policy
+#                             refuses that is not a write to a path (a connect
+#                             to a host socket, a setgid bit, a user
+#                             namespace): where the unconfined call succeeds,
+#                             the confined one must fail and be marked denied
 #                             (elsewhere the workflow must behave the same)
 #   norm 'SED'                a sed expression applied to both sides' stdout
 #                             and stderr before they are compared
 #   volatile 'ERE'            workspace paths whose content is not compared
 #                             (only that they exist, with the same type)
+#   copied 'ERE'              workspace paths a tool may copy where unconfined
+#                             it hard-links (the namespace runner binds .git
+#                             onto itself, so git's link out of .git fails with
+#                             EXDEV and git copies, as the caller): their mode
+#                             and owner are not compared
 #   scratch 'ERE'             workspace paths not compared at all (names that
 #                             differ from run to run: build tools' session dirs)
 #   config 'key = value'      a line of the sbx config the confined run uses
@@ -69,6 +79,8 @@ deny() { printf '%s\n' "$@" >>"$rw_cur/deny"; }
 only_when() { printf '%s\n' "$@" >>"$rw_cur/deny_when"; }
 norm() { printf '%s\n' "$1" >>"$rw_cur/norm"; }
 volatile() { printf '%s\n' "$1" >>"$rw_cur/volatile"; }
+copied() { printf '%s\n' "$1" >>"$rw_cur/copied"; }
 scratch() { printf '%s\n' "$1" >>"$rw_cur/scratch"; }
 config() { printf '%s\n' "$1" >>"$rw_cur/config"; }
+refuse() { printf '%s\t%s\n' "$1" "$2" >>"$rw_cur/refuse"; }
 known() { printf '%s\t%s\n' "$1" "$2" >>"$rw_cur/known"; }

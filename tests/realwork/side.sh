@@ -43,7 +43,9 @@ manifest() {
 			-printf '%P\t%y\t%m\t%U:%G\t%s\t%l\n' | sort >"$t.m"
 		find . -mindepth 1 -path "./$prune" -prune -o -type f -print0 | xargs -0r md5sum |
 			sed 's|^\([0-9a-f]*\)  \./|\1\t|' >"$t.h"
-		awk -F'\t' -v OFS='\t' 'NR == FNR { h[$2] = $1; next }
+		# FILENAME, not NR == FNR: with no file to hash, the first
+		# file is empty and NR == FNR would hold for the whole listing.
+		awk -F'\t' -v OFS='\t' 'FILENAME == ARGV[1] { h[$2] = $1; next }
 			{ if ($2 != "f") $5 = "-"; print $0, ($2 == "f" ? h[$1] : "-") }' "$t.h" "$t.m"
 		rm -f "$t.m" "$t.h"
 	)

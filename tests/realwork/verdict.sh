@@ -10,7 +10,8 @@ cell() {
 	printf '%s\n' "$3" >"$1.reason"
 }
 
-# cond_match "runner=R,user=U" RUNNER KIND: every item holds (* always).
+# cond_match "runner=R,user=U,root" RUNNER KIND: every item holds (* always;
+# root: the confined side's caller is root).
 cond_match() {
 	local item ok=0
 	[ "$1" = "*" ] && return 0
@@ -18,6 +19,7 @@ cond_match() {
 		case $item in
 		runner=*) [ "${item#runner=}" = "$2" ] || return 1 ;;
 		user=*) [ "${item#user=}" = "$3" ] || return 1 ;;
+		root) [ "$3" = "root>nobody" ] || { [ "$3" = caller ] && [ "$(id -u)" = 0 ]; } || return 1 ;;
 		*) return 1 ;;
 		esac
 		ok=1
@@ -44,10 +46,13 @@ ws_view() {
 		[ -n "$deny_re" ] || deny_re="^$"
 	fi
 	[ -e "$d/volatile" ] && vol_re="$vol_re|$(paste -sd'|' "$d/volatile")"
+	local cp_re="^$"
+	[ -e "$d/copied" ] && cp_re=$(paste -sd'|' "$d/copied")
 	[ -e "$d/scratch" ] && deny_re="$deny_re|$(paste -sd'|' "$d/scratch")"
-	awk -F'\t' -v OFS='\t' -v deny="$deny_re" -v vol="$vol_re" '
+	awk -F'\t' -v OFS='\t' -v deny="$deny_re" -v vol="$vol_re" -v cp="$cp_re" '
 		$1 "\t" ~ deny { next }
 		vol != "^$" && $1 ~ vol { $5 = "-"; $7 = "-"; if ($2 == "d") $3 = "-" }
+		cp != "^$" && $1 ~ cp { $3 = "-"; $4 = "-" }
 		{ print }' "$m"
 }
 
@@ -85,6 +90,13 @@ verdict() {
 			done <"$d/deny_when"
 		fi
 	fi
+	# A refusal that is no write: expected where the condition holds.
+	local refuse=0 refuse_what=""
+	if [ -e "$d/refuse" ]; then
+		while IFS="$(printf '\t')" read -r k line; do
+			cond_match "$k" "$r" "$kind" && refuse=1 && refuse_what=$line
+		done <"$d/refuse"
+	fi
 	fail() { [ "$ok" -eq 1 ] && why=$1; ok=0; }
 	# The refusal is expected where the unconfined side did write there.
 	local wrote=0
@@ -103,6 +115,14 @@ verdict() {
 		crc=$(cat "$c/call.$i.rc")
 		den=$(cat "$c/call.$i.denied")
 		mk=$(grep -c . "$c/call.$i.markers")
+		if [ "$refuse" -eq 1 ] && [ "$i" -eq "$calls" ] && [ "$prc" = 0 ]; then
+			[ "$crc" != 0 ] || fail "call $i: $refuse_what: not refused (exit 0)"
+			[ "$den" = true ] || fail "call $i: $refuse_what: the refusal is not marked (sandbox.denied false, exit $crc): $(tail -n 2 "$c/call.$i.err" | cut -c1-160 | tr '\n' ' ')"
+			grep -qxF "$MARKER_PREFIX$mode mode]" "$c/call.$i.markers" ||
+				fail "call $i: $refuse_what: no denial marker"
+			wrote=1
+			continue
+		fi
 		if [ "$deny" -eq 1 ] && [ "$i" -eq "$calls" ] && [ "$wrote" -eq 1 ]; then
 			[ "$den" = true ] || fail "call $i: the refusal is not marked (sandbox.denied false, exit $crc): $(tail -n 2 "$c/call.$i.err" | cut -c1-160 | tr '\n' ' ')"
 			grep -qxF "$MARKER_PREFIX$mode mode]" "$c/call.$i.markers" ||

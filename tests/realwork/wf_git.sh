@@ -85,6 +85,7 @@ git clone -q origin.git work && cd work && echo c > c.txt && git add c.txt && gi
 git push -q origin HEAD:main && git -C ../origin.git log --format=%s main
 EOF
 norm 's|/[^ ]*/ws|WS|g'
+copied '^(origin\.git|work/\.git)/objects/'
 
 wf git-gc "gc, fsck, count-objects" need=git
 git_repo
@@ -99,6 +100,8 @@ git worktree add -q -b wt-branch wt && cd wt && echo w > w.txt && git add w.txt 
 git -C .. worktree list --porcelain | grep -c worktree && git -C .. log --format=%s wt-branch | head -n 1
 EOF
 norm 's|/[^ ]*/ws|WS|g'
+# a linked worktree's git directory is a protected path (docs/workspace.md)
+deny ws/.git/worktrees
 
 wf git-bisect "bisect run" need=git
 git_repo

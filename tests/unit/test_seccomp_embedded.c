@@ -43,6 +43,11 @@ Test(seccomp_embedded, landlock_rules_match_libseccomp)
 	same_as_libseccomp(SECCOMP_RULES_LANDLOCK);
 }
 
+Test(seccomp_embedded, root_caller_rules_match_libseccomp)
+{
+	same_as_libseccomp(SECCOMP_RULES_NAMESPACE_ROOT);
+}
+
 /* The two rule sets differ (the landlock runner refuses mounts and new user
  * namespaces): the runner gets its own program, not the other's. */
 Test(seccomp_embedded, each_runner_its_own_program)
@@ -51,8 +56,11 @@ Test(seccomp_embedded, each_runner_its_own_program)
 	const struct sock_fprog *ns = seccomp_filter_get(SECCOMP_RULES_NAMESPACE, &err);
 	const struct sock_fprog *ll = seccomp_filter_get(SECCOMP_RULES_LANDLOCK, &err);
 
-	cr_assert(ns && ll);
+	const struct sock_fprog *root = seccomp_filter_get(SECCOMP_RULES_NAMESPACE_ROOT, &err);
+
+	cr_assert(ns && ll && root);
 	cr_assert_gt(ll->len, ns->len);
+	cr_assert_gt(root->len, ns->len);
 	cr_assert_null(seccomp_filter_get(SECCOMP_RULES_COUNT, &err));
 	cr_assert_eq(err, EINVAL);
 }

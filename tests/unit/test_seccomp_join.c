@@ -7,6 +7,8 @@
  * every ABI sbx filters, with the argument values the rules look at. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -56,7 +58,12 @@ static void same_as_two(enum seccomp_rules_for rules, enum notify_set set)
 
 					for (int i = 0; i < 6; i++)
 						d.args[i] = values[(v + (size_t)i) % n_values];
-					uint32_t want = both(bpf_run(errno_rules, &d), bpf_run(notify, &d));
+					uint32_t said = bpf_run(errno_rules, &d);
+					/* A refusal goes to the supervisor, to be
+					 * answered and counted there. */
+					uint32_t want = said == SECCOMP_RULES_REFUSED
+								? SECCOMP_RET_USER_NOTIF
+								: both(said, bpf_run(notify, &d));
 					uint32_t got = bpf_run(joined, &d);
 
 					cr_assert_eq(got, want, "arch %#x nr %u: joined %#x, two filters %#x",
@@ -74,6 +81,44 @@ Test(seccomp_join, namespace_rules_then_sockets)
 Test(seccomp_join, landlock_rules_then_metadata)
 {
 	same_as_two(SECCOMP_RULES_LANDLOCK, NOTIFY_METADATA);
+}
+
+Test(seccomp_join, root_caller_rules_then_sockets)
+{
+	same_as_two(SECCOMP_RULES_NAMESPACE_ROOT, NOTIFY_SOCKETS);
+}
+
+/* Every namespace flag is refused to the landlock runner's command and to a
+ * root caller's (counted by the supervisor), none to the namespace runner's
+ * other callers; clone's exit signal is not mistaken for CLONE_NEWTIME. */
+Test(seccomp_join, new_namespaces)
+{
+	static const unsigned long flags[] = { CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS,
+					       CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
+					       CLONE_NEWNET };
+	const enum seccomp_rules_for refusing[] = { SECCOMP_RULES_LANDLOCK,
+						    SECCOMP_RULES_NAMESPACE_ROOT };
+	struct seccomp_data d = { .arch = AUDIT_ARCH_X86_64 };
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+		for (int nr = 0; nr < 2; nr++) {
+			d.nr = nr ? SYS_clone : SYS_unshare;
+			d.args[0] = flags[i] | (nr ? SIGCHLD : 0);
+			for (size_t r = 0; r < 2; r++)
+				cr_assert_eq(bpf_run(seccomp_filter_get(refusing[r], &err), &d),
+					     SECCOMP_RULES_REFUSED, "flag %#lx nr %d", flags[i], d.nr);
+			cr_assert_eq(bpf_run(seccomp_filter_get(SECCOMP_RULES_NAMESPACE, &err), &d),
+				     SECCOMP_RET_ALLOW, "flag %#lx nr %d", flags[i], d.nr);
+		}
+	d.nr = SYS_unshare;
+	d.args[0] = 0x80; /* CLONE_NEWTIME */
+	cr_assert_eq(bpf_run(seccomp_filter_get(SECCOMP_RULES_LANDLOCK, &err), &d),
+		     SECCOMP_RULES_REFUSED);
+	d.nr = SYS_clone;
+	d.args[0] = SIGCHLD | 0x80; /* an exit signal with that bit: a plain fork */
+	cr_assert_eq(bpf_run(seccomp_filter_get(SECCOMP_RULES_LANDLOCK, &err), &d),
+		     SECCOMP_RET_ALLOW);
 }
 
 /* The same program for the same pair, built once per process. */
@@ -99,8 +144,10 @@ Test(seccomp_join, landlock_pty_peer_reaches_the_supervisor)
 	d.args[1] = 0x5441; /* TIOCGPTPEER */
 	d.args[2] = O_RDWR | O_NOCTTY;
 	cr_assert_eq(bpf_run(j, &d), SECCOMP_RET_USER_NOTIF);
-	d.args[1] = 0x5412; /* TIOCSTI */
-	cr_assert_eq(bpf_run(j, &d) & SECCOMP_RET_ACTION_FULL, SECCOMP_RET_ERRNO);
+	d.args[1] = 0x5412; /* TIOCSTI: refused, so counted by the supervisor */
+	cr_assert_eq(bpf_run(j, &d), SECCOMP_RET_USER_NOTIF);
+	cr_assert_eq(bpf_run(seccomp_filter_get(SECCOMP_RULES_LANDLOCK, &(int){ 0 }), &d),
+		     SECCOMP_RULES_REFUSED);
 	d.args[1] = 0x5401; /* TCGETS */
 	cr_assert_eq(bpf_run(j, &d), SECCOMP_RET_ALLOW);
 }
