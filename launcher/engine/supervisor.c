@@ -50,6 +50,7 @@ void sv_unref(struct supervisor *sv)
 	for (size_t i = 0; i < sv->n_allow; i++)
 		free(sv->allow[i]);
 	free(sv->allow);
+	free(sv->listeners);
 	pthread_cond_destroy(&sv->work);
 	pthread_mutex_destroy(&sv->lock);
 	free(sv);
@@ -69,21 +70,22 @@ unsigned supervisor_refusals(const struct supervisor *sv)
 /* The errno rules' refusals reach us only to be counted: answered with the
  * rules' own errno, never performed. Asked before anything else, since some
  * (chmod with a setgid bit) are calls we would otherwise decide and perform.
- * A program we cannot evaluate refuses everything it is asked (EPERM). */
-static bool refused_by_rules(struct supervisor *sv, const struct seccomp_notif *n,
-			     struct sv_answer *a)
+ * A program we cannot evaluate refuses everything it is asked (EPERM).
+ * Counted where the caller could have made the call without sbx. */
+static bool refused_by_rules(struct supervisor *sv, struct sv_call *c, struct sv_answer *a)
 {
 	uint32_t v;
+	int err;
 
 	if (!sv->rules)
 		return false;
-	if (bpf_eval(sv->rules, &n->data, &v, NULL) < 0) {
-		a->err = -sv_refuse(sv, EPERM);
-		return true;
-	}
-	if ((v & SECCOMP_RET_ACTION_FULL) != SECCOMP_RET_ERRNO)
+	if (bpf_eval(sv->rules, &c->n.data, &v, NULL) < 0)
+		err = EPERM;
+	else if ((v & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO)
+		err = (int)(v & SECCOMP_RET_DATA);
+	else
 		return false;
-	a->err = -sv_refuse(sv, (int)(v & SECCOMP_RET_DATA));
+	a->err = sv_rules_refusal_counts(c) ? -sv_refuse(sv, err) : err;
 	return true;
 }
 
@@ -150,8 +152,10 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 		return errno == ENOENT || errno == EINTR;
 	if (refuse_all) {
 		a.err = -sv_refuse(sv, EACCES);
-	} else if (refused_by_rules(sv, &c.n, &a)) {
+	} else if (refused_by_rules(sv, &c, &a)) {
 		/* answered */
+	} else if (sv->metadata && sv_is_listen_call(&c.n)) {
+		sv_listen_call(&c, &a); /* x32's too: only noted */
 	} else if (c.n.data.arch != AUDIT_ARCH_X86_64 || (c.n.data.nr & X32_SYSCALL_BIT)) {
 		/* The 32-bit ABIs (i386, x32) are trapped so they are no way
 		 * around us, and refused rather than emulated. */

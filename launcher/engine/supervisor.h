@@ -6,7 +6,8 @@
  * refusals are EACCES. It never lets the kernel continue a decided call
  * (SECCOMP_USER_NOTIF_FLAG_CONTINUE): a second thread of the command could
  * swap the path or the address between the decision and the kernel's own
- * look-up. */
+ * look-up. (listen(2), which it only notes, has no such argument: it
+ * continues.) */
 #ifndef SBX_SUPERVISOR_H
 #define SBX_SUPERVISOR_H
 

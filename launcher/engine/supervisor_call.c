@@ -141,8 +141,7 @@ bool sv_still_valid(struct sv_call *c)
 	return ioctl(c->sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-/* The thread group of a thread, from its status file. */
-static pid_t tgid_of(struct sv_call *c)
+pid_t sv_tgid(struct sv_call *c)
 {
 	char buf[1024];
 	int proc = sv_proc_dir(c), fd;
@@ -176,7 +175,7 @@ int sv_pidfd(struct sv_call *c)
 	 * against the call (ID_VALID) afterwards. */
 	if (c->pidfd < 0)
 		c->pidfd = (int)syscall(SYS_pidfd_open, c->n.pid, PIDFD_THREAD);
-	if (c->pidfd < 0 && (tgid = tgid_of(c)) > 0)
+	if (c->pidfd < 0 && (tgid = sv_tgid(c)) > 0)
 		c->pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	return c->pidfd >= 0 ? c->pidfd : -errno;
 }

@@ -47,6 +47,10 @@ struct supervisor {
 	char **allow;
 	const struct sock_fprog *rules;
 	unsigned refusals;        /* atomic */
+	/* The processes of the run that called listen(2), by their pidfs
+	 * inode (supervisor_listen.c); under lock. */
+	uint64_t *listeners;
+	size_t n_listeners, cap_listeners;
 };
 
 /* One call, from RECV to SEND. */
@@ -72,6 +76,12 @@ struct sv_answer {
  * the call): counted for the run's denial fact. Returns -err. */
 int sv_refuse(struct supervisor *sv, int err);
 
+/* supervisor_refusal.c: whether a refusal of the errno rules is the
+ * sandbox's (the caller could have made the call without sbx) */
+bool sv_rules_refusal_counts(struct sv_call *c);
+/* supervisor_meta.c: the same for a chmod-family call (owner, CAP_FOWNER) */
+bool sv_chmod_refusal_counts(struct sv_call *c);
+
 void sv_call_init(struct sv_call *c, struct supervisor *sv);
 /* O_PATH /proc/<tid> of the caller (cached in c): an fd, or -errno. */
 int sv_proc_dir(struct sv_call *c);
@@ -91,6 +101,8 @@ int sv_read_string(struct sv_call *c, uint64_t addr, char *buf, size_t size);
  * asked after everything was read, before anything is done. */
 bool sv_still_valid(struct sv_call *c);
 
+/* The caller's thread group (from its status file), or -1. */
+pid_t sv_tgid(struct sv_call *c);
 /* The caller's pidfd (a thread's own where the kernel has PIDFD_THREAD). */
 int sv_pidfd(struct sv_call *c);
 /* A copy of the command's fd (pidfd_getfd): the same open file. -errno. */
@@ -119,6 +131,12 @@ bool sv_is_socket_call(const struct seccomp_notif *n);
 /* supervisor_pty.c: ioctl(TIOCGPTPEER) (landlock runner) */
 bool sv_is_pty_peer_call(const struct seccomp_notif *n);
 void sv_pty_peer_call(struct sv_call *c, struct sv_answer *a);
+/* supervisor_listen.c: listen(2) (landlock runner), only recorded */
+bool sv_is_listen_call(const struct seccomp_notif *n);
+void sv_listen_call(struct sv_call *c, struct sv_answer *a);
+/* The listening socket sock is connected to was put to listen by a process
+ * of the run (SO_PEERPIDFD names it, even after it exited). */
+bool sv_listener_recorded(struct supervisor *sv, int sock);
 struct sv_net_op;
 /* Everything read and decided; the op to perform, or NULL with a filled. */
 struct sv_net_op *sv_net_prepare(struct sv_call *c, struct sv_answer *a);

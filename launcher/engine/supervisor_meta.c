@@ -9,6 +9,8 @@
  * thread after we looked cannot redirect it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,6 +242,40 @@ static bool anonymous_object(int handle)
 	       sf.f_type == ANON_INODE_FS_MAGIC;
 }
 
+/* Whether the caller could have changed this object's metadata without
+ * sbx: its owner, or holding CAP_FOWNER (a root caller). Only then is a
+ * refusal the sandbox's, and counted; the kernel refuses the rest itself. */
+static bool caller_could(const struct sv_call *c, int handle)
+{
+	struct stat st;
+
+	if (c->sv->caps & (1ULL << CAP_FOWNER))
+		return true;
+	return fstat(handle, &st) == 0 && st.st_uid == geteuid();
+}
+
+static int refuse(struct sv_call *c, int handle, int err)
+{
+	return caller_could(c, handle) ? sv_refuse(c->sv, err) : -err;
+}
+
+bool sv_chmod_refusal_counts(struct sv_call *c)
+{
+	struct meta_req q;
+	int handle;
+	bool could;
+
+	if (c->n.data.arch != AUDIT_ARCH_X86_64 || !sv_is_metadata_call(&c->n))
+		return true;
+	decode(&c->n, &q);
+	handle = object_of(c, &q);
+	if (handle < 0)
+		return false; /* no such object: the caller's own mistake */
+	could = caller_could(c, handle);
+	close(handle);
+	return could;
+}
+
 static int decide(struct sv_call *c, const struct meta_req *q, int handle)
 {
 	char view[PATH_MAX];
@@ -249,14 +285,14 @@ static int decide(struct sv_call *c, const struct meta_req *q, int handle)
 	 * the root: EPERM, as the seccomp filter refuses it when it sees the
 	 * mode first. */
 	if (q->op == M_CHMOD && (q->mode & (S_ISUID | S_ISGID)))
-		return sv_refuse(c->sv, EPERM);
+		return refuse(c, handle, EPERM);
 	rc = sv_view_path(c, handle, view, sizeof(view));
 	if (rc < 0)
-		return sv_refuse(c->sv, EACCES);
+		return refuse(c, handle, EACCES);
 	/* No path at all ("pipe:[12]"): perhaps a pipe or socket. */
 	if (view[0] != '/' && anonymous_object(handle))
 		return 0;
-	return supervise_in_writable(&c->sv->writable, view) ? 0 : sv_refuse(c->sv, EACCES);
+	return supervise_in_writable(&c->sv->writable, view) ? 0 : refuse(c, handle, EACCES);
 }
 
 static int proc_path(int handle, char *buf, size_t size)

@@ -156,7 +156,14 @@ static int decide_unix(struct sv_call *c, struct sv_net_op *op, struct net_msg *
 		   supervise_in_writable(&c->sv->writable, view)) {
 		*check_listener = true;
 	} else {
-		return sv_refuse(c->sv, EACCES);
+		/* Counted where the caller could connect without sbx (write
+		 * permission on the socket file), as a refused write is. */
+		char proc[40];
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", h);
+		if (faccessat(AT_FDCWD, proc, W_OK, AT_EACCESS) == 0)
+			return sv_refuse(c->sv, EACCES);
+		return -EACCES;
 	}
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;

@@ -363,7 +363,9 @@ bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
 	unsigned long ino[8];
 	struct stat st;
 	struct dirent *e;
-	bool ours = recorded_listener_is_ours(sv, sock, socket_file);
+	/* Alive and ours, or noted when it called listen(2). */
+	bool ours = recorded_listener_is_ours(sv, sock, socket_file) ||
+		    sv_listener_recorded(sv, sock);
 	size_t n;
 	DIR *d;
 

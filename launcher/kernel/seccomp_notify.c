@@ -56,6 +56,8 @@ static const unsigned meta_64[] = {
 	SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr, NOTIFY_NR_SETXATTRAT,
 	SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr, NOTIFY_NR_REMOVEXATTRAT,
 };
+/* listen(2): noted, then continued (engine/supervisor_listen.c). */
+static const unsigned listen_64[] = { SYS_listen };
 /* x32's own numbers for the message calls (the x32 bit is masked off). */
 static const unsigned sock_x32_only[] = { 518 /* sendmsg */, 538 /* sendmmsg */ };
 /* i386: the same calls by their 32-bit numbers, the 16-bit uid variants of
@@ -216,8 +218,10 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 	}
 	set_add(&set, sock_64, 3);
 	set_add(&set, sock_x32_only, sizeof(sock_x32_only) / sizeof(sock_x32_only[0]));
-	if (meta)
+	if (meta) {
 		set_add(&set, meta_64, sizeof(meta_64) / sizeof(meta_64[0]));
+		set_add(&set, listen_64, 1);
+	}
 	emit_set(b, &set);
 	emit_sendto(b, SYS_sendto, true);
 	if (meta)

@@ -34,6 +34,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -710,6 +712,50 @@ ParameterizedTest(struct cp *p, supervisor, refusal_marks_the_failed_run)
 	fx_teardown(&f);
 }
 
+/* A refusal of a call the caller could not have made without sbx either (a
+ * setuid bit on a file it does not own, a directory where it may not
+ * create one, a mount namespace without privilege) is the kernel's as much
+ * as sbx's: not counted, not marked, as a refused write there is not. A
+ * root caller could have made each: counted and marked. */
+PARAMS(refusal_the_caller_could_not_make_is_not_marked, all_params)
+ParameterizedTest(struct cp *p, supervisor, refusal_the_caller_could_not_make_is_not_marked)
+{
+	struct fx f;
+	struct e2e_out o;
+	struct stat st;
+	bool root = e2e_uid(f.who = (enum e2e_user)p->user) == 0;
+	char *rootfile, *newdir;
+	const char *cmds[3];
+	json_t *j;
+
+	fx_setup(&f, p);
+	rootfile = e2e_fmt("%s/rootfile", f.D);
+	newdir = e2e_fmt("%s/newdir", f.D);
+	cr_assert(e2e_write_file(AS_CALLER, rootfile, "x\n") == 0 && chmod(rootfile, 0644) == 0);
+	cmds[0] = e2e_fmt("chmod u+s %s", rootfile);
+	cmds[1] = e2e_fmt("mkdir -m 2755 %s", newdir);
+	cmds[2] = "unshare -m true";
+	for (size_t i = 0; i < 3; i++) {
+		/* the namespace runner lets a non-root caller's unshare reach the
+		 * kernel, which refuses it: no refusal of ours at all */
+		bool ours = root || i < 2 || f.runner == LANDLOCK;
+
+		sbx(&f, "workspace-write", NULL, NULL, true, cmds[i], &o);
+		j = result_of(&f, &o);
+		cr_assert(result_exit(j) != 0, "%s `%s` succeeded:\n%s", f.tag, cmds[i], o.out);
+		cr_assert(result_refused_calls(j) == (ours && root ? 1 : 0) &&
+				  result_denied(j) == root && result_marked(j) == root,
+			  "%s `%s` (%s caller): counted %lld, marked %d:\n%s", f.tag, cmds[i],
+			  root ? "a root" : "a non-root", (long long)result_refused_calls(j),
+			  result_marked(j), o.out);
+		json_decref(j);
+		e2e_out_free(&o);
+	}
+	cr_assert(stat(rootfile, &st) == 0 && (st.st_mode & 07777) == 0644 && !e2e_exists(newdir),
+		  "%s the refused calls changed something outside", f.tag);
+	fx_teardown(&f);
+}
+
 PARAMS(sock_host_daemon_unreachable, all_params)
 ParameterizedTest(struct cp *p, supervisor, sock_host_daemon_unreachable)
 {
@@ -798,12 +844,62 @@ ParameterizedTest(struct cp *p, supervisor, sock_own_server_reachable)
 	fx_teardown(&f);
 }
 
+/* Whether this kernel names a listener that has exited: SO_PEERPIDFD on a
+ * connection to it gives a pidfd (Linux 6.16), with an inode of its own
+ * (pidfs, 6.9). The landlock runner's supervisor knows a run's forking,
+ * non-dumpable daemons by it (supervisor_listen.c). */
+static bool kernel_names_dead_listeners(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct statfs sf;
+	int c, pidfd = -1, hold[2];
+	socklen_t len = sizeof(pidfd);
+	pid_t pid;
+	bool yes;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "/tmp/sbx-e2e-deadlisten-%d", (int)getpid());
+	unlink(a.sun_path);
+	cr_assert(pipe(hold) == 0);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		/* listen, leave the socket to a child that lives until hold
+		 * closes, and exit: as ssh-agent does */
+		int s = socket(AF_UNIX, SOCK_STREAM, 0);
+		char b;
+
+		close(hold[1]);
+		if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 1) < 0)
+			_exit(1);
+		if (fork() == 0) {
+			ssize_t r = read(hold[0], &b, 1);
+
+			_exit((int)r);
+		}
+		_exit(0);
+	}
+	close(hold[0]);
+	waitpid(pid, NULL, 0);
+	c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	yes = connect(c, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	      getsockopt(c, SOL_SOCKET, 77 /* SO_PEERPIDFD */, &pidfd, &len) == 0 &&
+	      fstatfs(pidfd, &sf) == 0 && sf.f_type == 0x50494446 /* PIDFS_MAGIC */;
+	if (pidfd >= 0)
+		close(pidfd);
+	close(c);
+	close(hold[1]);
+	unlink(a.sun_path);
+	return yes;
+}
+
 /* A daemon the command starts that listens and then forks away (ssh-agent,
  * gpg-agent: the socket is made before the fork, so the process listen(2)
  * recorded is gone when a client connects). Its socket is the run's own:
  * reachable. A daemon that also makes itself non-dumpable (ssh-agent) hides
  * its descriptors from the landlock runner's supervisor, which holds no more
- * privilege than the command: that one stays refused there. */
+ * privilege than the command: there it is known by the listen(2) the
+ * supervisor noted, where the kernel names a listener that exited; where it
+ * does not, that one stays refused. */
 static const char *forking_daemon_script =
 	"import ctypes, os, socket, sys\n"
 	"path, witness, hidden = sys.argv[1], sys.argv[2], sys.argv[3] == '1'\n"
@@ -831,11 +927,17 @@ ParameterizedTest(struct cp *p, supervisor, sock_own_forking_daemon_reachable)
 				    f.R, sock, script_file(&f, "daemon.py", forking_daemon_script), w,
 				    hidden, client(&f, "stream", sock, "forked"), w);
 
-		if (hidden && p->runner == LANDLOCK)
-			continue;
-
 		unlink(w);
 		sbx(&f, "workspace-write", "allow", NULL, false, cmd, &o);
+		if (hidden && p->runner == LANDLOCK && !kernel_names_dead_listeners()) {
+			/* refused, never reached */
+			cr_assert(o.status != 0 && !e2e_exists(w),
+				  "%s: a non-dumpable forking daemon on %s was reached on a kernel "
+				  "that cannot name its listener: exit %d\n%s%s", f.tag, sock,
+				  o.status, o.out, o.err);
+			e2e_out_free(&o);
+			continue;
+		}
 		cr_assert(o.status == 0, "%s: a daemon the command started (listen, then fork%s) on %s "
 			  "was not reachable: exit %d\n%s%s", f.tag, hidden ? ", non-dumpable" : "",
 			  sock, o.status, o.out, o.err);
@@ -845,6 +947,105 @@ ParameterizedTest(struct cp *p, supervisor, sock_own_forking_daemon_reachable)
 		free(got);
 		e2e_out_free(&o);
 	}
+	fx_teardown(&f);
+}
+
+/* The attack on the listen(2) record (landlock runner, host /tmp): a host
+ * daemon that listened and forked away, like the user's own ssh-agent,
+ * leaves a dead listener. A command whose process had the same pid number
+ * and called listen(2) itself must still not reach it: the record names
+ * processes by their pidfs inode, never by pid. The test makes the host
+ * daemon's listener get that pid (ns_last_pid), as a patient command could
+ * by cycling pids. */
+static const char *listen_then_wait_script =
+	"import os, socket, sys, time\n"
+	"mine, pidfile, go, target, result = sys.argv[1:6]\n"
+	"pid = os.fork()\n"
+	"if pid == 0:\n"
+	"    s = socket.socket(socket.AF_UNIX); s.bind(mine); s.listen(1); os._exit(0)\n"
+	"os.waitpid(pid, 0)\n"
+	"open(pidfile + '.tmp', 'w').write(str(pid)); os.rename(pidfile + '.tmp', pidfile)\n"
+	"for i in range(3000):\n"
+	"    if os.path.exists(go): break\n"
+	"    time.sleep(0.01)\n"
+	"try:\n"
+	"    c = socket.socket(socket.AF_UNIX); c.connect(target); c.sendall(b'stolen\\n')\n"
+	"    r = 'connected'\n"
+	"except OSError as e:\n"
+	"    r = 'errno %d' % e.errno\n"
+	"open(result, 'w').write(r)\n";
+
+/* The host daemon: listen, fork, exit; the child serves for a while. */
+static const char *host_forking_daemon_script =
+	"import os, signal, socket, sys\n"
+	"path, witness = sys.argv[1], sys.argv[2]\n"
+	"srv = socket.socket(socket.AF_UNIX); srv.bind(path); os.chmod(path, 0o777); srv.listen(4)\n"
+	"if os.fork(): os._exit(0)\n"
+	"signal.alarm(60)\n"
+	"while True:\n"
+	"    c, _ = srv.accept(); d = c.recv(64)\n"
+	"    if d: open(witness, 'a').write(d.decode())\n"
+	"    c.close()\n";
+
+PARAMS(sock_listener_pid_recycled_unreachable, ll_params)
+ParameterizedTest(struct cp *p, supervisor, sock_listener_pid_recycled_unreachable, .timeout = 120)
+{
+	struct fx f;
+	char tmpl[] = "/tmp/sbx-e2e-recycle-XXXXXX";
+	bool aligned = false;
+
+	fx_setup(&f, p);
+	/* the user's own daemon, as the user: only the listener tells */
+	cr_assert(mkdtemp(tmpl) && chmod(tmpl, 0755) == 0 &&
+		  chown(tmpl, e2e_uid(f.who), e2e_gid(f.who)) == 0);
+	f.tmpdir = strdup(tmpl);
+	host_tmp_dir = f.tmpdir;
+	char *cmd_py = script_file(&f, "listen_wait.py", listen_then_wait_script);
+	char *daemon_py = script_file(&f, "host_daemon.py", host_forking_daemon_script);
+	char *witness = e2e_fmt("%s/witness", tmpl);
+
+	for (int round = 0; round < 8 && !aligned; round++) {
+		char *pidfile = e2e_fmt("%s/pid.%d", f.R, round), *go = e2e_fmt("%s/go.%d", f.R, round);
+		char *result = e2e_fmt("%s/result.%d", f.R, round);
+		char *target = e2e_fmt("%s/agent.%d", tmpl, round);
+		char *cmd = e2e_fmt("python3 %s %s/mine.%d %s %s %s %s", cmd_py, f.R, round, pidfile,
+				    go, target, result);
+		char *argv[] = { (char *)e2e_sbx(), "run", "--runner", "landlock", "--mode",
+				 "workspace-write", "--root", f.R, "--", cmd, NULL };
+		pid_t sbx_pid = e2e_spawn(f.who, f.R, argv), daemon;
+		char *got;
+		int st;
+
+		for (int i = 0; i < 3000 && !e2e_exists(pidfile); i++)
+			usleep(10000);
+		got = e2e_read_file(pidfile);
+		cr_assert(got, "%s the command never listened", f.tag);
+		pid_t want = (pid_t)atoi(got);
+		/* The host daemon's listener gets the pid the command's
+		 * listener had (it is reaped: free again). */
+		FILE *last = fopen("/proc/sys/kernel/ns_last_pid", "w");
+
+		cr_assert(last, "ns_last_pid: %s", strerror(errno));
+		fprintf(last, "%d", want - 1);
+		fclose(last);
+		char *dargv[] = { "/usr/bin/python3", daemon_py, target, witness, NULL };
+		daemon = e2e_spawn(f.who, "/", dargv);
+		aligned = daemon == want;
+		waitpid(daemon, NULL, 0); /* it listened, forked and exited */
+		for (int i = 0; i < 500 && !e2e_exists(target); i++)
+			usleep(10000);
+		cr_assert(e2e_exists(go) || e2e_write_file(AS_CALLER, go, "") == 0);
+		cr_assert(waitpid(sbx_pid, &st, 0) == sbx_pid);
+		got = e2e_read_file(result);
+		cr_assert(got, "%s round %d: no result", f.tag, round);
+		cr_assert(strcmp(got, "errno 13") == 0,
+			  "%s round %d (listener pid %s): the command reached the host daemon "
+			  "whose dead listener had its listener's pid: %s", f.tag, round,
+			  aligned ? "aligned" : "not aligned", got);
+		cr_assert(!e2e_exists(witness), "%s the host daemon got a line", f.tag);
+	}
+	cr_assert(aligned, "%s the host listener never got the command's pid: the attack was not "
+		  "tried", f.tag);
 	fx_teardown(&f);
 }
 

@@ -10,8 +10,9 @@ cell() {
 	printf '%s\n' "$3" >"$1.reason"
 }
 
-# cond_match "runner=R,user=U,root" RUNNER KIND: every item holds (* always;
-# root: the confined side's caller is root).
+# cond_match "runner=R,user=U,root,kernel<X.Y" RUNNER KIND: every item holds
+# (* always; root: the confined side's caller is root; kernel<X.Y: this
+# machine's kernel is older).
 cond_match() {
 	local item ok=0
 	[ "$1" = "*" ] && return 0
@@ -20,6 +21,7 @@ cond_match() {
 		runner=*) [ "${item#runner=}" = "$2" ] || return 1 ;;
 		user=*) [ "${item#user=}" = "$3" ] || return 1 ;;
 		root) [ "$3" = "root>nobody" ] || { [ "$3" = caller ] && [ "$(id -u)" = 0 ]; } || return 1 ;;
+		kernel\<*) [ "$(printf '%s\n%s\n' "${item#kernel<}" "$(uname -r | cut -d- -f1)" | sort -V | head -n 1)" != "${item#kernel<}" ] || return 1 ;;
 		*) return 1 ;;
 		esac
 		ok=1

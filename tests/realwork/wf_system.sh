@@ -50,7 +50,7 @@ wf ssh-agent "ssh-agent started and stopped in the command (socket in /tmp)" fas
 call <<'EOF'
 eval "$(ssh-agent -s)" >/dev/null && ssh-add -l; echo "ssh-add: $?"; ssh-agent -k >/dev/null && echo killed
 EOF
-known runner=landlock "ssh-agent makes itself non-dumpable after it listened and forked: the landlock runner's supervisor, with no more privilege than the command, cannot see that it holds the socket (docs/supervisor.md), so ssh-add is refused (EACCES; the call still exits 0, so nothing is marked)"
+known 'runner=landlock,kernel<6.16' "ssh-agent makes itself non-dumpable after it listened and forked: before Linux 6.16 the kernel cannot name its dead listener (SO_PEERPIDFD), and the landlock runner's supervisor, with no more privilege than the command, cannot find the socket among its fds (docs/supervisor.md), so ssh-add is refused (EACCES; the call still exits 0, so nothing is marked)"
 
 wf flock "flock on a lock file in the root and in /tmp, fcntl locks from python" fast need=flock,python3
 call <<'EOF'

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* Is a refusal of the errno rules the sandbox's? As for a refused write
+ * (the classifier's rule), only where the caller could have made the call
+ * without sbx: then it is counted and a failed run is marked denied. A
+ * non-root caller's chmod u+s of a file it does not own, its mkdir -m 2755 in
+ * /etc, its mount: the kernel would have refused those too. Asked only for
+ * calls already refused: nothing here decides what is performed, so a
+ * command that races these look-ups only moves a marker. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "supervisor_int.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x80
+#endif
+#define CLONE_NAMESPACES                                                              \
+	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | \
+	 CLONE_NEWPID | CLONE_NEWNET)
+
+/* Whether this caller may make a user namespace outside sbx (the sysctls,
+ * AppArmor, a container's profile): asked once per process, by a child. */
+static bool host_allows_userns(void)
+{
+	static int known = -1;
+	int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		pid_t pid = fork();
+		int st = 0;
+
+		if (pid == 0)
+			_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+		v = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 0;
+		__atomic_store_n(&known, v, __ATOMIC_RELAXED);
+	}
+	return v == 1;
+}
+
+/* The directory a new entry would go in, writable and searchable by the
+ * caller (mkdir, mknod, creat, open with O_CREAT). */
+static bool could_create(struct sv_call *c, int dirfd, uint64_t addr)
+{
+	char path[PATH_MAX], proc[40], *slash;
+	const char *dir = ".";
+	int h;
+	bool ok;
+
+	if (sv_read_string(c, addr, path, sizeof(path)) < 0)
+		return false;
+	slash = strrchr(path, '/');
+	if (slash == path)
+		dir = "/";
+	else if (slash)
+		*slash = '\0', dir = path;
+	h = sv_resolve(c, dirfd, dir, SV_FOLLOW);
+	if (h < 0)
+		return false;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", h);
+	/* Our threads hold the command's uid and capabilities. The kernel
+	 * checks permission first and a read-only mount last (EROFS): that
+	 * one is the namespace runner's view, not what the caller meets
+	 * without sbx. */
+	ok = faccessat(AT_FDCWD, proc, W_OK | X_OK, AT_EACCESS) == 0 || errno == EROFS;
+	close(h);
+	return ok;
+}
+
+static bool root_caller(const struct sv_call *c)
+{
+	return (c->sv->caps & (1ULL << CAP_DAC_OVERRIDE)) != 0;
+}
+
+bool sv_rules_refusal_counts(struct sv_call *c)
+{
+	const __u64 *a = c->n.data.args;
+
+	/* The other ABIs' numbers differ: counted, as their calls are rare. */
+	if (c->n.data.arch != AUDIT_ARCH_X86_64)
+		return true;
+	switch (c->n.data.nr & ~0x40000000) {
+	case SYS_chmod: case SYS_fchmod: case SYS_fchmodat: case 452 /* fchmodat2 */:
+		return sv_chmod_refusal_counts(c);
+	case SYS_mkdir: case SYS_mknod: case SYS_creat: case SYS_open:
+		return could_create(c, AT_FDCWD, a[0]);
+	case SYS_mkdirat: case SYS_mknodat: case SYS_openat:
+		return could_create(c, (int)a[0], a[1]);
+	case SYS_unshare: case SYS_clone:
+		if (!(a[0] & (CLONE_NAMESPACES | (c->n.data.nr == SYS_unshare ? CLONE_NEWTIME : 0))))
+			return true; /* CLONE_PARENT */
+		/* Without one of its own, a namespace needs CAP_SYS_ADMIN:
+		 * root's outside sbx, nobody else's. */
+		return root_caller(c) || ((a[0] & CLONE_NEWUSER) && host_allows_userns());
+	case SYS_setns: case SYS_mount: case SYS_umount2: case SYS_pivot_root:
+	case 430 /* fsopen */: case 431 /* fsconfig */: case 432 /* fsmount */:
+	case 433 /* fspick */: case 428 /* open_tree */: case 429 /* move_mount */:
+	case 442 /* mount_setattr */:
+		return root_caller(c);
+	default:
+		/* keyrings, terminal injection, other processes' limits: the
+		 * caller's own, outside sbx */
+		return true;
+	}
+}
