@@ -55,7 +55,7 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
 	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
-	 fds.o bpf_eval.o)
+	 fds.o bpf_eval.o pty_pool.o)
 obj-y += $(addprefix launcher/front/,serve_main.o spawner.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
 	mcp_main.o mcp_call.o mcp_tools.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
@@ -66,7 +66,7 @@ obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filte
 obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
 	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o supervisor_pty.o \
 		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o \
-		supervisor_listen.o supervisor_refusal.o)
+		supervisor_listen.o supervisor_refusal.o supervisor_ptypool.o)
 
 # CONFIG_STATIC=y (the default): sbx is one static-pie file (glibc and every
 # library inside), to copy into any image; each launch skips the dynamic

@@ -256,6 +256,10 @@ const struct runner_ops *runner_by_id(enum sbx_runner id);
 /* This process runs many commands (serve, mcp): runners may keep what they
  * build for a policy (the landlock runner's rulesets). */
 void runners_long_lived(void);
+struct child_spec;
+/* The run is over (or never started): what a runner kept from prepare
+ * beyond the spawn ends (the landlock runner's pty pool and lent ruleset). */
+void runners_run_over(struct child_spec *spec);
 /* Runners compiled in, in `auto` order, NULL-terminated. */
 extern const struct runner_ops *const runner_table[];
 

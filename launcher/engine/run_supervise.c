@@ -87,6 +87,7 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	p.caps = r->spec.caps_keep;
 	/* Their refusals come to us only inside the joined filter. */
 	p.rules = r->spec.notify_joined ? r->spec.seccomp : NULL;
+	p.pty_pool = r->spec.pty_pool;
 	r->sup = supervisor_start(listener, &p, &err);
 	r->spec.supervised = r->sup != NULL;
 }
@@ -104,6 +105,9 @@ void run_supervise_end(struct run_state *r)
 		if (r->notify_sock[i] >= 0)
 			close(r->notify_sock[i]);
 	r->notify_sock[0] = r->notify_sock[1] = -1;
+	/* The pty pool ends (the supervisor, still finishing, can take no
+	 * more from it), then the landlock runner's ruleset is free again. */
+	runners_run_over(&r->spec);
 }
 
 #else
@@ -127,7 +131,7 @@ unsigned run_supervise_refusals(const struct run_state *r)
 
 void run_supervise_end(struct run_state *r)
 {
-	(void)r;
+	runners_run_over(&r->spec);
 }
 
 #endif

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bpf_eval.h"
+#include "pty_pool.h"
 #include "seccomp_notify.h"
 #include "supervisor_int.h"
 
@@ -51,6 +52,7 @@ void sv_unref(struct supervisor *sv)
 		free(sv->allow[i]);
 	free(sv->allow);
 	free(sv->listeners);
+	pty_pool_unref(sv->pty_pool);
 	pthread_cond_destroy(&sv->work);
 	pthread_mutex_destroy(&sv->lock);
 	free(sv);
@@ -164,6 +166,8 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 		sv_metadata_call(&c, &a);
 	} else if (sv->metadata && sv_is_pty_peer_call(&c.n)) {
 		sv_pty_peer_call(&c, &a);
+	} else if (sv->metadata && sv_is_pty_number_call(&c.n)) {
+		sv_pty_number_call(&c, &a);
 	} else if (sv_is_socket_call(&c.n)) {
 		handle_socket_call(sv, &c, &a);
 	} else {
@@ -236,6 +240,9 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->metadata = p->metadata;
 	sv->caps = p->caps;
 	sv->rules = p->rules;
+	sv->pty_pool = p->pty_pool;
+	if (sv->pty_pool)
+		pty_pool_ref(sv->pty_pool);
 	sv->self = getpid();
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_cond_init(&sv->work, NULL);

@@ -7,7 +7,8 @@
  * (SECCOMP_USER_NOTIF_FLAG_CONTINUE): a second thread of the command could
  * swap the path or the address between the decision and the kernel's own
  * look-up. (listen(2), which it only notes, has no such argument: it
- * continues.) */
+ * continues; so does ioctl(TIOCGPTN), whose only pointer the kernel writes:
+ * supervisor_ptypool.c.) */
 #ifndef SBX_SUPERVISOR_H
 #define SBX_SUPERVISOR_H
 
@@ -19,6 +20,7 @@
 
 struct supervisor;
 struct sock_fprog;
+struct pty_pool;
 
 struct supervisor_params {
 	bool metadata;           /* decide chmod/chown/utimes/xattrs (landlock runner) */
@@ -31,6 +33,9 @@ struct supervisor_params {
 	/* The runner's errno rules, when the joined filter hands their
 	 * refusals to us (seccomp_filter_join): answered, counted. */
 	const struct sock_fprog *rules;
+	/* The landlock runner's pty pool (kernel/pty_pool.h), referenced
+	 * while we run; NULL: none. */
+	struct pty_pool *pty_pool;
 };
 
 /* Take over listener and start answering on threads of our own (serve's loop

@@ -46,6 +46,7 @@ struct supervisor {
 	size_t n_allow;
 	char **allow;
 	const struct sock_fprog *rules;
+	struct pty_pool *pty_pool; /* a reference; NULL: none */
 	unsigned refusals;        /* atomic */
 	/* The processes of the run that called listen(2), by their pidfs
 	 * inode (supervisor_listen.c); under lock. */
@@ -131,6 +132,12 @@ bool sv_is_socket_call(const struct seccomp_notif *n);
 /* supervisor_pty.c: ioctl(TIOCGPTPEER) (landlock runner) */
 bool sv_is_pty_peer_call(const struct seccomp_notif *n);
 void sv_pty_peer_call(struct sv_call *c, struct sv_answer *a);
+/* fd (ours) is a pty master: /dev/ptmx or a devpts instance's ptmx. */
+bool sv_is_ptmx(int fd);
+/* supervisor_ptypool.c: ioctl(TIOCGPTN), where the pool's ptys are swapped
+ * in (landlock runner) */
+bool sv_is_pty_number_call(const struct seccomp_notif *n);
+void sv_pty_number_call(struct sv_call *c, struct sv_answer *a);
 /* supervisor_listen.c: listen(2) (landlock runner), only recorded */
 bool sv_is_listen_call(const struct seccomp_notif *n);
 void sv_listen_call(struct sv_call *c, struct sv_answer *a);

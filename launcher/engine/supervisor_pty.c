@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "pty_pool.h"
 #include "supervisor_int.h"
 
 #ifndef TIOCGPTPEER
@@ -35,8 +36,10 @@ bool sv_is_pty_peer_call(const struct seccomp_notif *n)
 
 /* /dev/ptmx or a devpts instance's ptmx: a pty master. Which pty does not
  * matter: sbx hands the command only /dev/null and pipes, and opening ptmx
- * always makes a new pty, so any master the command holds it made itself. */
-static bool is_ptmx(int fd)
+ * always makes a new pty, so any master the command holds it made itself
+ * (or got from the run's pty pool, or from a process it can talk to: in
+ * every case the other end of a pty it already reads and writes). */
+bool sv_is_ptmx(int fd)
 {
 	struct stat st;
 
@@ -57,7 +60,7 @@ void sv_pty_peer_call(struct sv_call *c, struct sv_answer *a)
 		a->err = -master;
 		return;
 	}
-	if (!is_ptmx(master)) {
+	if (!sv_is_ptmx(master)) {
 		/* Not a master: the kernel's own ioctl answers (ENOTTY for
 		 * anything but a pty master). Continuing is safe
 		 * here: if another thread puts a master at that fd number
@@ -87,6 +90,10 @@ void sv_pty_peer_call(struct sv_call *c, struct sv_answer *a)
 	 * does). O_CLOEXEC: our copy never leaks into another child. */
 	slave = ioctl(master, TIOCGPTPEER, (int)(flags | O_NOCTTY | O_CLOEXEC));
 	got = slave < 0 ? errno : 0;
+	/* A pty whose slave the command holds is never swapped for a pool
+	 * pty later (it would hold a slave without its master). */
+	if (slave >= 0 && c->sv->pty_pool)
+		pty_pool_note_peer(c->sv->pty_pool, master);
 	close(master);
 	if (slave < 0) {
 		a->err = got;

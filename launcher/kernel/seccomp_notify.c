@@ -38,6 +38,7 @@
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER 0x5441 /* _IO('T', 0x41) */
 #endif
+#define NOTIFY_TIOCGPTN 0x80045430U /* _IOR('T', 0x30, unsigned int) */
 
 #define NOTIFY_MAX_INSNS 200
 #define X32_SYSCALL_BIT 0x40000000U
@@ -174,15 +175,19 @@ static void emit_sendto(struct bpf_prog_buf *b, unsigned nr, bool wide)
 /* ioctl(master, TIOCGPTPEER): the landlock runner's rules do not grant
  * /dev/pts (that would be the user's other terminals too), so Landlock
  * refuses the slave of a pty the command made itself; the supervisor opens
- * it (supervisor_pty.c). Only that request: every other ioctl stays a
- * register compare. The request is an int in the kernel: its low 32 bits.
- * x86-64's only: x32's ioctl (514) and i386's keep Landlock's refusal, as
- * the supervisor refuses every 32-bit call anyway. A holds nr. */
-static void emit_pty_peer(struct bpf_prog_buf *b)
+ * it (supervisor_pty.c). ioctl(master, TIOCGPTN), which grantpt and ptsname
+ * ask: the supervisor swaps in a pty of the run's pool, whose slave alone is
+ * granted by name (supervisor_ptypool.c). Only those two requests: every
+ * other ioctl stays a register compare. The request is an int in the
+ * kernel: its low 32 bits. x86-64's only: x32's ioctl (514) and i386's keep
+ * Landlock's refusal, as the supervisor refuses every 32-bit call anyway.
+ * A holds nr. */
+static void emit_pty_calls(struct bpf_prog_buf *b)
 {
-	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 3));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 4));
 	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)));
-	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCGPTPEER, 0, 1));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCGPTPEER, 1, 0));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NOTIFY_TIOCGPTN, 0, 1));
 	emit(b, (struct sock_filter)RET_NOTIFY);
 	emit(b, (struct sock_filter)RET_ALLOW);
 }
@@ -225,7 +230,7 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 	emit_set(b, &set);
 	emit_sendto(b, SYS_sendto, true);
 	if (meta)
-		emit_pty_peer(b);
+		emit_pty_calls(b);
 }
 
 static void build(struct bpf_prog_buf *b, bool meta)

@@ -15,7 +15,8 @@ struct sock_fprog;
 enum notify_set {
 	NOTIFY_SOCKETS = 0,   /* connect, sendto with an address, sendmsg, sendmmsg */
 	NOTIFY_METADATA,      /* the same, chmod/chown/utimes/xattr calls,
-			       * ioctl(TIOCGPTPEER) and listen (landlock runner) */
+			       * ioctl(TIOCGPTPEER), ioctl(TIOCGPTN) and listen
+			       * (landlock runner) */
 	NOTIFY_SETS,
 };
 

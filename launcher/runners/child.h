@@ -21,6 +21,15 @@
 struct runner_ops;
 struct sock_fprog;
 struct ns_view_spec;
+struct pty_pool;
+
+/* The landlock runner's ruleset lent from its cache (landlock_cache.h); gen
+ * 0: nothing lent. Parent only. */
+struct landlock_lend {
+	unsigned long gen;
+	int slot;
+	size_t pool_rules;         /* rules added for the run's pty pool */
+};
 
 /* Per-run resource limits, worked out by the parent (engine/run_limits.c). Each
  * rlimit only ever lowers what the caller had; 0 leaves it as inherited. A
@@ -66,6 +75,11 @@ struct child_spec {
 				    * caller's few, else 0 */
 	/* Set by the runner's prepare in the parent, undone by its release: */
 	int landlock_ruleset_fd;   /* the landlock runner's ruleset; -1: none */
+	/* Parent only, kept from prepare until the run is over
+	 * (runners_run_over): the landlock runner's lent ruleset and the pty
+	 * pool whose slaves it grants (kernel/pty_pool.h; NULL: none). */
+	struct landlock_lend landlock_lend;
+	struct pty_pool *pty_pool;
 	bool full_map;             /* a root caller's full identity map, written by
 				    * sbx after the clone (PID namespace runs) */
 	int full_map_fd;           /* child: where sbx says it is written (-1) */

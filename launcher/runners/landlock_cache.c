@@ -13,8 +13,19 @@
  *  - every path granted by name is still the same inode (or still absent).
  * A rule names an inode: what is granted is what a fresh build would grant.
  * Checking costs one listing per walked directory and one stat per named
- * path (~0.05 ms). Parent side; runs are started from one thread. */
+ * path (~0.05 ms).
+ *
+ * A ruleset is lent to one run at a time. The run adds rules for its own
+ * pty pool's slaves (runner_landlock.c), which no other run's domain may
+ * hold while those ptys live; it comes back only once they have all ended
+ * (sbx closed them, none handed to the command), and those rules then name
+ * unlinked devpts entries no path reaches again. A run that handed a pty out
+ * returns it as not reusable: that pty may outlive the run (its master
+ * passed away over a socket), so its slave's rule must reach no later run.
+ * Dead rules pin their inodes: after LL_POOL_RULES_MAX the ruleset is built
+ * anew. Lent from the spawning thread, returned from any: one lock. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,7 +34,9 @@
 #include "landlock_cache.h"
 #include "ns_view.h"
 
-#define LL_CACHE_SLOTS 4
+/* Runs in flight at once each hold their own (serve's background tasks). */
+#define LL_CACHE_SLOTS 8
+#define LL_POOL_RULES_MAX 64
 
 struct ll_key {
 	int abi;
@@ -35,6 +48,9 @@ struct ll_key {
 
 struct ll_slot {
 	bool used;
+	bool lent;
+	unsigned long gen;         /* which lend (landlock_lend.gen) */
+	size_t pool_rules;         /* rules on slaves of ended ptys */
 	struct ll_key key;
 	int rs;
 	struct landlock_walk_log log;
@@ -43,7 +59,8 @@ struct ll_slot {
 };
 
 static struct ll_slot slots[LL_CACHE_SLOTS];
-static unsigned long clock_tick;
+static unsigned long clock_tick, gen_tick;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Only a process that runs many commands keeps rulesets (serve, mcp): a
  * single run (sbx run, the library's sbx_run_execute) would only hold an
  * fd it never uses again. */
@@ -162,66 +179,120 @@ static void slot_free(struct ll_slot *s)
 	free(s->key.names);
 	landlock_walk_log_free(&s->log);
 	ll_seen_free(&s->seen);
-	s->used = false;
+	s->used = s->lent = false;
 }
 
-int ll_cache_get(const struct child_spec *spec)
+int ll_cache_lend(const struct child_spec *spec, struct landlock_lend *lend)
 {
 	struct ll_key k;
 	int fd = -1;
 
+	lend->gen = 0;
+	lend->pool_rules = 0;
 	if (!enabled || !make_key(spec, &k))
 		return -1;
-	for (size_t i = 0; i < LL_CACHE_SLOTS; i++) {
+	for (size_t i = 0; fd < 0 && i < LL_CACHE_SLOTS; i++) {
 		struct ll_slot *s = &slots[i];
+		bool fresh;
 
-		if (!s->used || !same_key(&s->key, &k))
+		pthread_mutex_lock(&lock);
+		if (!s->used || s->lent || !same_key(&s->key, &k)) {
+			pthread_mutex_unlock(&lock);
 			continue;
-		if (seen_unchanged(&s->seen) && landlock_walk_log_fresh(&s->log)) {
-			fd = fcntl(s->rs, F_DUPFD_CLOEXEC, 3);
-			s->last = ++clock_tick;
-		} else {
-			slot_free(s); /* the tree changed: built again */
 		}
-		break;
+		s->lent = true; /* ours while we look at the tree */
+		pthread_mutex_unlock(&lock);
+		fresh = seen_unchanged(&s->seen) && landlock_walk_log_fresh(&s->log);
+		if (fresh)
+			fd = fcntl(s->rs, F_DUPFD_CLOEXEC, 3);
+		pthread_mutex_lock(&lock);
+		if (fd >= 0) {
+			s->last = ++clock_tick;
+			s->gen = ++gen_tick;
+			lend->gen = s->gen;
+			lend->slot = (int)i;
+		} else {
+			s->lent = false;
+			if (!fresh)
+				slot_free(s); /* the tree changed: built again */
+		}
+		pthread_mutex_unlock(&lock);
 	}
 	free(k.names);
 	return fd;
 }
 
 void ll_cache_put(const struct child_spec *spec, int rs, struct landlock_walk_log *log,
-		  struct ll_seen *seen)
+		  struct ll_seen *seen, struct landlock_lend *lend)
 {
-	struct ll_slot *s = &slots[0];
+	struct ll_slot *s = NULL;
+	struct ll_key k;
 	int keep = -1;
 
-	if (enabled && !log->broken && !seen->broken)
+	lend->gen = 0;
+	lend->pool_rules = 0;
+	if (enabled && !log->broken && !seen->broken && make_key(spec, &k)) {
 		keep = fcntl(rs, F_DUPFD_CLOEXEC, 3);
+		if (keep < 0)
+			free(k.names);
+	}
 	if (keep < 0) {
 		landlock_walk_log_free(log);
 		ll_seen_free(seen);
 		return;
 	}
+	pthread_mutex_lock(&lock);
+	/* A free slot, else the least recently used of those not lent. */
 	for (size_t i = 0; i < LL_CACHE_SLOTS; i++) {
+		if (slots[i].lent)
+			continue;
 		if (!slots[i].used) {
 			s = &slots[i];
 			break;
 		}
-		if (slots[i].last < s->last)
+		if (!s || slots[i].last < s->last)
 			s = &slots[i];
 	}
-	slot_free(s);
-	if (!make_key(spec, &s->key)) {
+	if (s) {
+		slot_free(s);
+		s->key = k;
+		s->rs = keep;
+		s->log = *log;
+		s->seen = *seen;
+		log->n = 0;
+		seen->n = 0;
+		s->pool_rules = 0;
+		s->last = ++clock_tick;
+		s->gen = ++gen_tick;
+		s->used = s->lent = true;
+		lend->gen = s->gen;
+		lend->slot = (int)(s - slots);
+	}
+	pthread_mutex_unlock(&lock);
+	if (!s) {
+		/* Every slot is lent to a run in flight: this one is not kept. */
 		close(keep);
+		free(k.names);
 		landlock_walk_log_free(log);
 		ll_seen_free(seen);
-		return;
 	}
-	s->rs = keep;
-	s->log = *log;
-	s->seen = *seen;
-	log->n = 0;
-	seen->n = 0;
-	s->last = ++clock_tick;
-	s->used = true;
+}
+
+void ll_cache_return(struct landlock_lend *lend, bool reusable)
+{
+	struct ll_slot *s;
+
+	if (!lend->gen)
+		return;
+	pthread_mutex_lock(&lock);
+	s = &slots[lend->slot];
+	if (s->used && s->lent && s->gen == lend->gen) {
+		s->lent = false;
+		s->pool_rules += lend->pool_rules;
+		if (!reusable || s->pool_rules >= LL_POOL_RULES_MAX)
+			slot_free(s);
+	}
+	pthread_mutex_unlock(&lock);
+	lend->gen = 0;
+	lend->pool_rules = 0;
 }

@@ -28,13 +28,20 @@ struct ll_seen {
 /* Record path as the build sees it right before granting it by name. */
 void ll_seen_path(struct ll_seen *seen, const char *path);
 
-/* A copy (dup) of the ruleset built for this spec's policy, if one is kept
- * and what it was built from is unchanged; -1 otherwise. */
-int ll_cache_get(const struct child_spec *spec);
-/* Keep rs (a dup is kept; the caller keeps rs) with what its build walked
- * and saw; both are taken over. */
+/* A ruleset for this spec's policy, lent to one run alone: a dup of one
+ * kept and still what a fresh build would give, or -1. Lent, it serves no
+ * other run until ll_cache_return: the run may add rules of its own (its pty
+ * pool's) that must never reach another run's domain. lend says which. */
+int ll_cache_lend(const struct child_spec *spec, struct landlock_lend *lend);
+/* Keep rs, just built (a dup is kept; the caller keeps rs), with what its
+ * build walked and saw (both taken over), lent to this run as above. */
 void ll_cache_put(const struct child_spec *spec, int rs, struct landlock_walk_log *log,
-		  struct ll_seen *seen);
+		  struct ll_seen *seen, struct landlock_lend *lend);
+/* The run is done with the lent ruleset: it added lend->pool_rules rules on
+ * slaves of ptys that have all ended (closed by sbx), and, unless reusable
+ * is false, the ruleset serves later runs again. No-op when nothing is
+ * lent. Any thread. */
+void ll_cache_return(struct landlock_lend *lend, bool reusable);
 void ll_seen_free(struct ll_seen *seen);
 /* From now on this process keeps rulesets (it runs many commands). */
 void ll_cache_enable(void);

@@ -54,5 +54,7 @@ int runner_prepare_filter(struct child_spec *spec, enum seccomp_rules_for rules,
 
 extern const struct runner_ops runner_namespace;
 extern const struct runner_ops runner_landlock;
+/* Its per-run leftovers end (runners_run_over). */
+void runner_landlock_run_over(struct child_spec *spec);
 
 #endif

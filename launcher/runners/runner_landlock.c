@@ -17,6 +17,7 @@
 #include "landlock_cache.h"
 #include "netns.h"
 #include "ns_view.h"
+#include "pty_pool.h"
 #include "runner.h"
 #include "userns.h"
 
@@ -64,11 +65,13 @@ static int allow_dev(int rs, uint64_t all, bool writable, char *failed, size_t f
 		 * none at start (a new session), so opening answers ENXIO, the
 		 * truth, not EACCES. */
 		{ "/dev/tty", rw },
-		/* New ptys: the master side. The slave cannot be opened by path
-		 * (/dev/pts is not granted: the user's other terminals live
-		 * there), and Landlock refuses TIOCGPTPEER's open of it too;
-		 * the supervisor performs TIOCGPTPEER on the command's own
-		 * master instead (engine/supervisor_pty.c). */
+		/* New ptys: the master side. Their slaves are not granted by
+		 * path (/dev/pts is not granted: the user's other terminals
+		 * live there), and Landlock refuses TIOCGPTPEER's open of one
+		 * too; the supervisor performs TIOCGPTPEER on the command's
+		 * own master instead (engine/supervisor_pty.c), and swaps in a
+		 * pty of the run's pool, whose slave alone is granted, when the
+		 * command asks for its new pty's number (grant_pool below). */
 		{ "/dev/ptmx", rw },
 		/* Host-wide shared memory: written only where the mode allows. */
 		{ "/dev/shm", writable ? all : LL_READ_EXEC },
@@ -162,14 +165,65 @@ static int build_ruleset(const struct child_spec *spec, char *reason, size_t rea
 	return rs;
 }
 
+/* The run's pty pool (kernel/pty_pool.h): a few new ptys made now, before
+ * the domain exists, and a rule for exactly each one's slave, so that the
+ * command can open it by the name ptsname gives once the supervisor has
+ * swapped it in for a pty the command made (engine/supervisor_ptypool.c).
+ * Never a rule on /dev/pts: it would grant the caller's terminal
+ * (/dev/pts/M, the same uid) and every other pty made before or after.
+ * A rule names the slave's inode, so it grants that pty alone and ends with
+ * it. What a pool pty grants is what the command has from a pty it makes
+ * itself (its slave through TIOCGPTPEER): the other end of its own pty.
+ * Until it is handed out its master is sbx's alone and the pty locked, so
+ * its slave cannot be opened (EIO) even though the rule names it. Read and
+ * write are what open(O_RDWR) needs (O_TRUNC is ignored on a terminal); the
+ * device ioctls (ABI 5) are what a terminal is for (termios, TIOCSCTTY);
+ * TIOCSTI stays refused by the seccomp rules. Only where the supervisor can
+ * hand one over (the landlock runner's notify filter); a pool that cannot be
+ * made or granted is no pool: the run goes on as before. */
+static void grant_pool(struct child_spec *spec, int rs)
+{
+	uint64_t rights = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+			  (landlock_fs_rights(spec->landlock_abi) & LANDLOCK_ACCESS_FS_IOCTL_DEV);
+	struct pty_pool *pool;
+
+	if (!spec->notify_metadata)
+		return;
+	pool = pty_pool_new(PTY_POOL_SIZE);
+	for (size_t i = 0; i < pty_pool_size(pool); i++) {
+		if (landlock_allow_fd(rs, pty_pool_slave(pool, i), rights) < 0) {
+			/* Its ptys end here, and with them the rules. */
+			pty_pool_close(pool);
+			pty_pool_unref(pool);
+			pool = NULL;
+			break;
+		}
+		spec->landlock_lend.pool_rules++;
+	}
+	spec->pty_pool = pool;
+}
+
+void runner_landlock_run_over(struct child_spec *spec)
+{
+	/* First the pool's ptys end (sbx holds the masters of those not
+	 * handed out), then the ruleset naming them may serve another run. */
+	bool handed_out = pty_pool_close(spec->pty_pool);
+
+	pty_pool_unref(spec->pty_pool);
+	spec->pty_pool = NULL;
+	ll_cache_return(&spec->landlock_lend, !handed_out);
+}
+
 static int runner_landlock_prepare(struct child_spec *spec, char *reason, size_t reason_size)
 {
 	int rs, rc = runner_prepare_filter(spec, SECCOMP_RULES_LANDLOCK, reason, reason_size);
 
 	if (rc < 0)
 		return rc;
+	/* What an earlier attempt of this run left (a transient failure). */
+	runner_landlock_run_over(spec);
 	/* The same policy on an unchanged tree: the ruleset built before. */
-	rs = ll_cache_get(spec);
+	rs = ll_cache_lend(spec, &spec->landlock_lend);
 	if (rs < 0) {
 		struct landlock_walk_log log = { .n = 0 };
 		struct ll_seen seen = { .n = 0 };
@@ -180,8 +234,9 @@ static int runner_landlock_prepare(struct child_spec *spec, char *reason, size_t
 			ll_seen_free(&seen);
 			return rs;
 		}
-		ll_cache_put(spec, rs, &log, &seen);
+		ll_cache_put(spec, rs, &log, &seen, &spec->landlock_lend);
 	}
+	grant_pool(spec, rs);
 	spec->landlock_ruleset_fd = rs;
 	return 0;
 }
@@ -191,6 +246,10 @@ static void runner_landlock_release(struct child_spec *spec)
 	if (spec->landlock_ruleset_fd >= 0)
 		close(spec->landlock_ruleset_fd);
 	spec->landlock_ruleset_fd = -1;
+	/* Without a pool the ruleset was needed only until the child entered
+	 * its domain (the spawn is over): another run may have it now. */
+	if (!spec->pty_pool)
+		ll_cache_return(&spec->landlock_lend, true);
 }
 
 /* ---- child: no allocation, no stdio ---- */

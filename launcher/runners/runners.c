@@ -28,6 +28,15 @@ void runners_long_lived(void)
 #endif
 }
 
+void runners_run_over(struct child_spec *spec)
+{
+#ifdef CONFIG_RUNNER_LANDLOCK
+	runner_landlock_run_over(spec);
+#else
+	(void)spec;
+#endif
+}
+
 const struct runner_ops *runner_by_id(enum sbx_runner id)
 {
 	for (size_t i = 0; runner_table[i]; i++)

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,18 +358,78 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unreachable)
 		EXPECT_VAL(&f, &o, "OPEN", EACCES);
 		/* No controlling terminal: the truth, not EACCES. */
 		EXPECT_VAL(&f, &o, "TTY", ENXIO);
-		/* New ptys: the master opens; the slave not by its path
-		 * (Landlock checks /dev/pts paths), but through TIOCGPTPEER
-		 * (the supervisor opens it from the command's own master)
-		 * and as the new controlling terminal. */
+		/* New ptys: the master opens; the slave by the name its
+		 * number gives (a pty of the run's pool was swapped in when
+		 * the number was asked: supervisor_ptypool.c), through
+		 * TIOCGPTPEER (the supervisor opens it from the command's own
+		 * master) and as the new controlling terminal. */
 		EXPECT_VAL(&f, &o, "PTMX", 0);
-		EXPECT_VAL(&f, &o, "SLAVE", EACCES);
+		EXPECT_VAL(&f, &o, "SLAVE", 0);
 		EXPECT_VAL(&f, &o, "PEER", 0);
 		EXPECT_VAL(&f, &o, "CTTY", 0);
 		EXPECT_VAL(&f, &o, "TTY2", 0);
 		EXPECT_VAL(&f, &o, "ROUNDTRIP", 0);
 	} else {
 		cr_expect(val(o.out, "TTY") != EACCES, "%s /dev/tty said EACCES:\n%s", f.tag, o.out);
+	}
+	e2e_out_free(&o);
+
+	/* With every pty of the landlock runner's pool taken (each opened by
+	 * the name ptsname gave, as expect does; the namespace runner's devpts
+	 * has no pool and no limit), the caller's terminal is still refused,
+	 * by name for reading and for writing, and TIOCSTI on a pool pty's
+	 * slave is refused by the filter: the pool's rules name their own
+	 * slaves, nothing else of /dev/pts. Under the namespace runner the
+	 * name is one of the run's own ptys, if any: the effect is checked
+	 * from outside, the typed line still waiting, nothing written. */
+	const char *pool_py =
+		"import fcntl, os, struct, sys\n"
+		"def rep(name, f):\n"
+		"    try:\n"
+		"        r = f(); print('%s=0' % name); return r\n"
+		"    except OSError as e:\n"
+		"        print('%s=%d' % (name, e.errno))\n"
+		"slaves = []\n"
+		"for i in range(6):\n"
+		"    m = os.open('/dev/ptmx', os.O_RDWR | os.O_NOCTTY)\n"
+		"    n = struct.unpack('I', fcntl.ioctl(m, 0x80045430, b'\\0' * 4))[0]\n"
+		"    fcntl.ioctl(m, 0x40045431, b'\\0' * 4)\n"
+		"    try:\n"
+		"        slaves.append((m, os.open('/dev/pts/%d' % n, os.O_RDWR | os.O_NOCTTY)))\n"
+		"    except OSError:\n"
+		"        pass\n"
+		"print('POOL=%d' % len(slaves))\n"
+		"r = rep('OPEN_R', lambda: os.open(sys.argv[1], os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK))\n"
+		"if r is not None:\n"
+		"    try:\n"
+		"        print('GOT=%r' % os.read(r, 100))\n"
+		"    except OSError:\n"
+		"        pass\n"
+		"w = rep('OPEN_W', lambda: os.open(sys.argv[1], os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK))\n"
+		"if w is not None:\n"
+		"    rep('WRITE', lambda: os.write(w, b'injected\\n'))\n"
+		"rep('STI', lambda: fcntl.ioctl(slaves[0][1], 0x5412, b'x'))\n";
+	cr_assert(e2e_write_file(f.who, e2e_fmt("%s/pool.py", f.R), pool_py) == 0);
+	run_sbx(&f, "read-only", NULL, NULL, e2e_fmt("python3 pool.py %s", path), &o);
+	cr_assert(ioctl(s, FIONREAD, &pending) == 0);
+	cr_assert(!strstr(o.out, "typed-secret"), "%s the command read the caller's terminal:\n%s",
+		  f.tag, o.out);
+	cr_assert(pending == (int)strlen(typed),
+		  "%s %d bytes left in the terminal's input queue after the pool was taken, "
+		  "expected %zu\n%s%s", f.tag, pending, strlen(typed), o.out, o.err);
+	{
+		struct pollfd pm = { .fd = m, .events = POLLIN };
+
+		cr_assert_eq(poll(&pm, 1, 0), 0, "%s something reached the caller's terminal:\n%s",
+			     f.tag, o.out);
+	}
+	EXPECT_VAL(&f, &o, "POOL", f.runner == LANDLOCK ? 4 : 6);
+#ifdef CONFIG_SECCOMP
+	EXPECT_VAL(&f, &o, "STI", EPERM);
+#endif
+	if (f.runner == LANDLOCK) {
+		EXPECT_VAL(&f, &o, "OPEN_R", EACCES);
+		EXPECT_VAL(&f, &o, "OPEN_W", EACCES);
 	}
 	e2e_out_free(&o);
 

@@ -106,7 +106,6 @@ wf expect "expect drives an interactive program" need=expect
 call <<'EOF'
 expect -c 'log_user 0; spawn sh -c {read -p "name? " n; echo "hi $n"}; expect "name? "; send "rw\r"; expect -re "hi (\\w+)"; puts $expect_out(1,string)'
 EOF
-known runner=landlock "expect opens the new pty's slave by its path (ptsname, /dev/pts/N), which Landlock refuses (EACCES): /dev/pts is not granted, and the supervisor serves only TIOCGPTPEER (docs/security.md)"
 
 wf bg-jobs "background jobs, wait, kill, nohup, setsid, a double-forked daemon with a pidfile" fast
 call <<'EOF'

@@ -152,4 +152,32 @@ Test(notify_filter, pty_peer_in_metadata_set_only)
 	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_I386, 54, 0x5441), ALLOW);
 }
 
+/* TIOCGPTN (grantpt, ptsname) reaches the supervisor under the landlock
+ * runner only, where a pty of the run's pool is swapped in; by its low 32
+ * bits, x86-64's ioctl only. The neighbouring requests pass: TIOCSPTLCK
+ * (unlockpt), TIOCGPTLCK, TIOCGPTN's number as an _IO request. */
+Test(notify_filter, pty_number_in_metadata_set_only)
+{
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl, 0x80045430), NOTIFY);
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl,
+			       0xffffffff80045430ULL), NOTIFY);
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl,
+			       0x0000000180045430ULL), NOTIFY);
+	cr_assert_eq(act_ioctl(NOTIFY_SOCKETS, AUDIT_ARCH_X86_64, SYS_ioctl, 0x80045430), ALLOW);
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl,
+			       0x40045431 /* TIOCSPTLCK */), ALLOW);
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl,
+			       0x80045439 /* TIOCGPTLCK */), ALLOW);
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl, 0x5430), ALLOW);
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl, 0x80045430ULL << 32),
+		     ALLOW);
+	/* the peer request still reaches it beside the number */
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl, 0x5441), NOTIFY);
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_read, 0x80045430), ALLOW);
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_write, 0x80045430), ALLOW);
+	/* x32's ioctl (514) and i386's (54) keep Landlock's refusal */
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, X32 | 514, 0x80045430), ALLOW);
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_I386, 54, 0x80045430), ALLOW);
+}
+
 #endif
