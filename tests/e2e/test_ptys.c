@@ -242,10 +242,12 @@ ParameterizedTest(struct pp *p, ptys, expect_drives_a_program, .timeout = 60)
  * (TIOCGPTPEER first) keeps its master when its number is asked (never
  * swapped: the pair still talks). NULL, SLAVE: the number asked of /dev/null
  * and of a slave is the kernel's ENOTTY, and the fd stays what it was.
- * NEW: six new ptys asked their number (glibc's order: locked; musl's:
- * unlocked first), then opened by that name and a line written on the slave
- * read on the master; the fd keeps its O_NONBLOCK and close-on-exec flags
- * across the swap. The landlock runner's pool has four: the fifth and sixth
+ * RDONLY: a master opened read-only is not swapped (landlock: its slave by
+ * name is refused, and it takes nothing from the pool). NEW: six new ptys
+ * asked their number twice (the same: a pool pty is not swapped again;
+ * glibc's order: locked; musl's: unlocked first), then opened by that name
+ * and a line written on the slave read on the master; the fd keeps its
+ * O_NONBLOCK and close-on-exec flags across the swap. The landlock runner's pool has four: the fifth and sixth
  * are refused (EACCES) as every such open was before the pool; the
  * namespace runner's devpts has no such limit. OTHERS: of every /dev/pts
  * entry the command did not get, none opens by name. */
@@ -282,7 +284,14 @@ static const char pool_py[] =
 	"print('NULL', err(lambda: num(z)), os.fstat(z).st_rdev == before)\n"
 	"before = os.fstat(s).st_rdev\n"
 	"print('SLAVE', err(lambda: num(s)), os.fstat(s).st_rdev == before, talks(m, s))\n"
-	"got, flags = [], []\n"
+	"r = os.open('/dev/ptmx', os.O_RDONLY | os.O_NOCTTY)\n"
+	"n = num(r)\n"
+	"unlock(r)\n"
+	"s = opn('/dev/pts/%d' % n)\n"
+	"print('RDONLY', 'OK' if isinstance(s, int) else s)\n"
+	"if isinstance(s, int):\n"
+	"    mine.add(n)\n"
+	"got, flags, twice = [], [], []\n"
 	"for i in range(6):\n"
 	"    fl = os.O_NONBLOCK | os.O_CLOEXEC if i % 2 else 0\n"
 	"    m = os.open('/dev/ptmx', os.O_RDWR | os.O_NOCTTY | fl)\n"
@@ -290,6 +299,7 @@ static const char pool_py[] =
 	"    if i % 2:\n"
 	"        unlock(m)\n"
 	"    n = num(m)\n"
+	"    twice.append(num(m) == n)\n"
 	"    if not i % 2:\n"
 	"        unlock(m)\n"
 	"    flags.append(bool(fcntl.fcntl(m, fcntl.F_GETFL) & os.O_NONBLOCK) == bool(i % 2) and\n"
@@ -300,7 +310,7 @@ static const char pool_py[] =
 	"        got.append('OK' if talks(m, s) else 'SILENT')\n"
 	"    else:\n"
 	"        got.append(s)\n"
-	"print('NEW', ' '.join(got), all(flags))\n"
+	"print('NEW', ' '.join(got), all(flags), all(twice))\n"
 	"others = [e for e in os.listdir('/dev/pts') if e.isdigit() and int(e) not in mine]\n"
 	"opened = [e for e in others if isinstance(opn('/dev/pts/' + e), int)]\n"
 	"print('OTHERS', opened)\n";
@@ -309,8 +319,8 @@ PARAMS(new_ptys_by_name)
 ParameterizedTest(struct pp *p, ptys, new_ptys_by_name, .timeout = 60)
 {
 	struct e2e_out o;
-	const char *want = p->runner == 1 ? "NEW OK OK OK OK EACCES EACCES True\n"
-					  : "NEW OK OK OK OK OK OK True\n";
+	const char *want = p->runner == 1 ? "NEW OK OK OK OK EACCES EACCES True True\n"
+					  : "NEW OK OK OK OK OK OK True True\n";
 
 	e2e_require_runner((enum e2e_user)p->user, runner_name[p->runner]);
 	run_with(p, pool_py, "python3 script.py", &o);
@@ -318,6 +328,8 @@ ParameterizedTest(struct pp *p, ptys, new_ptys_by_name, .timeout = 60)
 	cr_assert(strstr(o.out, "PEER True True\n"), "[%s, %s] out: %s", TAG(p), o.out);
 	cr_assert(strstr(o.out, "NULL ENOTTY True\n"), "[%s, %s] out: %s", TAG(p), o.out);
 	cr_assert(strstr(o.out, "SLAVE ENOTTY True True\n"), "[%s, %s] out: %s", TAG(p), o.out);
+	cr_assert(strstr(o.out, p->runner == 1 ? "RDONLY EACCES\n" : "RDONLY OK\n"),
+		  "[%s, %s] out: %s", TAG(p), o.out);
 	cr_assert(strstr(o.out, want), "[%s, %s] want %s out: %s err: %s", TAG(p), want, o.out,
 		  o.err);
 	cr_assert(strstr(o.out, "OTHERS []\n"), "[%s, %s] out: %s", TAG(p), o.out);
