@@ -164,12 +164,25 @@ int pty_pool_take(struct pty_pool *p)
 	return fd;
 }
 
+/* Nothing left to hand out: nothing to tell apart either. */
+static bool spent(struct pty_pool *p)
+{
+	bool all_taken = true;
+
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < p->n; i++)
+		all_taken = all_taken && p->e[i].taken;
+	all_taken = all_taken || p->closed;
+	pthread_mutex_unlock(&p->lock);
+	return all_taken;
+}
+
 bool pty_pool_keeps(struct pty_pool *p, int master)
 {
 	struct pty_ident id;
 	bool keep;
 
-	if (ident_of(master, &id) < 0)
+	if (spent(p) || ident_of(master, &id) < 0)
 		return true;
 	pthread_mutex_lock(&p->lock);
 	keep = p->peers_lost;
@@ -201,6 +214,8 @@ void pty_pool_note_peer(struct pty_pool *p, int master)
 	struct pty_ident id;
 	bool known = false;
 
+	if (spent(p))
+		return;
 	if (ident_of(master, &id) < 0) {
 		/* Not remembered, so never to be told apart: no more swaps. */
 		pthread_mutex_lock(&p->lock);
