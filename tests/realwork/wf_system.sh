@@ -159,7 +159,9 @@ refuse 'runner=namespace,root' "a root caller's bwrap: no capability to make nam
 
 wf ps-own "ps and pgrep see the command's own processes" need=ps,pgrep
 call <<'EOF'
-sleep 30 & p=$!; ps -o comm= -p $p; pgrep -x sleep >/dev/null && echo found; kill $p
+# the child is bash until it has exec'd sleep: wait for that, on both sides
+sleep 30 & p=$!; for i in $(seq 100); do [ "$(ps -o comm= -p $p)" = sleep ] && break; sleep 0.05; done
+ps -o comm= -p $p; pgrep -x sleep >/dev/null && echo found; kill $p
 EOF
 
 # The user's own agent, outside the root, reached through SSH_AUTH_SOCK.
