@@ -164,7 +164,13 @@ void sv_worker_stop_all(struct supervisor *sv);
 /* Free finished slots; fill pfd with the callers still waited for. */
 size_t sv_worker_watch(struct supervisor *sv, struct pollfd *pfd, size_t *slot_of);
 
-/* supervisor_peer.c: was this listener made by a run of ours? */
-bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file);
+/* supervisor_peer.c: was this listener made by a run of ours? Before any
+ * connection: a process of ours holds the listening socket bound to the
+ * socket file, in our network namespace or, where net_unix (the caller's
+ * /proc/PID/net/unix, or -1) names another, in that one. */
+bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_unix);
+/* On a connection sock (one of ours that nobody else holds) to it: the
+ * process that called listen(2) is ours, alive or noted. */
+bool sv_peer_listener_is_ours(struct supervisor *sv, int sock, int socket_file);
 
 #endif

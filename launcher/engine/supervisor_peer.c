@@ -2,16 +2,19 @@
 /* Whose is a listening socket? A socket in the writable set is reachable only
  * when a process of ours (a run's) listens on it: under the landlock runner
  * /tmp is the host's, and the caller's tmux, X server or ssh-agent listen
- * there. The listener's identity is the credential the kernel recorded at
- * listen(2), read from the connected socket: as a pidfd where the kernel has
+ * there. Asked before the command's socket is connected (supervisor_net.c):
+ * first whether a process of ours holds the listening socket bound to the
+ * file, else on a connection of sbx's own, whose listener identity is the
+ * credential the kernel recorded at listen(2): a pidfd where the kernel has
  * SO_PEERPIDFD (6.5+), which names that very process even if its pid was
- * reused; else as a pid, checked against the socket file's age. */
+ * reused; else a pid, checked against the socket file's age. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <linux/netlink.h>
@@ -26,6 +29,9 @@
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
+#endif
+#ifndef SIOCUNIXFILE
+#define SIOCUNIXFILE (SIOCPROTOPRIVATE + 0)
 #endif
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
@@ -223,10 +229,42 @@ static size_t abstract_listeners(int proc_dir, const char *name, unsigned long *
 	return n;
 }
 
+/* sock (our copy) is bound to the file st describes, as the socket itself
+ * says (SIOCUNIXFILE opens its file). That needs CAP_NET_ADMIN over the
+ * socket's network namespace: ours only where the run's belongs to a user
+ * namespace the caller made (--net none; a root caller's landlock run has
+ * none), never over the host's. */
+static bool socket_bound_to(int sock, const struct stat *st)
+{
+	struct stat fs;
+	int f = ioctl(sock, SIOCUNIXFILE, 0);
+	bool same = f >= 0 && fstat(f, &fs) == 0 && fs.st_dev == st->st_dev &&
+		    fs.st_ino == st->st_ino;
+
+	if (f >= 0)
+		close(f);
+	return same;
+}
+
+/* pid's fd, copied: one of these socket inodes and, where bound is given,
+ * bound to that file. */
+static bool copy_matches(int got, const unsigned long *ino, size_t n, const struct stat *bound)
+{
+	struct stat st;
+
+	if (fstat(got, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (st.st_ino == ino[i])
+			return !bound || socket_bound_to(got, bound);
+	return false;
+}
+
 /* A process of ours whose /proc/<pid>/fd we may not list (non-dumpable, as
  * ssh-agent makes itself: its /proc files become root's) but may inspect
  * (we own its user namespace): ask for its descriptors one by one. */
-static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n)
+static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n,
+				  const struct stat *bound)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	bool found = false;
@@ -234,7 +272,6 @@ static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n)
 	if (pidfd < 0)
 		return false;
 	for (int fd = 0; fd < 1024 && !found; fd++) {
-		struct stat st;
 		int got = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 
 		if (got < 0) {
@@ -242,40 +279,54 @@ static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n)
 				break; /* EPERM: not ours to inspect */
 			continue;
 		}
-		if (fstat(got, &st) == 0 && S_ISSOCK(st.st_mode))
-			for (size_t i = 0; i < n && !found; i++)
-				found = st.st_ino == ino[i];
+		found = copy_matches(got, ino, n, bound);
 		close(got);
 	}
 	close(pidfd);
 	return found;
 }
 
-/* pid holds a socket with one of these inodes. */
-static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n)
+/* pid holds a socket with one of these inodes (and bound to bound's file,
+ * where given: asked of a copy). */
+static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n, const struct stat *bound)
 {
 	char dir[32], link[64], want[40];
 	struct dirent *e;
 	bool found = false;
+	int pidfd = -1;
 	DIR *d;
 
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
 	d = opendir(dir);
 	if (!d && errno == EACCES)
-		return holds_socket_by_getfd(pid, ino, n);
+		return holds_socket_by_getfd(pid, ino, n, bound);
 	while (d && !found && (e = readdir(d))) {
 		ssize_t len = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
+		bool named = false;
 
 		if (len <= 0)
 			continue;
 		link[len] = '\0';
-		for (size_t i = 0; i < n && !found; i++) {
+		for (size_t i = 0; i < n && !named; i++) {
 			snprintf(want, sizeof(want), "socket:[%lu]", ino[i]);
-			found = strcmp(link, want) == 0;
+			named = strcmp(link, want) == 0;
 		}
+		if (named && bound) {
+			int got;
+
+			if (pidfd < 0)
+				pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+			got = pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, atoi(e->d_name), 0) : -1;
+			named = got >= 0 && copy_matches(got, ino, n, bound);
+			if (got >= 0)
+				close(got);
+		}
+		found = named;
 	}
 	if (d)
 		closedir(d);
+	if (pidfd >= 0)
+		close(pidfd);
 	return found;
 }
 
@@ -298,7 +349,7 @@ bool sv_abstract_listener_is_ours(struct sv_call *c, const char *name)
 		pid_t pid = (pid_t)atoi(e->d_name);
 
 		if (pid > 0 && below(pid, getpid()))
-			ours = holds_socket(pid, ino, n);
+			ours = holds_socket(pid, ino, n, NULL);
 	}
 	if (d)
 		closedir(d);
@@ -358,25 +409,63 @@ static size_t listeners_bound_to(const struct stat *st, unsigned long *ino, size
 	return n;
 }
 
-bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
+bool sv_peer_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
 {
-	unsigned long ino[8];
+	/* Alive and ours, or noted when it called listen(2). */
+	return recorded_listener_is_ours(sv, sock, socket_file) || sv_listener_recorded(sv, sock);
+}
+
+/* The listening pathname sockets of a network namespace, from its
+ * /proc/PID/net/unix (read from the start): their sockfs inodes. */
+static size_t netns_listeners(int net_unix, unsigned long *ino, size_t max)
+{
+	int fd = net_unix >= 0 ? dup(net_unix) : -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	char line[512 + 108];
+	size_t n = 0;
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	rewind(f);
+	/* "Num RefCount Protocol Flags Type St Inode Path" */
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long flags, inode;
+		char path[512];
+
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %511s", &flags, &inode, path) == 3 &&
+		    (flags & 0x10000 /* __SO_ACCEPTCON: listening */) && path[0] != '@')
+			ino[n++] = inode;
+	}
+	fclose(f);
+	return n;
+}
+
+bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_unix)
+{
+	unsigned long ino[64];
 	struct stat st;
 	struct dirent *e;
-	/* Alive and ours, or noted when it called listen(2). */
-	bool ours = recorded_listener_is_ours(sv, sock, socket_file) ||
-		    sv_listener_recorded(sv, sock);
+	bool ours = false, other_netns = false;
 	size_t n;
 	DIR *d;
 
-	if (ours || socket_file < 0 || fstat(socket_file, &st) < 0)
-		return ours;
-	/* The kernel records who called listen(2); a daemon that listens and
-	 * then forks (ssh-agent, gpg-agent) leaves that process dead. Ours
-	 * too when a process of ours holds the listening socket bound to
-	 * this very file. (Another network namespace's sockets, --net none,
-	 * are not in our dump: refused as before.) */
+	if (socket_file < 0 || fstat(socket_file, &st) < 0)
+		return false;
+	/* A process of ours holds the listening socket bound to this very
+	 * file: a server the run started, also one that listened and then
+	 * forked (ssh-agent, gpg-agent: the process listen(2) recorded is
+	 * gone). A socket file is bound to one socket for good, so what we
+	 * find here is what a connect through our handle reaches. sock_diag
+	 * names the file a socket is bound to in our network namespace; in
+	 * the run's own (--net none) the socket itself does. */
 	n = listeners_bound_to(&st, ino, 8);
+	if (n == 0 && net_unix >= 0) {
+		n = netns_listeners(net_unix, ino, sizeof(ino) / sizeof(ino[0]));
+		other_netns = true;
+	}
 	if (n == 0)
 		return false;
 	d = opendir("/proc");
@@ -384,7 +473,7 @@ bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
 		pid_t pid = (pid_t)atoi(e->d_name);
 
 		if (pid > 0 && below(pid, sv->self))
-			ours = holds_socket(pid, ino, n);
+			ours = holds_socket(pid, ino, n, other_netns ? &st : NULL);
 	}
 	if (d)
 		closedir(d);

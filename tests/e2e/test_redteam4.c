@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/* Adversarial review of the seccomp supervisor's refusals and of its listen
+ * record (issue 19), each attack from inside confined commands, its effect
+ * checked from outside:
+ *  - a host daemon in the writable set (the landlock runner's /tmp is the
+ *    host's; any runner's workspace) never receives a byte of a command's
+ *    connection, also while a second thread writes into the socket that the
+ *    supervisor is connecting for the first one (the witness file). */
+#include "common.h"
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef CONFIG_SUPERVISOR
+
+enum runner { NAMESPACE = 0, LANDLOCK = 1 };
+static const char *const runner_name[] = { "namespace", "landlock" };
+
+struct cp {
+	int runner;
+	int user;
+};
+
+static struct cp all_params[] = {
+	{ NAMESPACE, AS_CALLER }, { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY }
+};
+
+#define PARAMS(name, arr)                                                                  \
+	ParameterizedTestParameters(redteam4, name)                                         \
+	{                                                                                   \
+		return cr_make_param_array(struct cp, arr, sizeof arr / sizeof arr[0]);      \
+	}
+
+/* B = e2e_tmpdir(who), R = B/ws (the root), W = B/witness (outside it). */
+struct fx {
+	enum runner runner;
+	enum e2e_user who;
+	char *B, *R;
+	char tag[64];
+	char *tmpdir; /* a directory of who's in the host's /tmp */
+};
+
+static pid_t daemons[8];
+static size_t n_daemons;
+static char *tmpdirs[4];
+static size_t n_tmpdirs;
+
+static void cleanup(void)
+{
+	for (size_t i = 0; i < n_daemons; i++)
+		if (daemons[i] > 0 && kill(daemons[i], SIGKILL) == 0)
+			waitpid(daemons[i], NULL, 0);
+	for (size_t i = 0; i < n_tmpdirs; i++)
+		e2e_rm_rf(tmpdirs[i]);
+}
+
+static void fx_setup(struct fx *f, const struct cp *p)
+{
+	char tmpl[] = "/tmp/sbx-e2e-rt4-XXXXXX";
+
+	memset(f, 0, sizeof *f);
+	f->runner = (enum runner)p->runner;
+	f->who = (enum e2e_user)p->user;
+	e2e_require_runner(f->who, runner_name[f->runner]);
+	snprintf(f->tag, sizeof f->tag, "[runner %s, user %s]", runner_name[f->runner],
+		 e2e_user_name(f->who));
+	f->B = e2e_tmpdir(f->who);
+	f->R = e2e_fmt("%s/ws", f->B);
+	cr_assert(e2e_mkdir(f->who, f->R) == 0, "fixture: mkdir");
+	if (n_daemons == 0 && n_tmpdirs == 0)
+		atexit(cleanup);
+	cr_assert(mkdtemp(tmpl) && chown(tmpl, e2e_uid(f->who), e2e_gid(f->who)) == 0 &&
+		  chmod(tmpl, 0755) == 0);
+	f->tmpdir = strdup(tmpl);
+	cr_assert(n_tmpdirs < 4);
+	tmpdirs[n_tmpdirs++] = f->tmpdir;
+}
+
+/* A file every runner's command can read (B is outside the host's /tmp,
+ * which the namespace runner covers with its own). */
+static char *script_file(struct fx *f, const char *name, const char *text)
+{
+	char *path = e2e_fmt("%s/%s", f->B, name);
+
+	cr_assert(e2e_write_file(AS_CALLER, path, text) == 0);
+	cr_assert(chmod(path, 0644) == 0);
+	return path;
+}
+
+/* sbx run --runner R --mode workspace-write --root R --json -- CMD */
+static json_t *sbx_json(struct fx *f, const char *cmd, struct e2e_out *o)
+{
+	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", (char *)runner_name[f->runner],
+			 "--mode", "workspace-write", "--root", f->R, "--json", "--", (char *)cmd,
+			 NULL };
+	json_error_t jerr;
+	json_t *j;
+
+	e2e_run(f->who, argv, NULL, o);
+	j = json_loads(o->out, 0, &jerr);
+	cr_assert(j, "%s no JSON result (%s):\n%s\n%s", f->tag, jerr.text, o->out, o->err);
+	return j;
+}
+
+/* ---- a connection is made only to a listener known to be the run's ---- */
+
+/* The user's own daemon (tmux, ssh-agent, an X server): started by the
+ * test as who, outside sbx, writing every byte it receives to witness. */
+static void start_host_daemon(struct fx *f, const char *sock, const char *witness)
+{
+	char *argv[] = { (char *)e2e_helper("sockserver"), "stream", (char *)sock,
+			 (char *)witness, NULL };
+
+	cr_assert(n_daemons < 8);
+	daemons[n_daemons++] = e2e_spawn(f->who, "/", argv);
+	for (int i = 0; i < 2000 && !e2e_exists(sock); i++)
+		usleep(5000);
+	cr_assert(e2e_exists(sock), "%s the host daemon never made %s", f->tag, sock);
+}
+
+/* connect() on a socket while a second thread writes into it without end:
+ * the supervisor performs the connect on the command's own socket (the same
+ * open file), so once it is connected the writer's bytes go to whoever
+ * listens, whatever the supervisor decides after. tmux's client protocol
+ * needs nothing back before its command: those bytes run one outside the
+ * sandbox. Prints "errno N" or "connected" for each round. */
+static const char *race_script =
+	"import os, socket, sys, threading\n"
+	"target, rounds = sys.argv[1], int(sys.argv[2])\n"
+	"for _ in range(rounds):\n"
+	"    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+	"    fd, stop = s.fileno(), []\n"
+	"    def spam():\n"
+	"        while not stop:\n"
+	"            try: os.write(fd, b'injected\\n')\n"
+	"            except OSError: pass\n"
+	"    t = threading.Thread(target=spam); t.start()\n"
+	"    try:\n"
+	"        s.connect(target); print('connected')\n"
+	"    except OSError as e:\n"
+	"        print('errno', e.errno)\n"
+	"    stop.append(1); t.join(); s.close()\n";
+
+static void expect_no_byte(struct fx *f, const char *sock, const char *witness)
+{
+	struct e2e_out o;
+	char *cmd = e2e_fmt("python3 %s %s 20", script_file(f, "race.py", race_script), sock);
+	json_t *j = sbx_json(f, cmd, &o);
+	const char *out = json_string_value(json_object_get(j, "stdout"));
+	size_t refused = 0;
+
+	for (const char *p = out; p && (p = strstr(p, "errno 13")); p++)
+		refused++;
+	cr_assert(refused == 20, "%s the command's connects to the host daemon on %s were not all "
+		  "refused:\n%s\n%s", f->tag, sock, o.out, o.err);
+	usleep(100000); /* the daemon reads what it was sent at once */
+	char *got = e2e_read_file(witness);
+
+	cr_assert(!got, "%s the host daemon on %s received %zu bytes from a refused connection "
+		  "(starting \"%.40s\")", f->tag, sock, got ? strlen(got) : 0, got ? got : "");
+	json_decref(j);
+	e2e_out_free(&o);
+}
+
+PARAMS(connect_race_sends_no_byte_to_a_host_daemon, all_params)
+ParameterizedTest(struct cp *p, redteam4, connect_race_sends_no_byte_to_a_host_daemon,
+		  .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	/* in the workspace: a host process's socket there is not the run's */
+	char *ws = e2e_fmt("%s/host.sock", f.R), *ww = e2e_fmt("%s/witness-ws", f.B);
+
+	start_host_daemon(&f, ws, ww);
+	expect_no_byte(&f, ws, ww);
+	if (f.runner == LANDLOCK) {
+		/* the host's /tmp, where tmux, ssh-agent and X listen */
+		char *ts = e2e_fmt("%s/default", f.tmpdir), *tw = e2e_fmt("%s/witness-tmp", f.B);
+
+		start_host_daemon(&f, ts, tw);
+		expect_no_byte(&f, ts, tw);
+	}
+}
+
+/* A server the command starts itself is reached with one connection, the
+ * command's own: no probe connection before it (a forkserver, a one-shot
+ * server: each takes an empty connection as its client). */
+static const char *one_shot_script =
+	"import os, socket, sys, time\n"
+	"path = sys.argv[1]\n"
+	"srv = socket.socket(socket.AF_UNIX); srv.bind(path); srv.listen(4)\n"
+	"if os.fork() == 0:\n"
+	"    c, _ = srv.accept(); d = c.recv(64)\n"
+	"    os._exit(0 if d == b'first\\n' else 7)\n"
+	"srv.close()\n"
+	"c = socket.socket(socket.AF_UNIX); c.connect(path); c.sendall(b'first\\n'); c.close()\n"
+	"_, st = os.wait(); sys.exit(os.waitstatus_to_exitcode(st))\n";
+
+PARAMS(own_server_gets_one_connection, all_params)
+ParameterizedTest(struct cp *p, redteam4, own_server_gets_one_connection)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	for (int where = 0; where < 2; where++) {
+		struct e2e_out o;
+		const char *sock = where ? "/tmp/sbx-rt4-own-$$.sock" : "./own.sock";
+		char *cmd = e2e_fmt("cd %s && python3 %s %s; r=$?; rm -f %s; exit $r", f.R,
+				    script_file(&f, "one_shot.py", one_shot_script), sock, sock);
+		json_t *j = sbx_json(&f, cmd, &o);
+
+		cr_assert(json_integer_value(json_object_get(j, "exit_code")) == 0,
+			  "%s the command's own one-shot server on %s did not get its client's "
+			  "line first:\n%s\n%s", f.tag, sock, o.out, o.err);
+		json_decref(j);
+		e2e_out_free(&o);
+	}
+}
+
+#else
+
+Test(redteam4, not_built)
+{
+	cr_skip("built without the supervisor (CONFIG_SUPERVISOR)");
+}
+
+#endif
