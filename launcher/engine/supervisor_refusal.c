@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -27,8 +28,26 @@
 	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | \
 	 CLONE_NEWPID | CLONE_NEWNET)
 
+/* user.max_user_namespaces is 0 where we are (a host or container that
+ * turned user namespaces off). */
+static bool userns_limit_is_zero(void)
+{
+	char buf[32] = "";
+	int fd = open("/proc/sys/user/max_user_namespaces", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 && strtol(buf, NULL, 10) == 0;
+}
+
 /* Whether this caller may make a user namespace outside sbx (the sysctls,
- * AppArmor, a container's profile): asked once per process, by a child. */
+ * AppArmor, a container's profile): asked of the kernel by a child, and
+ * remembered for the process once it answered. Not a failure to ask: the
+ * command can take every process its user may have (fork fails, EAGAIN),
+ * serve's end of another run kills and reaps any child of ours it finds,
+ * and the command's own nested namespaces count against the limit; a
+ * transient "no" remembered would hide every later run's refusal. */
 static bool host_allows_userns(void)
 {
 	static int known = -1;
@@ -38,10 +57,18 @@ static bool host_allows_userns(void)
 		pid_t pid = fork();
 		int st = 0;
 
+		/* 0: made one; 1: refused (EPERM, EACCES); 2: the limit
+		 * (ENOSPC); 3: anything else */
 		if (pid == 0)
-			_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
-		v = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-		    WEXITSTATUS(st) == 0;
+			_exit(unshare(CLONE_NEWUSER) == 0 ? 0
+			      : errno == EPERM || errno == EACCES ? 1
+			      : errno == ENOSPC ? 2 : 3);
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+			return false; /* not known now: not counted, asked again next time */
+		/* A limit of 0 is "turned off"; a full count may empty again. */
+		if (WEXITSTATUS(st) > 2 || (WEXITSTATUS(st) == 2 && !userns_limit_is_zero()))
+			return false;
+		v = WEXITSTATUS(st) == 0;
 		__atomic_store_n(&known, v, __ATOMIC_RELAXED);
 	}
 	return v == 1;

@@ -5,7 +5,10 @@
  *  - a host daemon in the writable set (the landlock runner's /tmp is the
  *    host's; any runner's workspace) never receives a byte of a command's
  *    connection, also while a second thread writes into the socket that the
- *    supervisor is connecting for the first one (the witness file). */
+ *    supervisor is connecting for the first one (the witness file);
+ *  - a refused user namespace is counted once the host's answer is known,
+ *    even after the one probe for that answer failed for want of a process
+ *    (the result's refused_calls and denied). */
 #include "common.h"
 
 #include <criterion/criterion.h>
@@ -33,6 +36,7 @@ struct cp {
 static struct cp all_params[] = {
 	{ NAMESPACE, AS_CALLER }, { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY }
 };
+static struct cp ll_params[] = { { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY } };
 
 #define PARAMS(name, arr)                                                                  \
 	ParameterizedTestParameters(redteam4, name)                                         \
@@ -109,6 +113,11 @@ static json_t *sbx_json(struct fx *f, const char *cmd, struct e2e_out *o)
 	j = json_loads(o->out, 0, &jerr);
 	cr_assert(j, "%s no JSON result (%s):\n%s\n%s", f->tag, jerr.text, o->out, o->err);
 	return j;
+}
+
+static json_t *sandbox_of(json_t *j)
+{
+	return json_object_get(j, "sandbox");
 }
 
 /* ---- a connection is made only to a listener known to be the run's ---- */
@@ -225,6 +234,81 @@ ParameterizedTest(struct cp *p, redteam4, own_server_gets_one_connection)
 		json_decref(j);
 		e2e_out_free(&o);
 	}
+}
+
+/* ---- refusals the rules make are counted ---- */
+
+/* Tasks whose real uid is uid (threads count, as for RLIMIT_NPROC). */
+static long tasks_of(uid_t uid)
+{
+	char cmd[96];
+	long n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof cmd, "ps -L -u %u --no-headers | wc -l", (unsigned)uid);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	cr_assert(fscanf(p, "%ld", &n) == 1);
+	pclose(p);
+	return n;
+}
+
+/* Under the landlock runner a non-root caller's refused user namespace is
+ * counted where the host would have allowed one, which the supervisor asks
+ * the kernel once, with a child of its own. The command first takes every
+ * process its user may have (RLIMIT_NPROC), so that child cannot be made;
+ * then it frees them and asks again. The second refusal is the sandbox's:
+ * counted, and the failed run denied. (A root caller needs no child.) */
+static const char *userns_twice_script =
+	"import ctypes, os, signal, sys\n"
+	"libc = ctypes.CDLL(None, use_errno=True)\n"
+	"def unshare():\n"
+	"    r = libc.unshare(0x10000000)\n"
+	"    return 0 if r == 0 else ctypes.get_errno()\n"
+	"kids = []\n"
+	"if os.getuid() != 0:\n"
+	"    try:\n"
+	"        while True:\n"
+	"            pid = os.fork()\n"
+	"            if pid == 0:\n"
+	"                signal.pause(); os._exit(0)\n"
+	"            kids.append(pid)\n"
+	"    except OSError:\n"
+	"        pass\n"
+	"first = unshare()\n"
+	"for k in kids: os.kill(k, signal.SIGKILL)\n"
+	"for k in kids: os.waitpid(k, 0)\n"
+	"print('filled', len(kids), 'first', first, 'second', unshare())\n"
+	"sys.exit(1)\n";
+
+PARAMS(userns_refusal_counted_after_a_failed_probe, ll_params)
+ParameterizedTest(struct cp *p, redteam4, userns_refusal_counted_after_a_failed_probe,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+	json_error_t jerr;
+
+	fx_setup(&f, p);
+	char *cmd = e2e_fmt("python3 %s", script_file(&f, "userns.py", userns_twice_script));
+	char *nproc = e2e_fmt("--nproc=%ld", tasks_of(e2e_uid(f.who)) + 48);
+	char *argv[] = { "prlimit", nproc, "--", (char *)e2e_sbx(), "run", "--runner", "landlock",
+			 "--mode", "workspace-write", "--root", f.R, "--json", "--", cmd, NULL };
+
+	e2e_run(f.who, argv, NULL, &o);
+	json_t *j = json_loads(o.out, 0, &jerr);
+
+	cr_assert(j, "%s no JSON result (%s):\n%s\n%s", f.tag, jerr.text, o.out, o.err);
+	const char *out = json_string_value(json_object_get(j, "stdout"));
+
+	cr_assert(out && strstr(out, "second 1\n"), "%s the second unshare was not refused:\n%s",
+		  f.tag, o.out);
+	cr_assert(json_integer_value(json_object_get(sandbox_of(j), "refused_calls")) >= 1 &&
+			  json_is_true(json_object_get(sandbox_of(j), "denied")),
+		  "%s a refused user namespace, which this host allows the caller, is not counted "
+		  "once a probe for it failed:\n%s", f.tag, o.out);
+	json_decref(j);
+	e2e_out_free(&o);
 }
 
 #else
