@@ -87,6 +87,7 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	p.caps = r->spec.caps_keep;
 	/* Their refusals come to us only inside the joined filter. */
 	p.rules = r->spec.notify_joined ? r->spec.seccomp : NULL;
+	p.run = r->pid;
 	r->sup = supervisor_start(listener, &p, &err);
 	r->spec.supervised = r->sup != NULL;
 }

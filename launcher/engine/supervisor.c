@@ -236,6 +236,7 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->metadata = p->metadata;
 	sv->caps = p->caps;
 	sv->rules = p->rules;
+	sv->run = p->run;
 	sv->self = getpid();
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_cond_init(&sv->work, NULL);

@@ -31,6 +31,9 @@ struct supervisor_params {
 	/* The runner's errno rules, when the joined filter hands their
 	 * refusals to us (seccomp_filter_join): answered, counted. */
 	const struct sock_fprog *rules;
+	/* The run's first process (bash, or its PID namespace's init): whose
+	 * descendants are searched first for a listener (supervisor_peer.c). */
+	pid_t run;
 };
 
 /* Take over listener and start answering on threads of our own (serve's loop

@@ -41,6 +41,7 @@ struct supervisor {
 	bool metadata;
 	uint64_t caps;
 	pid_t self;               /* sbx: a listener below it was made by a run */
+	pid_t run;                /* this run's first process */
 	char writable_dirs[SUPERVISE_MAX_WRITABLE][PATH_MAX];
 	struct supervise_writable writable;
 	size_t n_allow;

@@ -30,6 +30,8 @@
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
 #endif
+/* Descriptors looked at per process when looking for a listener's holder. */
+#define HOLDER_MAX_FDS 1024
 #ifndef SIOCUNIXFILE
 #define SIOCUNIXFILE (SIOCPROTOPRIVATE + 0)
 #endif
@@ -271,7 +273,7 @@ static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n,
 
 	if (pidfd < 0)
 		return false;
-	for (int fd = 0; fd < 1024 && !found; fd++) {
+	for (int fd = 0; fd < HOLDER_MAX_FDS && !found; fd++) {
 		int got = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 
 		if (got < 0) {
@@ -300,7 +302,9 @@ static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n, const st
 	d = opendir(dir);
 	if (!d && errno == EACCES)
 		return holds_socket_by_getfd(pid, ino, n, bound);
-	while (d && !found && (e = readdir(d))) {
+	/* A listening socket is among a server's first descriptors; a process
+	 * of another run holding thousands must not make every connect slow. */
+	for (int k = 0; d && !found && k < HOLDER_MAX_FDS && (e = readdir(d)); k++) {
 		ssize_t len = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
 		bool named = false;
 
@@ -468,14 +472,20 @@ bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_u
 	}
 	if (n == 0)
 		return false;
-	d = opendir("/proc");
-	while (d && !ours && (e = readdir(d))) {
-		pid_t pid = (pid_t)atoi(e->d_name);
+	/* This run's processes first: another's (a serve's background task
+	 * holding thousands of descriptors) slows only a connect to a server
+	 * of that other run. */
+	for (int pass = 0; pass < 2 && !ours; pass++) {
+		d = opendir("/proc");
+		while (d && !ours && (e = readdir(d))) {
+			pid_t pid = (pid_t)atoi(e->d_name);
+			bool this_run = pid == sv->run || below(pid, sv->run);
 
-		if (pid > 0 && below(pid, sv->self))
-			ours = holds_socket(pid, ino, n, other_netns ? &st : NULL);
+			if (pid > 0 && this_run == (pass == 0) && below(pid, sv->self))
+				ours = holds_socket(pid, ino, n, other_netns ? &st : NULL);
+		}
+		if (d)
+			closedir(d);
 	}
-	if (d)
-		closedir(d);
 	return ours;
 }

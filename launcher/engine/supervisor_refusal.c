@@ -41,12 +41,18 @@ static bool userns_limit_is_zero(void)
 	return n > 0 && strtol(buf, NULL, 10) == 0;
 }
 
+static int made_one(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
 /* Whether this caller may make a user namespace outside sbx (the sysctls,
- * AppArmor, a container's profile): asked of the kernel by a child, and
- * remembered for the process once it answered. Not a failure to ask: the
- * command can take every process its user may have (fork fails, EAGAIN),
- * serve's end of another run kills and reaps any child of ours it finds,
- * and the command's own nested namespaces count against the limit; a
+ * AppArmor, a container's profile): asked of the kernel by a clone into a
+ * new one (sharing our memory until it exits at once: no copy of serve, no
+ * fork handlers), and remembered for the process once the kernel answered.
+ * Not a failure to ask: the command can take every process its user may
+ * have (EAGAIN), and its own nested namespaces count against the limit; a
  * transient "no" remembered would hide every later run's refusal. */
 static bool host_allows_userns(void)
 {
@@ -54,21 +60,21 @@ static bool host_allows_userns(void)
 	int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
 
 	if (v < 0) {
-		pid_t pid = fork();
-		int st = 0;
+		char stack[16384] __attribute__((aligned(16)));
+		pid_t pid = clone(made_one, stack + sizeof(stack),
+				  CLONE_VM | CLONE_VFORK | CLONE_NEWUSER | SIGCHLD, NULL);
 
-		/* 0: made one; 1: refused (EPERM, EACCES); 2: the limit
-		 * (ENOSPC); 3: anything else */
-		if (pid == 0)
-			_exit(unshare(CLONE_NEWUSER) == 0 ? 0
-			      : errno == EPERM || errno == EACCES ? 1
-			      : errno == ENOSPC ? 2 : 3);
-		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-			return false; /* not known now: not counted, asked again next time */
-		/* A limit of 0 is "turned off"; a full count may empty again. */
-		if (WEXITSTATUS(st) > 2 || (WEXITSTATUS(st) == 2 && !userns_limit_is_zero()))
-			return false;
-		v = WEXITSTATUS(st) == 0;
+		if (pid > 0) {
+			/* Made, whoever reaps it (serve's end of another run
+			 * takes any child of ours it finds). */
+			waitpid(pid, NULL, __WALL);
+			v = 1;
+		} else if (errno == EPERM || errno == EACCES ||
+			   (errno == ENOSPC && userns_limit_is_zero())) {
+			v = 0; /* refused; a limit of 0 is "turned off" */
+		} else {
+			return false; /* not known now: not counted, asked again */
+		}
 		__atomic_store_n(&known, v, __ATOMIC_RELAXED);
 	}
 	return v == 1;

@@ -5,13 +5,17 @@
  *  - a host daemon in the writable set (the landlock runner's /tmp is the
  *    host's; any runner's workspace) never receives a byte of a command's
  *    connection, also while a second thread writes into the socket that the
- *    supervisor is connecting for the first one (the witness file);
+ *    supervisor is connecting for the first one (the witness file); the
+ *    connection sbx asks on instead, blocked, ends with its run and leaves
+ *    no thread or fd (this process's, through the library);
  *  - a refused user namespace is counted once the host's answer is known,
  *    even after the one probe for that answer failed for want of a process
  *    (the result's refused_calls and denied). */
 #include "common.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <grp.h>
 #include <criterion/parameterized.h>
 #include <errno.h>
 #include <jansson.h>
@@ -22,6 +26,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "sbx.h"
 
 #ifdef CONFIG_SUPERVISOR
 
@@ -233,6 +239,99 @@ ParameterizedTest(struct cp *p, redteam4, own_server_gets_one_connection)
 			  "line first:\n%s\n%s", f.tag, sock, o.out, o.err);
 		json_decref(j);
 		e2e_out_free(&o);
+	}
+}
+
+/* The connection sbx asks on can block too (a listener whose queue is
+ * full): on a worker, which ends with its caller or its run, and closes
+ * that connection. Through the library, counted in this process. */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static bool threads_settle(int want)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (count_entries("/proc/self/task") == want)
+			return true;
+		usleep(5000);
+	}
+	return false;
+}
+
+/* In a child of the test (as who): 0, or what was left behind. */
+static int stuck_probe_child(const char *root, const char *sock, bool kill_inside)
+{
+	struct sbx_run *run = sbx_run_new();
+	struct sbx_result *res = NULL;
+	struct sbx_error err;
+	int threads = count_entries("/proc/self/task"), fds = count_entries("/proc/self/fd");
+	/* the first connect fills the host listener's queue (backlog 0, no
+	 * accept), the second blocks in sbx's own connection */
+	char *cmd = e2e_fmt("python3 -c 'import socket,sys\n"
+			    "for i in range(3):\n"
+			    "    try: socket.socket(socket.AF_UNIX).connect(sys.argv[1])\n"
+			    "    except OSError: pass' %s & %s",
+			    sock, kill_inside ? "sleep 1; kill -9 %1; sleep 7" : "wait");
+
+	sbx_run_set_command(run, cmd);
+	sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
+	sbx_run_set_root(run, root);
+	sbx_run_set_runner(run, SBX_RUNNER_LANDLOCK);
+	sbx_run_set_timeout_ms(run, kill_inside ? 20000 : 1500);
+	if (sbx_run_execute(run, &res, &err) < 0)
+		return 2;
+	sbx_result_free(res);
+	sbx_run_free(run);
+	if (!threads_settle(threads))
+		return 1;
+	return count_entries("/proc/self/fd") == fds ? 0 : 3;
+}
+
+PARAMS(probe_of_a_stuck_listener_leaves_nothing, ll_params)
+ParameterizedTest(struct cp *p, redteam4, probe_of_a_stuck_listener_leaves_nothing,
+		  .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *sock = e2e_fmt("%s/stuck", f.tmpdir);
+	char *argv[] = { (char *)e2e_helper("sockserver"), "stuck", sock, NULL };
+
+	cr_assert(n_daemons < 8);
+	daemons[n_daemons++] = e2e_spawn(f.who, "/", argv);
+	for (int i = 0; i < 2000 && !e2e_exists(sock); i++)
+		usleep(5000);
+	for (int kill_inside = 0; kill_inside < 2; kill_inside++) {
+		int status;
+		pid_t pid;
+
+		fflush(NULL);
+		pid = fork();
+		cr_assert(pid >= 0);
+		if (pid == 0) {
+			if (f.who == AS_NOBODY &&
+			    (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+			     setresuid(65534, 65534, 65534) < 0))
+				_exit(5);
+			_exit(stuck_probe_child(f.R, sock, kill_inside));
+		}
+		cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+		cr_assert(WEXITSTATUS(status) == 0, "%s %s: %s", f.tag,
+			  kill_inside ? "its caller killed" : "the run timed out",
+			  WEXITSTATUS(status) == 1   ? "a supervisor thread outlived the call"
+			  : WEXITSTATUS(status) == 3 ? "the supervisor left fds open"
+						     : "the run failed");
 	}
 }
 
