@@ -237,7 +237,6 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->caps = p->caps;
 	sv->rules = p->rules;
 	sv->run = p->run;
-	sv->self = getpid();
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_cond_init(&sv->work, NULL);
 	for (size_t i = 0; i < p->writable.n && i < SUPERVISE_MAX_WRITABLE; i++) {
@@ -254,6 +253,10 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 		rc = sv->allow[i] ? 0 : ENOMEM;
 		sv->n_allow = i + 1;
 	}
+	/* Its processes are a run's from the first call we answer on
+	 * (supervisor_runs.c). */
+	if (rc == 0)
+		sv_runs_add(p->run);
 	if (rc == 0 && pthread_attr_init(&attr) == 0) {
 		sigset_t all, old;
 
@@ -272,6 +275,7 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 		sv->refs = 1;
 		if (sv->wake_fd < 0)
 			sv->wake_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		sv_runs_remove(p->run);
 		sv_unref(sv);
 		*err = rc;
 		return NULL;
@@ -283,6 +287,7 @@ void supervisor_stop(struct supervisor *sv)
 {
 	if (!sv)
 		return;
+	sv_runs_remove(sv->run);
 	__atomic_store_n(&sv->stopping, true, __ATOMIC_RELEASE);
 	sv_wake(sv);
 	sv_unref(sv);

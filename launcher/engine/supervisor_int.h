@@ -40,8 +40,7 @@ struct supervisor {
 
 	bool metadata;
 	uint64_t caps;
-	pid_t self;               /* sbx: a listener below it was made by a run */
-	pid_t run;                /* this run's first process */
+	pid_t run;                /* this run's first process (supervisor_runs.c) */
 	char writable_dirs[SUPERVISE_MAX_WRITABLE][PATH_MAX];
 	struct supervise_writable writable;
 	size_t n_allow;
@@ -164,6 +163,12 @@ void sv_worker_caller_gone(struct supervisor *sv, size_t slot);
 void sv_worker_stop_all(struct supervisor *sv);
 /* Free finished slots; fill pfd with the callers still waited for. */
 size_t sv_worker_watch(struct supervisor *sv, struct pollfd *pfd, size_t *slot_of);
+
+/* supervisor_runs.c: the confined runs of this process, by their first
+ * process; whether pid is one of them (still that process). */
+void sv_runs_add(pid_t pid);
+void sv_runs_remove(pid_t pid);
+bool sv_runs_root(pid_t pid);
 
 /* supervisor_peer.c: was this listener made by a run of ours? Before any
  * connection: a process of ours holds the listening socket bound to the

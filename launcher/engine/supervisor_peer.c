@@ -91,6 +91,23 @@ static bool below(pid_t pid, pid_t ancestor)
 	return false;
 }
 
+/* pid is a confined run's process: one of their first processes, or below
+ * one (supervisor_runs.c). Not merely below sbx: a danger-full-access run's
+ * daemon is as much the host's as the user's own. */
+static bool in_confined_run(pid_t pid)
+{
+	for (int depth = 0; depth < 4096 && pid > 1; depth++) {
+		unsigned long long ppid;
+
+		if (sv_runs_root(pid))
+			return true;
+		if (!stat_field(pid, 1, &ppid))
+			return false;
+		pid = (pid_t)ppid;
+	}
+	return false;
+}
+
 /* The pid a pidfd names in our PID namespace; -1 once that process is gone. */
 static pid_t pidfd_pid(int pidfd)
 {
@@ -178,7 +195,7 @@ static bool started_before_file(pid_t pid, int socket_file)
 	return (long long)(boot + start_ticks / (unsigned long long)tick) <= made + 1;
 }
 
-static bool recorded_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
+static bool recorded_listener_is_ours(int sock, int socket_file)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -188,7 +205,7 @@ static bool recorded_listener_is_ours(struct supervisor *sv, int sock, int socke
 
 	if (pidfd >= 0) {
 		pid = pidfd_pid(pidfd);
-		ours = pid > 0 && below(pid, sv->self);
+		ours = pid > 0 && in_confined_run(pid);
 		/* Still alive now, so the pid we walked from was that process
 		 * all along. */
 		ours = ours && pidfd_pid(pidfd) == pid;
@@ -201,7 +218,7 @@ static bool recorded_listener_is_ours(struct supervisor *sv, int sock, int socke
 		return false;
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid <= 0)
 		return false;
-	return below(cred.pid, sv->self) && started_before_file(cred.pid, socket_file);
+	return in_confined_run(cred.pid) && started_before_file(cred.pid, socket_file);
 }
 
 /* The inodes of the listening sockets named `name` ("@abstract", NULs as '@',
@@ -352,7 +369,7 @@ bool sv_abstract_listener_is_ours(struct sv_call *c, const char *name)
 	while (d && !ours && (e = readdir(d))) {
 		pid_t pid = (pid_t)atoi(e->d_name);
 
-		if (pid > 0 && below(pid, getpid()))
+		if (pid > 0 && in_confined_run(pid))
 			ours = holds_socket(pid, ino, n, NULL);
 	}
 	if (d)
@@ -416,7 +433,7 @@ static size_t listeners_bound_to(const struct stat *st, unsigned long *ino, size
 bool sv_peer_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
 {
 	/* Alive and ours, or noted when it called listen(2). */
-	return recorded_listener_is_ours(sv, sock, socket_file) || sv_listener_recorded(sv, sock);
+	return recorded_listener_is_ours(sock, socket_file) || sv_listener_recorded(sv, sock);
 }
 
 /* The listening pathname sockets of a network namespace, from its
@@ -481,7 +498,7 @@ bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_u
 			pid_t pid = (pid_t)atoi(e->d_name);
 			bool this_run = pid == sv->run || below(pid, sv->run);
 
-			if (pid > 0 && this_run == (pass == 0) && below(pid, sv->self))
+			if (pid > 0 && this_run == (pass == 0) && in_confined_run(pid))
 				ours = holds_socket(pid, ino, n, other_netns ? &st : NULL);
 		}
 		if (d)

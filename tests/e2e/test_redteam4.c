@@ -8,28 +8,34 @@
  *    supervisor is connecting for the first one (the witness file); the
  *    connection sbx asks on instead, blocked, ends with its run and leaves
  *    no thread or fd (this process's, through the library);
+ *  - the daemon of a danger-full-access task of serve is the host's to a
+ *    confined run, though below sbx (a confined task's stays reachable);
  *  - a refused user namespace is counted once the host's answer is known,
  *    even after the one probe for that answer failed for want of a process
  *    (the result's refused_calls and denied). */
-#include "common.h"
-
-#include <criterion/criterion.h>
-#include <dirent.h>
-#include <grp.h>
-#include <criterion/parameterized.h>
-#include <errno.h>
-#include <jansson.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "serve_client.h"
 
 #include "sbx.h"
 
 #ifdef CONFIG_SUPERVISOR
+
+/* serve_client.h's helpers this file does not need. */
+static void __attribute__((unused)) shared_helpers_unused(void)
+{
+	(void)assert_error;
+	(void)run_ok;
+	(void)wait_proc;
+	(void)proc_with;
+	(void)count_entries;
+	(void)marker_seq;
+	(void)users;
+	(void)denied;
+	(void)open_session;
+	(void)wait_settled;
+	(void)has_marker;
+	(void)exit_code;
+	(void)start_bg;
+}
 
 enum runner { NAMESPACE = 0, LANDLOCK = 1 };
 static const char *const runner_name[] = { "namespace", "landlock" };
@@ -106,6 +112,23 @@ static char *script_file(struct fx *f, const char *name, const char *text)
 	return path;
 }
 
+/* A test helper where every runner's command sees it (the e2e copies live
+ * in /tmp, which the namespace runner covers with its own). */
+static char *helper_copy(struct fx *f, const char *name)
+{
+	char *dst = e2e_fmt("%s/%s", f->B, name);
+	char *argv[] = { "cp", (char *)e2e_helper(name), dst, NULL };
+	struct e2e_out o;
+
+	if (!e2e_exists(dst)) {
+		e2e_run(AS_CALLER, argv, NULL, &o);
+		cr_assert(o.status == 0, "cp %s: %s", name, o.err);
+		e2e_out_free(&o);
+		cr_assert(chmod(dst, 0755) == 0);
+	}
+	return dst;
+}
+
 /* sbx run --runner R --mode workspace-write --root R --json -- CMD */
 static json_t *sbx_json(struct fx *f, const char *cmd, struct e2e_out *o)
 {
@@ -121,7 +144,7 @@ static json_t *sbx_json(struct fx *f, const char *cmd, struct e2e_out *o)
 	return j;
 }
 
-static json_t *sandbox_of(json_t *j)
+static json_t *__attribute__((unused)) sandbox_of(json_t *j)
 {
 	return json_object_get(j, "sandbox");
 }
@@ -245,7 +268,7 @@ ParameterizedTest(struct cp *p, redteam4, own_server_gets_one_connection)
 /* The connection sbx asks on can block too (a listener whose queue is
  * full): on a worker, which ends with its caller or its run, and closes
  * that connection. Through the library, counted in this process. */
-static int count_entries(const char *dir)
+static int entries_in(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -262,7 +285,7 @@ static int count_entries(const char *dir)
 static bool threads_settle(int want)
 {
 	for (int i = 0; i < 2000; i++) {
-		if (count_entries("/proc/self/task") == want)
+		if (entries_in("/proc/self/task") == want)
 			return true;
 		usleep(5000);
 	}
@@ -275,7 +298,7 @@ static int stuck_probe_child(const char *root, const char *sock, bool kill_insid
 	struct sbx_run *run = sbx_run_new();
 	struct sbx_result *res = NULL;
 	struct sbx_error err;
-	int threads = count_entries("/proc/self/task"), fds = count_entries("/proc/self/fd");
+	int threads = entries_in("/proc/self/task"), fds = entries_in("/proc/self/fd");
 	/* the first connect fills the host listener's queue (backlog 0, no
 	 * accept), the second blocks in sbx's own connection */
 	char *cmd = e2e_fmt("python3 -c 'import socket,sys\n"
@@ -295,7 +318,7 @@ static int stuck_probe_child(const char *root, const char *sock, bool kill_insid
 	sbx_run_free(run);
 	if (!threads_settle(threads))
 		return 1;
-	return count_entries("/proc/self/fd") == fds ? 0 : 3;
+	return entries_in("/proc/self/fd") == fds ? 0 : 3;
 }
 
 PARAMS(probe_of_a_stuck_listener_leaves_nothing, ll_params)
@@ -335,6 +358,78 @@ ParameterizedTest(struct cp *p, redteam4, probe_of_a_stuck_listener_leaves_nothi
 	}
 }
 
+/* A daemon started by a user-approved danger-full-access task of serve (a
+ * tmux server, a dev environment) runs outside any sandbox: a later
+ * confined run of the same serve must not reach it, although it is a
+ * descendant of sbx. One a confined task started still is reachable (a
+ * background task's database, documented). */
+static const char *client_script =
+	"import socket, sys\n"
+	"try:\n"
+	"    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b'line\\n')\n"
+	"    print('sent')\n"
+	"except OSError as e:\n"
+	"    print('errno', e.errno); sys.exit(3)\n";
+
+static const char *bg_daemon(struct fx *f, struct srv *s, long long id, const char *session,
+			     const char *sock, const char *witness, bool escalated)
+{
+	json_t *p = run_params(session, e2e_fmt("%s stream %s %s & sleep 60", helper_copy(f, "sockserver"),
+						sock, witness));
+	json_t *res;
+
+	json_object_set_new(p, "background", json_true());
+	if (escalated) {
+		json_object_set_new(p, "sandbox_permissions", json_string("danger-full-access"));
+		json_object_set_new(p, "justification", json_string("a dev environment"));
+	}
+	res = result_of(rpc_call(s, id, "run", p));
+	cr_assert(str_at(res, "task"), "no task in the answer");
+	for (int i = 0; i < 2000 && !e2e_exists(sock); i++)
+		usleep(5000);
+	cr_assert(e2e_exists(sock), "the task's daemon never made %s", sock);
+	return str_at(res, "task");
+}
+
+PARAMS(escalated_task_daemon_unreachable_from_confined_runs, all_params)
+ParameterizedTest(struct cp *p, redteam4, escalated_task_daemon_unreachable_from_confined_runs,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct srv s;
+	long long id = 1;
+
+	fx_setup(&f, p);
+	char *cfg = write_config(e2e_fmt("runner = %s\nescalation = true\n", runner_name[f.runner]));
+	char *client = e2e_fmt("python3 %s", script_file(&f, "client.py", client_script));
+	/* in the workspace: writable for both runners, owned by who */
+	char *esc = e2e_fmt("%s/esc.sock", f.R), *esc_w = e2e_fmt("%s/witness-esc", f.B);
+	char *own = e2e_fmt("%s/own.sock", f.R), *own_w = e2e_fmt("%s/witness-own", f.R);
+
+	cr_assert(e2e_write_file(f.who, esc_w, "") == 0 && unlink(esc_w) == 0);
+	srv_start(&s, f.who, cfg);
+	rpc_call(&s, id++, "initialize", json_object());
+	const char *session = open_session_esc(&s, id++, f.R, "workspace-write", 1);
+	const char *t_esc = bg_daemon(&f, &s, id++, session, esc, esc_w, true);
+	const char *t_own = bg_daemon(&f, &s, id++, session, own, own_w, false);
+
+	json_t *res = result_of(rpc_call(&s, id++, "run", run_params(session, e2e_fmt("%s %s", client, esc))));
+	const char *out = str_at(res, "stdout");
+
+	usleep(100000);
+	cr_assert(!e2e_exists(esc_w), "%s a confined run reached the daemon of a danger-full-access "
+		  "task: %s", f.tag, out);
+	cr_assert(out && strstr(out, "errno 13"), "%s %s", f.tag, out);
+	res = result_of(rpc_call(&s, id++, "run", run_params(session, e2e_fmt("%s %s", client, own))));
+	out = str_at(res, "stdout");
+	cr_assert(out && strstr(out, "sent"), "%s a confined task's daemon is not reachable from "
+		  "another confined run: %s", f.tag, out);
+	rpc_call(&s, id++, "task/kill", task_params(session, t_esc));
+	rpc_call(&s, id++, "task/kill", task_params(session, t_own));
+	srv_stop(&s);
+}
+
+#ifdef CONFIG_SECCOMP
 /* ---- refusals the rules make are counted ---- */
 
 /* Tasks whose real uid is uid (threads count, as for RLIMIT_NPROC). */
@@ -409,6 +504,8 @@ ParameterizedTest(struct cp *p, redteam4, userns_refusal_counted_after_a_failed_
 	json_decref(j);
 	e2e_out_free(&o);
 }
+
+#endif /* CONFIG_SECCOMP: the errno rules */
 
 #else
 
