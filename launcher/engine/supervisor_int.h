@@ -169,6 +169,8 @@ size_t sv_worker_watch(struct supervisor *sv, struct pollfd *pfd, size_t *slot_o
 void sv_runs_add(pid_t pid);
 void sv_runs_remove(pid_t pid);
 bool sv_runs_root(pid_t pid);
+/* The runs' first processes but skip, at most max. */
+size_t sv_runs_list(pid_t *out, size_t max, pid_t skip);
 
 /* supervisor_peer.c: was this listener made by a run of ours? Before any
  * connection: a process of ours holds the listening socket bound to the

@@ -30,8 +30,10 @@
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
 #endif
-/* Descriptors looked at per process when looking for a listener's holder. */
+/* Descriptors looked at per process when looking for a listener's holder,
+ * and processes per run. */
 #define HOLDER_MAX_FDS 1024
+#define RUN_TREE_MAX 4096
 #ifndef SIOCUNIXFILE
 #define SIOCUNIXFILE (SIOCPROTOPRIVATE + 0)
 #endif
@@ -73,22 +75,6 @@ static bool stat_field(pid_t pid, int index, unsigned long long *out)
 		return false;
 	*out = strtoull(p, NULL, 10);
 	return true;
-}
-
-/* pid is below ancestor (parent links, as /proc shows them to us). A run's
- * processes stay below sbx however they fork: sbx and bash are subreapers. */
-static bool below(pid_t pid, pid_t ancestor)
-{
-	for (int depth = 0; depth < 4096 && pid > 1; depth++) {
-		unsigned long long ppid;
-
-		if (!stat_field(pid, 1, &ppid))
-			return false;
-		if ((pid_t)ppid == ancestor)
-			return true;
-		pid = (pid_t)ppid;
-	}
-	return false;
 }
 
 /* pid is a confined run's process: one of their first processes, or below
@@ -351,6 +337,78 @@ static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n, const st
 	return found;
 }
 
+/* root and the processes below it, breadth first, from each thread's list
+ * of children (as serve's end of a run reads them, tree.c): at most max. */
+static size_t run_tree(pid_t root, pid_t *out, size_t max)
+{
+	size_t n = 0;
+
+	if (max)
+		out[n++] = root;
+	for (size_t i = 0; i < n; i++) {
+		char path[64], buf[4096];
+		struct dirent *e;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)out[i]);
+		d = opendir(path);
+		while (d && (e = readdir(d))) {
+			char cpath[384];
+			ssize_t len;
+			int fd;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(cpath, sizeof(cpath), "%s/%s/children", path, e->d_name);
+			fd = open(cpath, O_RDONLY | O_CLOEXEC);
+			len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+			if (fd >= 0)
+				close(fd);
+			if (len <= 0)
+				continue;
+			buf[len] = '\0';
+			for (char *p = buf, *end; *p && n < max; p = end) {
+				long v = strtol(p, &end, 10);
+
+				if (end == p)
+					break;
+				if (v > 0)
+					out[n++] = (pid_t)v;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	return n;
+}
+
+/* A process of a confined run holds a socket with one of these inodes (and
+ * bound to bound's file, where given). Read from the kernel's lists of
+ * children, not a walk of all of /proc, which every connect would pay for:
+ * this run's processes first, then the other runs' (a serve's background
+ * task holding thousands of descriptors slows only a connect to a server
+ * of its own). */
+static bool held_by_a_run(struct supervisor *sv, const unsigned long *ino, size_t n,
+			  const struct stat *bound)
+{
+	pid_t roots[64], *tree = malloc(RUN_TREE_MAX * sizeof(*tree));
+	size_t n_roots;
+	bool ours = false;
+
+	roots[0] = sv->run;
+	n_roots = 1 + sv_runs_list(roots + 1, sizeof(roots) / sizeof(roots[0]) - 1, sv->run);
+	for (size_t r = 0; tree && r < n_roots && !ours; r++) {
+		size_t n_tree = roots[r] > 0 && sv_runs_root(roots[r])
+					? run_tree(roots[r], tree, RUN_TREE_MAX)
+					: 0;
+
+		for (size_t i = 0; i < n_tree && !ours; i++)
+			ours = holds_socket(tree[i], ino, n, bound);
+	}
+	free(tree);
+	return ours;
+}
+
 /* An abstract socket has no file to compare with, and connecting to find out
  * whose it is would already reach a host daemon: look for the listener among
  * our own processes' sockets instead (only for this rare case). */
@@ -359,22 +417,8 @@ bool sv_abstract_listener_is_ours(struct sv_call *c, const char *name)
 	unsigned long ino[8];
 	int dir = sv_proc_dir(c);
 	size_t n = dir >= 0 ? abstract_listeners(dir, name, ino, 8) : 0;
-	struct dirent *e;
-	bool ours = false;
-	DIR *d;
 
-	if (n == 0)
-		return false;
-	d = opendir("/proc");
-	while (d && !ours && (e = readdir(d))) {
-		pid_t pid = (pid_t)atoi(e->d_name);
-
-		if (pid > 0 && in_confined_run(pid))
-			ours = holds_socket(pid, ino, n, NULL);
-	}
-	if (d)
-		closedir(d);
-	return ours;
+	return n > 0 && held_by_a_run(c->sv, ino, n, NULL);
 }
 
 /* The sockfs inodes of the listening unix sockets bound to the file st
@@ -468,10 +512,8 @@ bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_u
 {
 	unsigned long ino[64];
 	struct stat st;
-	struct dirent *e;
-	bool ours = false, other_netns = false;
+	bool ours, other_netns = false;
 	size_t n;
-	DIR *d;
 
 	if (socket_file < 0 || fstat(socket_file, &st) < 0)
 		return false;
@@ -489,20 +531,6 @@ bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_u
 	}
 	if (n == 0)
 		return false;
-	/* This run's processes first: another's (a serve's background task
-	 * holding thousands of descriptors) slows only a connect to a server
-	 * of that other run. */
-	for (int pass = 0; pass < 2 && !ours; pass++) {
-		d = opendir("/proc");
-		while (d && !ours && (e = readdir(d))) {
-			pid_t pid = (pid_t)atoi(e->d_name);
-			bool this_run = pid == sv->run || below(pid, sv->run);
-
-			if (pid > 0 && this_run == (pass == 0) && in_confined_run(pid))
-				ours = holds_socket(pid, ino, n, other_netns ? &st : NULL);
-		}
-		if (d)
-			closedir(d);
-	}
+	ours = held_by_a_run(sv, ino, n, other_netns ? &st : NULL);
 	return ours;
 }

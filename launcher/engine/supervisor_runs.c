@@ -63,6 +63,18 @@ void sv_runs_remove(pid_t pid)
 	pthread_mutex_unlock(&roots_lock);
 }
 
+size_t sv_runs_list(pid_t *out, size_t max, pid_t skip)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&roots_lock);
+	for (size_t i = 0; i < n_roots && n < max; i++)
+		if (roots[i].pid != skip)
+			out[n++] = roots[i].pid;
+	pthread_mutex_unlock(&roots_lock);
+	return n;
+}
+
 bool sv_runs_root(pid_t pid)
 {
 	bool found = false;
