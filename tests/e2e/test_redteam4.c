@@ -506,7 +506,9 @@ ParameterizedTest(struct cp *p, redteam4, userns_refusal_counted_after_a_failed_
 
 	fx_setup(&f, p);
 	char *cmd = e2e_fmt("python3 %s", script_file(&f, "userns.py", userns_twice_script));
-	char *nproc = e2e_fmt("--nproc=%ld", tasks_of(e2e_uid(f.who)) + 48);
+	/* Room for sbx, the run and other tests' processes of who started
+	 * meanwhile (criterion runs two at once); the command takes the rest. */
+	char *nproc = e2e_fmt("--nproc=%ld", tasks_of(e2e_uid(f.who)) + 200);
 	char *argv[] = { "prlimit", nproc, "--", (char *)e2e_sbx(), "run", "--runner", "landlock",
 			 "--mode", "workspace-write", "--root", f.R, "--json", "--", cmd, NULL };
 
