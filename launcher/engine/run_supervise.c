@@ -88,6 +88,7 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	/* Their refusals come to us only inside the joined filter. */
 	p.rules = r->spec.notify_joined ? r->spec.seccomp : NULL;
 	p.pty_pool = r->spec.pty_pool;
+	p.run = r->pid;
 	r->sup = supervisor_start(listener, &p, &err);
 	r->spec.supervised = r->sup != NULL;
 }

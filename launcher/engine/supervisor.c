@@ -243,7 +243,7 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->pty_pool = p->pty_pool;
 	if (sv->pty_pool)
 		pty_pool_ref(sv->pty_pool);
-	sv->self = getpid();
+	sv->run = p->run;
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_cond_init(&sv->work, NULL);
 	for (size_t i = 0; i < p->writable.n && i < SUPERVISE_MAX_WRITABLE; i++) {
@@ -260,6 +260,10 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 		rc = sv->allow[i] ? 0 : ENOMEM;
 		sv->n_allow = i + 1;
 	}
+	/* Its processes are a run's from the first call we answer on
+	 * (supervisor_runs.c). */
+	if (rc == 0)
+		sv_runs_add(p->run);
 	if (rc == 0 && pthread_attr_init(&attr) == 0) {
 		sigset_t all, old;
 
@@ -278,6 +282,7 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 		sv->refs = 1;
 		if (sv->wake_fd < 0)
 			sv->wake_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		sv_runs_remove(p->run);
 		sv_unref(sv);
 		*err = rc;
 		return NULL;
@@ -289,6 +294,7 @@ void supervisor_stop(struct supervisor *sv)
 {
 	if (!sv)
 		return;
+	sv_runs_remove(sv->run);
 	__atomic_store_n(&sv->stopping, true, __ATOMIC_RELEASE);
 	sv_wake(sv);
 	sv_unref(sv);

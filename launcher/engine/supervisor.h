@@ -36,6 +36,9 @@ struct supervisor_params {
 	/* The landlock runner's pty pool (kernel/pty_pool.h), referenced
 	 * while we run; NULL: none. */
 	struct pty_pool *pty_pool;
+	/* The run's first process (bash, or its PID namespace's init): whose
+	 * descendants are searched first for a listener (supervisor_peer.c). */
+	pid_t run;
 };
 
 /* Take over listener and start answering on threads of our own (serve's loop

@@ -40,7 +40,7 @@ struct supervisor {
 
 	bool metadata;
 	uint64_t caps;
-	pid_t self;               /* sbx: a listener below it was made by a run */
+	pid_t run;                /* this run's first process (supervisor_runs.c) */
 	char writable_dirs[SUPERVISE_MAX_WRITABLE][PATH_MAX];
 	struct supervise_writable writable;
 	size_t n_allow;
@@ -171,7 +171,21 @@ void sv_worker_stop_all(struct supervisor *sv);
 /* Free finished slots; fill pfd with the callers still waited for. */
 size_t sv_worker_watch(struct supervisor *sv, struct pollfd *pfd, size_t *slot_of);
 
-/* supervisor_peer.c: was this listener made by a run of ours? */
-bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file);
+/* supervisor_runs.c: the confined runs of this process, by their first
+ * process; whether pid is one of them (still that process). */
+void sv_runs_add(pid_t pid);
+void sv_runs_remove(pid_t pid);
+bool sv_runs_root(pid_t pid);
+/* The runs' first processes but skip, at most max. */
+size_t sv_runs_list(pid_t *out, size_t max, pid_t skip);
+
+/* supervisor_peer.c: was this listener made by a run of ours? Before any
+ * connection: a process of ours holds the listening socket bound to the
+ * socket file, in our network namespace or, where net_unix (the caller's
+ * /proc/PID/net/unix, or -1) names another, in that one. */
+bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_unix);
+/* On a connection sock (one of ours that nobody else holds) to it: the
+ * process that called listen(2) is ours, alive or noted. */
+bool sv_peer_listener_is_ours(struct supervisor *sv, int sock, int socket_file);
 
 #endif

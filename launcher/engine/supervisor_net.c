@@ -60,6 +60,8 @@ void sv_net_free(struct sv_net_op *op)
 		close(op->pidfd);
 	if (op->mem >= 0)
 		close(op->mem);
+	if (op->net_unix >= 0)
+		close(op->net_unix);
 	free(op);
 }
 
@@ -186,6 +188,13 @@ int sv_net_decide_name(struct sv_call *c, struct sv_net_op *op, struct net_msg *
 	rc = decide_unix(c, op, m, &check);
 	if (rc < 0)
 		return rc;
+	if (check && !op->check_listener && private_netns(c)) {
+		/* The run's own listeners are in its network namespace, which
+		 * sock_diag from ours does not see (supervisor_peer.c). */
+		int dir = sv_proc_dir(c);
+
+		op->net_unix = dir >= 0 ? openat(dir, "net/unix", O_RDONLY | O_CLOEXEC) : -1;
+	}
 	if (check)
 		op->check_listener = true;
 	return 0;
@@ -201,7 +210,7 @@ struct sv_net_op *sv_net_prepare(struct sv_call *c, struct sv_answer *a)
 		return NULL;
 	}
 	op->sv = c->sv;
-	op->sock = op->pidfd = op->mem = -1;
+	op->sock = op->pidfd = op->mem = op->net_unix = -1;
 	op->kind = c->n.data.nr == SYS_connect ? NET_CONNECT : c->n.data.nr == SYS_sendto ? NET_SENDTO
 		   : c->n.data.nr == SYS_sendmsg ? NET_SENDMSG : NET_SENDMMSG;
 	rc = sv_net_read(c, op);
@@ -258,25 +267,59 @@ static ssize_t do_sendmsg(struct sv_net_op *op, struct net_msg *m, int flags)
 	return n;
 }
 
+static void close_fd(void *arg)
+{
+	close(*(int *)arg);
+}
+
+/* Who listens on the socket file, asked on a connection of our own that no
+ * one else holds: 1 ours, 0 not, or -errno (that connect failed). Never on
+ * the command's socket: it is the command's open file, and from the moment
+ * it is connected any other thread or process of the command that holds it
+ * writes into the connection (a tmux client's whole request, which runs a
+ * command outside the sandbox, needs no answer first), whatever we decide
+ * after. The listener sees a connection closed at once, with no byte. */
+static int probe_listener(struct sv_net_op *op, struct net_msg *m)
+{
+	int fl = fcntl(op->sock, F_GETFL), old, rc;
+	int s = socket(AF_UNIX, op->type | SOCK_CLOEXEC |
+				(fl >= 0 && (fl & O_NONBLOCK) ? SOCK_NONBLOCK : 0), 0);
+
+	if (s < 0)
+		return -errno;
+	pthread_cleanup_push(close_fd, &s);
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+	rc = connect(s, (struct sockaddr *)&m->name, m->namelen) < 0 ? -errno : 0;
+	pthread_setcancelstate(old, NULL);
+	pthread_cleanup_pop(0);
+	if (rc == 0)
+		rc = sv_peer_listener_is_ours(op->sv, s, m->target);
+	close(s);
+	return rc;
+}
+
 static void perform_connect(struct sv_net_op *op, struct sv_answer *a)
 {
 	struct net_msg *m = &op->msgs[0];
 	int old, err, rc;
 
+	/* The listener is known to be ours before the command's socket is
+	 * connected: found among our processes' sockets, or else asked on a
+	 * connection of our own (probe_listener). A socket file is bound to
+	 * one socket for good, and we connect through our handle on it. */
+	if (op->check_listener && !sv_bound_listener_is_ours(op->sv, m->target, op->net_unix)) {
+		rc = probe_listener(op, m);
+		if (rc <= 0) {
+			a->err = rc < 0 ? -rc : -sv_refuse(op->sv, EACCES);
+			return;
+		}
+	}
 	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
 	rc = connect(op->sock, m->namelen ? (struct sockaddr *)&m->name : NULL, m->namelen);
 	err = errno;
 	pthread_setcancelstate(old, NULL);
-	if (rc < 0) {
+	if (rc < 0)
 		a->err = err;
-		return;
-	}
-	/* Connected: kept only if a process of ours listens. The peer sees a
-	 * connection closed at once, before any byte. */
-	if (op->check_listener && !sv_listener_is_ours(op->sv, op->sock, m->target)) {
-		shutdown(op->sock, SHUT_RDWR);
-		a->err = -sv_refuse(op->sv, EACCES);
-	}
 }
 
 void sv_net_perform(struct sv_net_op *op, struct sv_answer *a)

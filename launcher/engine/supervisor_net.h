@@ -47,6 +47,8 @@ struct sv_net_op {
 	int type;                 /* SOCK_STREAM, ... */
 	bool unix_family;
 	bool check_listener;      /* connect: the listener must be ours */
+	int net_unix;             /* check_listener, the caller's network namespace
+				   * not ours (--net none): its /proc/PID/net/unix */
 	int flags;                /* send flags, as the command gave them */
 	int pidfd;                /* the caller (SIGPIPE) */
 	int mem;                  /* sendmmsg: the caller's memory, for msg_len */

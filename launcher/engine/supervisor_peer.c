@@ -2,16 +2,19 @@
 /* Whose is a listening socket? A socket in the writable set is reachable only
  * when a process of ours (a run's) listens on it: under the landlock runner
  * /tmp is the host's, and the caller's tmux, X server or ssh-agent listen
- * there. The listener's identity is the credential the kernel recorded at
- * listen(2), read from the connected socket: as a pidfd where the kernel has
+ * there. Asked before the command's socket is connected (supervisor_net.c):
+ * first whether a process of ours holds the listening socket bound to the
+ * file, else on a connection of sbx's own, whose listener identity is the
+ * credential the kernel recorded at listen(2): a pidfd where the kernel has
  * SO_PEERPIDFD (6.5+), which names that very process even if its pid was
- * reused; else as a pid, checked against the socket file's age. */
+ * reused; else a pid, checked against the socket file's age. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <linux/netlink.h>
@@ -26,6 +29,13 @@
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
+#endif
+/* Descriptors looked at per process when looking for a listener's holder,
+ * and processes per run. */
+#define HOLDER_MAX_FDS 1024
+#define RUN_TREE_MAX 4096
+#ifndef SIOCUNIXFILE
+#define SIOCUNIXFILE (SIOCPROTOPRIVATE + 0)
 #endif
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
@@ -67,17 +77,18 @@ static bool stat_field(pid_t pid, int index, unsigned long long *out)
 	return true;
 }
 
-/* pid is below ancestor (parent links, as /proc shows them to us). A run's
- * processes stay below sbx however they fork: sbx and bash are subreapers. */
-static bool below(pid_t pid, pid_t ancestor)
+/* pid is a confined run's process: one of their first processes, or below
+ * one (supervisor_runs.c). Not merely below sbx: a danger-full-access run's
+ * daemon is as much the host's as the user's own. */
+static bool in_confined_run(pid_t pid)
 {
 	for (int depth = 0; depth < 4096 && pid > 1; depth++) {
 		unsigned long long ppid;
 
+		if (sv_runs_root(pid))
+			return true;
 		if (!stat_field(pid, 1, &ppid))
 			return false;
-		if ((pid_t)ppid == ancestor)
-			return true;
 		pid = (pid_t)ppid;
 	}
 	return false;
@@ -170,7 +181,7 @@ static bool started_before_file(pid_t pid, int socket_file)
 	return (long long)(boot + start_ticks / (unsigned long long)tick) <= made + 1;
 }
 
-static bool recorded_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
+static bool recorded_listener_is_ours(int sock, int socket_file)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -180,7 +191,7 @@ static bool recorded_listener_is_ours(struct supervisor *sv, int sock, int socke
 
 	if (pidfd >= 0) {
 		pid = pidfd_pid(pidfd);
-		ours = pid > 0 && below(pid, sv->self);
+		ours = pid > 0 && in_confined_run(pid);
 		/* Still alive now, so the pid we walked from was that process
 		 * all along. */
 		ours = ours && pidfd_pid(pidfd) == pid;
@@ -193,7 +204,7 @@ static bool recorded_listener_is_ours(struct supervisor *sv, int sock, int socke
 		return false;
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid <= 0)
 		return false;
-	return below(cred.pid, sv->self) && started_before_file(cred.pid, socket_file);
+	return in_confined_run(cred.pid) && started_before_file(cred.pid, socket_file);
 }
 
 /* The inodes of the listening sockets named `name` ("@abstract", NULs as '@',
@@ -223,18 +234,49 @@ static size_t abstract_listeners(int proc_dir, const char *name, unsigned long *
 	return n;
 }
 
+/* sock (our copy) is bound to the file st describes, as the socket itself
+ * says (SIOCUNIXFILE opens its file). That needs CAP_NET_ADMIN over the
+ * socket's network namespace: ours only where the run's belongs to a user
+ * namespace the caller made (--net none; a root caller's landlock run has
+ * none), never over the host's. */
+static bool socket_bound_to(int sock, const struct stat *st)
+{
+	struct stat fs;
+	int f = ioctl(sock, SIOCUNIXFILE, 0);
+	bool same = f >= 0 && fstat(f, &fs) == 0 && fs.st_dev == st->st_dev &&
+		    fs.st_ino == st->st_ino;
+
+	if (f >= 0)
+		close(f);
+	return same;
+}
+
+/* pid's fd, copied: one of these socket inodes and, where bound is given,
+ * bound to that file. */
+static bool copy_matches(int got, const unsigned long *ino, size_t n, const struct stat *bound)
+{
+	struct stat st;
+
+	if (fstat(got, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (st.st_ino == ino[i])
+			return !bound || socket_bound_to(got, bound);
+	return false;
+}
+
 /* A process of ours whose /proc/<pid>/fd we may not list (non-dumpable, as
  * ssh-agent makes itself: its /proc files become root's) but may inspect
  * (we own its user namespace): ask for its descriptors one by one. */
-static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n)
+static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n,
+				  const struct stat *bound)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	bool found = false;
 
 	if (pidfd < 0)
 		return false;
-	for (int fd = 0; fd < 1024 && !found; fd++) {
-		struct stat st;
+	for (int fd = 0; fd < HOLDER_MAX_FDS && !found; fd++) {
 		int got = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 
 		if (got < 0) {
@@ -242,41 +284,129 @@ static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n)
 				break; /* EPERM: not ours to inspect */
 			continue;
 		}
-		if (fstat(got, &st) == 0 && S_ISSOCK(st.st_mode))
-			for (size_t i = 0; i < n && !found; i++)
-				found = st.st_ino == ino[i];
+		found = copy_matches(got, ino, n, bound);
 		close(got);
 	}
 	close(pidfd);
 	return found;
 }
 
-/* pid holds a socket with one of these inodes. */
-static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n)
+/* pid holds a socket with one of these inodes (and bound to bound's file,
+ * where given: asked of a copy). */
+static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n, const struct stat *bound)
 {
 	char dir[32], link[64], want[40];
 	struct dirent *e;
 	bool found = false;
+	int pidfd = -1;
 	DIR *d;
 
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
 	d = opendir(dir);
 	if (!d && errno == EACCES)
-		return holds_socket_by_getfd(pid, ino, n);
-	while (d && !found && (e = readdir(d))) {
+		return holds_socket_by_getfd(pid, ino, n, bound);
+	/* A listening socket is among a server's first descriptors; a process
+	 * of another run holding thousands must not make every connect slow. */
+	for (int k = 0; d && !found && k < HOLDER_MAX_FDS && (e = readdir(d)); k++) {
 		ssize_t len = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
+		bool named = false;
 
 		if (len <= 0)
 			continue;
 		link[len] = '\0';
-		for (size_t i = 0; i < n && !found; i++) {
+		for (size_t i = 0; i < n && !named; i++) {
 			snprintf(want, sizeof(want), "socket:[%lu]", ino[i]);
-			found = strcmp(link, want) == 0;
+			named = strcmp(link, want) == 0;
 		}
+		if (named && bound) {
+			int got;
+
+			if (pidfd < 0)
+				pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+			got = pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, atoi(e->d_name), 0) : -1;
+			named = got >= 0 && copy_matches(got, ino, n, bound);
+			if (got >= 0)
+				close(got);
+		}
+		found = named;
 	}
 	if (d)
 		closedir(d);
+	if (pidfd >= 0)
+		close(pidfd);
 	return found;
+}
+
+/* root and the processes below it, breadth first, from each thread's list
+ * of children (as serve's end of a run reads them, tree.c): at most max. */
+static size_t run_tree(pid_t root, pid_t *out, size_t max)
+{
+	size_t n = 0;
+
+	if (max)
+		out[n++] = root;
+	for (size_t i = 0; i < n; i++) {
+		char path[64], buf[4096];
+		struct dirent *e;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)out[i]);
+		d = opendir(path);
+		while (d && (e = readdir(d))) {
+			char cpath[384];
+			ssize_t len;
+			int fd;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(cpath, sizeof(cpath), "%s/%s/children", path, e->d_name);
+			fd = open(cpath, O_RDONLY | O_CLOEXEC);
+			len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+			if (fd >= 0)
+				close(fd);
+			if (len <= 0)
+				continue;
+			buf[len] = '\0';
+			for (char *p = buf, *end; *p && n < max; p = end) {
+				long v = strtol(p, &end, 10);
+
+				if (end == p)
+					break;
+				if (v > 0)
+					out[n++] = (pid_t)v;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	return n;
+}
+
+/* A process of a confined run holds a socket with one of these inodes (and
+ * bound to bound's file, where given). Read from the kernel's lists of
+ * children, not a walk of all of /proc, which every connect would pay for:
+ * this run's processes first, then the other runs' (a serve's background
+ * task holding thousands of descriptors slows only a connect to a server
+ * of its own). */
+static bool held_by_a_run(struct supervisor *sv, const unsigned long *ino, size_t n,
+			  const struct stat *bound)
+{
+	pid_t roots[64], *tree = malloc(RUN_TREE_MAX * sizeof(*tree));
+	size_t n_roots;
+	bool ours = false;
+
+	roots[0] = sv->run;
+	n_roots = 1 + sv_runs_list(roots + 1, sizeof(roots) / sizeof(roots[0]) - 1, sv->run);
+	for (size_t r = 0; tree && r < n_roots && !ours; r++) {
+		size_t n_tree = roots[r] > 0 && sv_runs_root(roots[r])
+					? run_tree(roots[r], tree, RUN_TREE_MAX)
+					: 0;
+
+		for (size_t i = 0; i < n_tree && !ours; i++)
+			ours = holds_socket(tree[i], ino, n, bound);
+	}
+	free(tree);
+	return ours;
 }
 
 /* An abstract socket has no file to compare with, and connecting to find out
@@ -287,22 +417,8 @@ bool sv_abstract_listener_is_ours(struct sv_call *c, const char *name)
 	unsigned long ino[8];
 	int dir = sv_proc_dir(c);
 	size_t n = dir >= 0 ? abstract_listeners(dir, name, ino, 8) : 0;
-	struct dirent *e;
-	bool ours = false;
-	DIR *d;
 
-	if (n == 0)
-		return false;
-	d = opendir("/proc");
-	while (d && !ours && (e = readdir(d))) {
-		pid_t pid = (pid_t)atoi(e->d_name);
-
-		if (pid > 0 && below(pid, getpid()))
-			ours = holds_socket(pid, ino, n);
-	}
-	if (d)
-		closedir(d);
-	return ours;
+	return n > 0 && held_by_a_run(c->sv, ino, n, NULL);
 }
 
 /* The sockfs inodes of the listening unix sockets bound to the file st
@@ -358,35 +474,63 @@ static size_t listeners_bound_to(const struct stat *st, unsigned long *ino, size
 	return n;
 }
 
-bool sv_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
+bool sv_peer_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
 {
-	unsigned long ino[8];
-	struct stat st;
-	struct dirent *e;
 	/* Alive and ours, or noted when it called listen(2). */
-	bool ours = recorded_listener_is_ours(sv, sock, socket_file) ||
-		    sv_listener_recorded(sv, sock);
-	size_t n;
-	DIR *d;
+	return recorded_listener_is_ours(sock, socket_file) || sv_listener_recorded(sv, sock);
+}
 
-	if (ours || socket_file < 0 || fstat(socket_file, &st) < 0)
-		return ours;
-	/* The kernel records who called listen(2); a daemon that listens and
-	 * then forks (ssh-agent, gpg-agent) leaves that process dead. Ours
-	 * too when a process of ours holds the listening socket bound to
-	 * this very file. (Another network namespace's sockets, --net none,
-	 * are not in our dump: refused as before.) */
+/* The listening pathname sockets of a network namespace, from its
+ * /proc/PID/net/unix (read from the start): their sockfs inodes. */
+static size_t netns_listeners(int net_unix, unsigned long *ino, size_t max)
+{
+	int fd = net_unix >= 0 ? dup(net_unix) : -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	char line[512 + 108];
+	size_t n = 0;
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	rewind(f);
+	/* "Num RefCount Protocol Flags Type St Inode Path" */
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long flags, inode;
+		char path[512];
+
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %511s", &flags, &inode, path) == 3 &&
+		    (flags & 0x10000 /* __SO_ACCEPTCON: listening */) && path[0] != '@')
+			ino[n++] = inode;
+	}
+	fclose(f);
+	return n;
+}
+
+bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_unix)
+{
+	unsigned long ino[64];
+	struct stat st;
+	bool ours, other_netns = false;
+	size_t n;
+
+	if (socket_file < 0 || fstat(socket_file, &st) < 0)
+		return false;
+	/* A process of ours holds the listening socket bound to this very
+	 * file: a server the run started, also one that listened and then
+	 * forked (ssh-agent, gpg-agent: the process listen(2) recorded is
+	 * gone). A socket file is bound to one socket for good, so what we
+	 * find here is what a connect through our handle reaches. sock_diag
+	 * names the file a socket is bound to in our network namespace; in
+	 * the run's own (--net none) the socket itself does. */
 	n = listeners_bound_to(&st, ino, 8);
+	if (n == 0 && net_unix >= 0) {
+		n = netns_listeners(net_unix, ino, sizeof(ino) / sizeof(ino[0]));
+		other_netns = true;
+	}
 	if (n == 0)
 		return false;
-	d = opendir("/proc");
-	while (d && !ours && (e = readdir(d))) {
-		pid_t pid = (pid_t)atoi(e->d_name);
-
-		if (pid > 0 && below(pid, sv->self))
-			ours = holds_socket(pid, ino, n);
-	}
-	if (d)
-		closedir(d);
+	ours = held_by_a_run(sv, ino, n, other_netns ? &st : NULL);
 	return ours;
 }

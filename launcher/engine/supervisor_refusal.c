@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -27,21 +28,53 @@
 	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | \
 	 CLONE_NEWPID | CLONE_NEWNET)
 
+/* user.max_user_namespaces is 0 where we are (a host or container that
+ * turned user namespaces off). */
+static bool userns_limit_is_zero(void)
+{
+	char buf[32] = "";
+	int fd = open("/proc/sys/user/max_user_namespaces", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 && strtol(buf, NULL, 10) == 0;
+}
+
+static int made_one(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
 /* Whether this caller may make a user namespace outside sbx (the sysctls,
- * AppArmor, a container's profile): asked once per process, by a child. */
+ * AppArmor, a container's profile): asked of the kernel by a clone into a
+ * new one (sharing our memory until it exits at once: no copy of serve, no
+ * fork handlers), and remembered for the process once the kernel answered.
+ * Not a failure to ask: the command can take every process its user may
+ * have (EAGAIN), and its own nested namespaces count against the limit; a
+ * transient "no" remembered would hide every later run's refusal. */
 static bool host_allows_userns(void)
 {
 	static int known = -1;
 	int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
 
 	if (v < 0) {
-		pid_t pid = fork();
-		int st = 0;
+		char stack[16384] __attribute__((aligned(16)));
+		pid_t pid = clone(made_one, stack + sizeof(stack),
+				  CLONE_VM | CLONE_VFORK | CLONE_NEWUSER | SIGCHLD, NULL);
 
-		if (pid == 0)
-			_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
-		v = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-		    WEXITSTATUS(st) == 0;
+		if (pid > 0) {
+			/* Made, whoever reaps it (serve's end of another run
+			 * takes any child of ours it finds). */
+			waitpid(pid, NULL, __WALL);
+			v = 1;
+		} else if (errno == EPERM || errno == EACCES ||
+			   (errno == ENOSPC && userns_limit_is_zero())) {
+			v = 0; /* refused; a limit of 0 is "turned off" */
+		} else {
+			return false; /* not known now: not counted, asked again */
+		}
 		__atomic_store_n(&known, v, __ATOMIC_RELAXED);
 	}
 	return v == 1;

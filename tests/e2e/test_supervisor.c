@@ -905,7 +905,10 @@ static bool kernel_names_dead_listeners(void)
  * its descriptors from the landlock runner's supervisor, which holds no more
  * privilege than the command: there it is known by the listen(2) the
  * supervisor noted, where the kernel names a listener that exited; where it
- * does not, that one stays refused. */
+ * does not, that one stays refused. Only a connection names that process:
+ * sbx asks on one of its own (closed at once, empty) before it connects the
+ * command's, so the daemon serves clients until one sends a line, as
+ * ssh-agent serves any number. */
 static const char *forking_daemon_script =
 	"import ctypes, os, socket, sys\n"
 	"path, witness, hidden = sys.argv[1], sys.argv[2], sys.argv[3] == '1'\n"
@@ -914,7 +917,10 @@ static const char *forking_daemon_script =
 	"os.setsid()\n"
 	"if os.fork(): os._exit(0)\n"
 	"if hidden: ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE\n"
-	"c, _ = srv.accept(); open(witness, 'w').write(c.recv(64).decode()); c.close()\n";
+	"d = b''\n"
+	"while not d:\n"
+	"    c, _ = srv.accept(); d = c.recv(64); c.close()\n"
+	"open(witness, 'w').write(d.decode())\n";
 
 PARAMS(sock_own_forking_daemon_reachable, all_params)
 ParameterizedTest(struct cp *p, supervisor, sock_own_forking_daemon_reachable)
