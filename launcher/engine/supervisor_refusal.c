@@ -19,14 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "seccomp_rules.h"
 #include "supervisor_int.h"
 
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x80
-#endif
-#define CLONE_NAMESPACES                                                              \
-	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | \
-	 CLONE_NEWPID | CLONE_NEWNET)
 
 /* user.max_user_namespaces is 0 where we are (a host or container that
  * turned user namespaces off). */

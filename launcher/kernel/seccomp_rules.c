@@ -151,14 +151,6 @@ static int add_no_keyrings(scmp_filter_ctx ctx)
 	return rc;
 }
 
-/* Every namespace flag clone(2) takes; unshare(2) also takes CLONE_NEWTIME,
- * which in clone's flags is a bit of the exit signal. */
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x80
-#endif
-#define CLONE_NAMESPACES                                                              \
-	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | \
-	 CLONE_NEWPID | CLONE_NEWNET)
 
 /* Any namespace flag in argument 0 of nr. */
 static int refuse_new_namespaces(scmp_filter_ctx ctx, int nr, unsigned long flags)

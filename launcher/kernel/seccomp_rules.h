@@ -15,6 +15,15 @@ enum seccomp_rules_for {
  * verdict is ENOSYS, for calls the command should take as absent. */
 #define SECCOMP_RULES_REFUSED (0x00050000U | 1U) /* SECCOMP_RET_ERRNO | EPERM */
 
+/* Every namespace flag clone(2) takes; unshare(2) also takes CLONE_NEWTIME,
+ * which in clone's flags is a bit of the exit signal. (sched.h's values.) */
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x80
+#endif
+#define CLONE_NAMESPACES                                                              \
+	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | \
+	 CLONE_NEWPID | CLONE_NEWNET)
+
 /* Add the rules for a command confined by `runner` to a libseccomp context
  * (scmp_filter_ctx; default action ALLOW, arches already added). The one
  * place the rules live: the build-time generator (seccomp_gen.c) and the
