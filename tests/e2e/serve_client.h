@@ -472,6 +472,16 @@ static json_t *wait_settled(struct srv *s, const char *task)
 	}
 }
 
+static inline ssize_t read_cmdline(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, size);
+	close(fd);
+	return n;
+}
+
 /* Is any process's command line containing needle alive? */
 static inline bool proc_with(const char *needle)
 {
@@ -484,11 +494,19 @@ static inline bool proc_with(const char *needle)
 			continue;
 		char path[300], buf[4096];
 		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
+		ssize_t n = read_cmdline(path, buf, sizeof(buf) - 1);
+		/* A process in the middle of execve reads as an empty cmdline
+		 * (the new mm has no arguments yet); it still has an exe, which
+		 * kernel threads and zombies have not. Read it again until the
+		 * new arguments are there. */
+		for (int tries = 0; n == 0 && tries < 200; tries++) {
+			char exe[300], target[8];
+			snprintf(exe, sizeof(exe), "/proc/%s/exe", e->d_name);
+			if (readlink(exe, target, sizeof(target)) < 0)
+				break;
+			usleep(500);
+			n = read_cmdline(path, buf, sizeof(buf) - 1);
+		}
 		if (n <= 0)
 			continue;
 		for (ssize_t i = 0; i < n; i++)
