@@ -11,6 +11,10 @@
 #   connect x2000  2,000 TCP connects to loopback (every connect is
 #                  performed by the supervisor): plain, supervised,
 #                  unsupervised
+#   inotify x10000 one process adding 10,000 inotify watches (2,000 files,
+#                  five times each), as a file watcher starting up: every
+#                  one is placed by the supervisor: plain, supervised,
+#                  unsupervised
 # INTERLEAVED rounds (each round runs every case once), medians, ratios
 # against baselines measured in the same run, and the per-call cost of the
 # supervisor (supervised minus unsupervised, per call). Asserts nothing about
@@ -48,6 +52,21 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(4096)
 addr = s.getsockname()
 for i in range(2000):
     c = socket.socket(); c.connect(addr); a, _ = s.accept(); a.close(); c.close()
+PY
+cat >"$WORK/root/watches.py" <<'PY'
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+os.makedirs("watched", exist_ok=True)
+names = []
+for i in range(2000):
+    n = ("watched/f%d" % i).encode()
+    open(n, "w").close()
+    names.append(n)
+fd = libc.inotify_init1(os.O_CLOEXEC)
+for k in range(5):
+    for n in names:
+        if libc.inotify_add_watch(fd, n, 0x2 | 0x8) < 0:
+            raise OSError(ctypes.get_errno(), n.decode())
 PY
 for i in $(seq 1 24); do
 	cat >"$WORK/root/src/f$i.c" <<C
@@ -88,6 +107,7 @@ def sbx(runner, cmd, supervised=True):
 CHMOD = "cd %s && python3 chmods.py" % R
 BUILD = "cd %s && rm -rf out lib.a && make -s -j2 >/dev/null" % R
 CONNECT = "cd %s && python3 connects.py" % R
+WATCH = "cd %s && python3 watches.py" % R
 groups = [
     ("chmod x10000", 10000, [
         ("plain bash", [bash, "-c", CHMOD]),
@@ -104,6 +124,11 @@ groups = [
         ("plain bash", [bash, "-c", CONNECT]),
         ("sbx landlock, supervised", sbx("landlock", CONNECT)),
         ("sbx landlock, unsupervised", sbx("landlock", CONNECT, False)),
+    ]),
+    ("inotify x10000 (2000 files, 5 times)", 10000, [
+        ("plain bash", [bash, "-c", WATCH]),
+        ("sbx landlock, supervised", sbx("landlock", WATCH)),
+        ("sbx landlock, unsupervised", sbx("landlock", WATCH, False)),
     ]),
 ]
 

@@ -138,6 +138,9 @@ bool sv_is_ptmx(int fd);
  * in (landlock runner) */
 bool sv_is_pty_number_call(const struct seccomp_notif *n);
 void sv_pty_number_call(struct sv_call *c, struct sv_answer *a);
+/* supervisor_watch.c: inotify_add_watch, fanotify_mark (landlock runner) */
+bool sv_is_watch_call(const struct seccomp_notif *n);
+void sv_watch_call(struct sv_call *c, struct sv_answer *a);
 /* supervisor_listen.c: listen(2) (landlock runner), only recorded */
 bool sv_is_listen_call(const struct seccomp_notif *n);
 void sv_listen_call(struct sv_call *c, struct sv_answer *a);

@@ -57,8 +57,9 @@ static const unsigned meta_64[] = {
 	SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr, NOTIFY_NR_SETXATTRAT,
 	SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr, NOTIFY_NR_REMOVEXATTRAT,
 };
-/* listen(2): noted, then continued (engine/supervisor_listen.c). */
-static const unsigned listen_64[] = { SYS_listen };
+/* listen(2): noted, then continued (engine/supervisor_listen.c). Watches
+ * (inotify, fanotify): placed by us, never on a device (supervisor_watch.c). */
+static const unsigned watch_listen_64[] = { SYS_listen, SYS_inotify_add_watch, SYS_fanotify_mark };
 /* x32's own numbers for the message calls (the x32 bit is masked off). */
 static const unsigned sock_x32_only[] = { 518 /* sendmsg */, 538 /* sendmmsg */ };
 /* i386: the same calls by their 32-bit numbers, the 16-bit uid variants of
@@ -69,6 +70,7 @@ static const unsigned meta_32[] = {
 	30, 271, 299, 320, 412,                  /* utime utimes futimesat utimensat(_time64) */
 	226, 227, 228, NOTIFY_NR_SETXATTRAT,     /* setxattr lsetxattr fsetxattr setxattrat */
 	235, 236, 237, NOTIFY_NR_REMOVEXATTRAT,  /* removexattr ... removexattrat */
+	292, 339,                                /* inotify_add_watch fanotify_mark */
 };
 #define I386_CONNECT 362
 #define I386_SENDTO 369
@@ -225,7 +227,7 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 	set_add(&set, sock_x32_only, sizeof(sock_x32_only) / sizeof(sock_x32_only[0]));
 	if (meta) {
 		set_add(&set, meta_64, sizeof(meta_64) / sizeof(meta_64[0]));
-		set_add(&set, listen_64, 1);
+		set_add(&set, watch_listen_64, sizeof(watch_listen_64) / sizeof(watch_listen_64[0]));
 	}
 	emit_set(b, &set);
 	emit_sendto(b, SYS_sendto, true);

@@ -15,8 +15,9 @@ struct sock_fprog;
 enum notify_set {
 	NOTIFY_SOCKETS = 0,   /* connect, sendto with an address, sendmsg, sendmmsg */
 	NOTIFY_METADATA,      /* the same, chmod/chown/utimes/xattr calls,
-			       * ioctl(TIOCGPTPEER), ioctl(TIOCGPTN) and listen
-			       * (landlock runner) */
+			       * ioctl(TIOCGPTPEER), ioctl(TIOCGPTN), listen,
+			       * inotify_add_watch and fanotify_mark (landlock
+			       * runner) */
 	NOTIFY_SETS,
 };
 

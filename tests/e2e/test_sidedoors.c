@@ -21,13 +21,16 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -320,6 +323,23 @@ ParameterizedTest(struct cp *p, sidedoors, nested_mounts)
 
 /* ---- 4. the caller's terminal ---- */
 
+/* A real pty as the caller's terminal, owned by the user as login makes it
+ * (0620), raw: master m, slave s, the slave's name in path[64]. */
+static void callers_pty(const struct fx *f, int *m, int *s, char *path)
+{
+	struct termios t;
+
+	*m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	cr_assert(*m >= 0 && grantpt(*m) == 0 && unlockpt(*m) == 0);
+	snprintf(path, 64, "%s", ptsname(*m));
+	*s = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	cr_assert(*s >= 0, "open %s: %s", path, strerror(errno));
+	cr_assert(fchown(*s, e2e_uid(f->who), e2e_gid(f->who)) == 0 && fchmod(*s, 0620) == 0);
+	cr_assert(tcgetattr(*s, &t) == 0);
+	cfmakeraw(&t);
+	cr_assert(tcsetattr(*s, TCSANOW, &t) == 0);
+}
+
 PARAMS(callers_terminal_unreachable)
 ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unreachable)
 {
@@ -327,17 +347,9 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unreachable)
 	fx_setup(&f, p);
 	/* A real pty: the test is the user's terminal emulator and has
 	 * "typed" a line the command must not read. */
-	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	cr_assert(m >= 0 && grantpt(m) == 0 && unlockpt(m) == 0);
+	int m, s;
 	char path[64];
-	snprintf(path, sizeof path, "%s", ptsname(m));
-	int s = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	cr_assert(s >= 0, "open %s: %s", path, strerror(errno));
-	cr_assert(fchown(s, e2e_uid(f.who), e2e_gid(f.who)) == 0 && fchmod(s, 0620) == 0);
-	struct termios t;
-	cr_assert(tcgetattr(s, &t) == 0);
-	cfmakeraw(&t);
-	cr_assert(tcsetattr(s, TCSANOW, &t) == 0);
+	callers_pty(&f, &m, &s, path);
 	const char typed[] = "typed-secret\n";
 	cr_assert(write(m, typed, strlen(typed)) == (ssize_t)strlen(typed));
 
@@ -446,6 +458,79 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unreachable)
 	close(s);
 	close(m);
 }
+
+#ifdef CONFIG_SUPERVISOR
+/* Watching the caller's terminal: Landlock refuses opening it, but not an
+ * inotify or fanotify watch, and each event tells when the user typed or
+ * the shell printed. The test is the terminal emulator and its user: a
+ * child types and echoes every few ms while the command runs. A watch of
+ * the test's own on the slave shows, from outside, that there was activity
+ * to see. Under the landlock runner the supervisor places watches and
+ * refuses a device node or a devpts directory, by name, through a symlink,
+ * through an O_PATH fd's /proc link, and through a name another thread
+ * flips to the terminal meanwhile; the namespace runner's /dev/pts is its
+ * own. A watch of the command's own file still works. */
+PARAMS(callers_terminal_unwatchable)
+ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeout = 120)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	int m, s;
+	char path[64];
+	callers_pty(&f, &m, &s, path);
+	int control = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	cr_assert(control >= 0 && inotify_add_watch(control, path, IN_ACCESS | IN_MODIFY) >= 0);
+
+	pid_t typist = fork();
+	cr_assert(typist >= 0);
+	if (typist == 0) {
+		char c;
+		for (;;) {
+			if (write(m, "k", 1) != 1 || read(s, &c, 1) != 1 || write(s, "o", 1) != 1 ||
+			    read(m, &c, 1) != 1)
+				_exit(1);
+			usleep(5000);
+		}
+	}
+	char *cmd = e2e_fmt("%s watch %s %s", f.tool, path, f.R);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", NULL, NULL, cmd, &o);
+	kill(typist, SIGKILL);
+	waitpid(typist, NULL, 0);
+	char buf[4096] __attribute__((aligned(8)));
+	cr_assert(read(control, buf, sizeof buf) > 0,
+		  "%s nothing happened on the terminal while the command ran", f.tag);
+
+	cr_assert(strstr(o.out, "RACE_EVENTS="), "%s the helper did not finish:\n%s\n%s", f.tag,
+		  o.out, o.err);
+	cr_assert(val(o.out, "TTY_EVENTS") == 0 && val(o.out, "FAN_EVENTS") == 0 &&
+			  val(o.out, "RACE_EVENTS") == 0,
+		  "%s the command watched the caller's terminal:\n%s", f.tag, o.out);
+	cr_assert(val(o.out, "OWN_EVENTS") >= 1, "%s a watch of its own file saw nothing:\n%s",
+		  f.tag, o.out);
+	EXPECT_VAL(&f, &o, "IN_NOFOLLOW", 0);
+	cr_expect(val(o.out, "RACE_ADDED") > 0, "%s no watch through the flipping name:\n%s",
+		  f.tag, o.out);
+	if (f.runner == LANDLOCK) {
+		EXPECT_VAL(&f, &o, "IN_TTY", EACCES);
+		EXPECT_VAL(&f, &o, "IN_PTS", EACCES);
+		EXPECT_VAL(&f, &o, "IN_LINK", EACCES);
+		EXPECT_VAL(&f, &o, "OPATH", 0);
+		EXPECT_VAL(&f, &o, "IN_OPATH", EACCES);
+		if (val(o.out, "FAN_INIT") == 0) {
+			EXPECT_VAL(&f, &o, "FAN_TTY", EACCES);
+			/* as the kernel says for an O_PATH fd there */
+			EXPECT_VAL(&f, &o, "FAN_OPATH", EBADF);
+		}
+	} else {
+		EXPECT_VAL(&f, &o, "IN_TTY", ENOENT);
+	}
+	e2e_out_free(&o);
+	close(control);
+	close(s);
+	close(m);
+}
+#endif
 
 /* Every other device: consoles and virtual terminals (what is typed there),
  * the kernel log, block devices. Landlock refuses them (EACCES); the

@@ -41,16 +41,33 @@
  *                               the controlling terminal (CTTY: TIOCSCTTY on
  *                               the master, TTY2: /dev/tty, ROUNDTRIP: a
  *                               line written there read on the master)
+ *   sidedoor watch TTY DIR      watches on the caller's terminal: inotify
+ *                               on TTY (IN_TTY), on its directory (IN_PTS),
+ *                               through a symlink DIR/ttylink (IN_LINK), on
+ *                               the link itself (IN_NOFOLLOW), through an
+ *                               O_PATH fd's /proc/self/fd link (IN_OPATH);
+ *                               fanotify (FAN_INIT) on TTY (FAN_TTY) and on
+ *                               the O_PATH fd (FAN_OPATH); a symlink DIR/cur
+ *                               flipped between DIR/quiet and TTY by a
+ *                               thread while watches are added through it
+ *                               (RACE_ADDED: how many); an inotify watch of
+ *                               DIR/own written twice (OWN_EVENTS). Then it
+ *                               waits 1.5 s and counts what arrived:
+ *                               TTY_EVENTS, FAN_EVENTS, RACE_EVENTS.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -321,6 +338,124 @@ static int tty(const char *path)
 	return 0;
 }
 
+/* Events waiting on a non-blocking inotify or fanotify fd (the kernel
+ * merges identical ones in a row, so this counts at least one per burst). */
+static int drain(int fd, bool fan)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	int n = 0;
+	ssize_t r;
+
+	while (fd >= 0 && (r = read(fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + r; n++) {
+			if (fan)
+				p += ((struct fanotify_event_metadata *)p)->event_len;
+			else
+				p += sizeof(struct inotify_event) + ((struct inotify_event *)p)->len;
+		}
+	}
+	return n;
+}
+
+struct flipper {
+	const char *dir, *tty;
+	volatile bool stop;
+};
+
+/* DIR/cur names DIR/quiet, then the terminal, then DIR/quiet...: each
+ * swap is one rename(2) of a new symlink, so the name always exists. */
+static void *flip(void *arg)
+{
+	struct flipper *f = arg;
+	char cur[4096], next[4096];
+
+	snprintf(cur, sizeof(cur), "%s/cur", f->dir);
+	snprintf(next, sizeof(next), "%s/next", f->dir);
+	for (unsigned i = 0; !f->stop; i++) {
+		unlink(next);
+		if (symlink(i % 2 ? f->tty : "quiet", next) == 0)
+			rename(next, cur);
+	}
+	return NULL;
+}
+
+static int watch(const char *tty, const char *dir)
+{
+	const uint32_t ev = IN_ACCESS | IN_MODIFY | IN_OPEN | IN_CLOSE;
+	const uint64_t fev = FAN_ACCESS | FAN_MODIFY | FAN_OPEN | FAN_CLOSE;
+	char path[4096], pts[4096];
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	int quiet = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	int race = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	int own = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	int fan, opath, added = 0, fd;
+	struct flipper f = { .dir = dir, .tty = tty, .stop = false };
+	pthread_t t;
+
+	if (in < 0 || quiet < 0 || race < 0 || own < 0) {
+		report("INOTIFY", -1);
+		return 0;
+	}
+	report("IN_TTY", inotify_add_watch(in, tty, ev));
+	snprintf(pts, sizeof(pts), "%s", tty);
+	*strrchr(pts, '/') = '\0';
+	report("IN_PTS", inotify_add_watch(in, pts, ev));
+	snprintf(path, sizeof(path), "%s/ttylink", dir);
+	if (symlink(tty, path) < 0) {
+		report("SYMLINK", -1);
+		return 0;
+	}
+	report("IN_LINK", inotify_add_watch(in, path, ev));
+	report("IN_NOFOLLOW", inotify_add_watch(quiet, path, ev | IN_DONT_FOLLOW));
+	opath = open(tty, O_PATH | O_CLOEXEC);
+	report("OPATH", opath);
+	if (opath >= 0) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", opath);
+		report("IN_OPATH", inotify_add_watch(in, path, ev));
+	}
+	fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC, O_RDONLY);
+	report("FAN_INIT", fan);
+	if (fan >= 0) {
+		report("FAN_TTY", fanotify_mark(fan, FAN_MARK_ADD, fev, AT_FDCWD, tty));
+		if (opath >= 0)
+			report("FAN_OPATH", fanotify_mark(fan, FAN_MARK_ADD, fev, opath, NULL));
+	}
+
+	/* The race: watches added through a name that flips to the terminal. */
+	snprintf(path, sizeof(path), "%s/quiet", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return report("RACE_SETUP", -1), 0;
+	close(fd);
+	snprintf(path, sizeof(path), "%s/cur", dir);
+	if (symlink("quiet", path) < 0 || pthread_create(&t, NULL, flip, &f) != 0)
+		return report("RACE_SETUP", -1), 0;
+	for (int i = 0; i < 20000; i++)
+		if (inotify_add_watch(race, path, ev) >= 0)
+			added++;
+	f.stop = true;
+	pthread_join(t, NULL);
+	printf("RACE_ADDED=%d\n", added);
+
+	/* A watch of the command's own file works and sees its writes. */
+	snprintf(path, sizeof(path), "%s/own", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	report("OWN", fd < 0 ? -1 : inotify_add_watch(own, path, IN_MODIFY | IN_CLOSE_WRITE));
+	if (fd >= 0) {
+		if (write(fd, "a", 1) != 1 || write(fd, "b", 1) != 1)
+			report("OWN_WRITE", -1);
+		close(fd);
+	}
+
+	usleep(1500 * 1000); /* the user types meanwhile */
+	printf("OWN_EVENTS=%d\n", drain(own, false));
+	printf("TTY_EVENTS=%d\n", drain(in, false));
+	printf("FAN_EVENTS=%d\n", drain(fan, true));
+	printf("RACE_EVENTS=%d\n", drain(race, false));
+	fflush(stdout);
+	return 0;
+}
+
 static int open_each(int n, char **paths)
 {
 	for (int i = 0; i < n; i++)
@@ -350,6 +485,8 @@ int main(int argc, char **argv)
 		return open_each(argc - 2, argv + 2);
 	if (argc == 3 && strcmp(argv[1], "tty") == 0)
 		return tty(argv[2]);
-	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty ...\n");
+	if (argc == 4 && strcmp(argv[1], "watch") == 0)
+		return watch(argv[2], argv[3]);
+	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty|watch ...\n");
 	return 2;
 }

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* inotify_add_watch and fanotify_mark under the landlock runner. Landlock
+ * does not cover either: a command that may not open the caller's terminal
+ * could still watch it, and each IN_ACCESS / IN_MODIFY tells when the user
+ * typed or the shell printed (keystroke timing, not content). So a watch is
+ * placed by us: the path is resolved once into an O_PATH handle, refused if
+ * it is a device node or a directory of ptys, and the watch is added on that
+ * same handle (through its /proc/self/fd link) to the command's own
+ * inotify or fanotify instance, a copy of its fd. A symlink swapped by
+ * another thread after we looked cannot redirect it. The namespace runner
+ * needs none of this: its /dev is its own. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "supervisor_int.h"
+
+#ifndef FAN_MARK_FILESYSTEM
+#define FAN_MARK_FILESYSTEM 0x00000100
+#endif
+
+bool sv_is_watch_call(const struct seccomp_notif *n)
+{
+	return n->data.nr == SYS_inotify_add_watch || n->data.nr == SYS_fanotify_mark;
+}
+
+/* Why devices: a terminal (the caller's /dev/pts/M, a serial console) tells
+ * its reads and writes to a watch; so could a disk. Why devpts directories:
+ * a watch there sees every pty of the host opened and closed. Nothing a
+ * build or an editor needs watches either. */
+static bool watch_refused(int handle)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (fstat(handle, &st) < 0)
+		return true;
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		return true;
+	return S_ISDIR(st.st_mode) && fstatfs(handle, &sf) == 0 && sf.f_type == DEVPTS_SUPER_MAGIC;
+}
+
+/* Whether the caller could have placed the watch without sbx (the kernel
+ * asks for read permission): only then is the refusal the sandbox's. Our
+ * thread holds the command's credentials. */
+static bool caller_could(const char *link)
+{
+	return faccessat(AT_FDCWD, link, R_OK, AT_EACCESS) == 0;
+}
+
+void sv_watch_call(struct sv_call *c, struct sv_answer *a)
+{
+	const __u64 *arg = c->n.data.args;
+	bool inotify = c->n.data.nr == SYS_inotify_add_watch;
+	/* inotify: (fd, path, mask); fanotify: (fd, flags, mask, dirfd, path) */
+	unsigned flags = inotify ? 0 : (unsigned)arg[1];
+	uint64_t mask = inotify ? (uint32_t)arg[2] : arg[2];
+	uint64_t path_at = inotify ? arg[1] : arg[4];
+	int dirfd = inotify ? AT_FDCWD : (int)arg[3];
+	bool follow = inotify ? !(mask & IN_DONT_FOLLOW) : !(flags & FAN_MARK_DONT_FOLLOW);
+	char path[PATH_MAX], link[40];
+	int group = -1, handle = -1, rc;
+
+	/* Only an inode mark names an object we must judge. Removing and
+	 * flushing add nothing; mount and filesystem marks the kernel gives
+	 * only to CAP_SYS_ADMIN in a group made with it, which no confined
+	 * command has. The kernel decides those alone. */
+	if (!inotify && (!(flags & FAN_MARK_ADD) || (flags & (FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM)))) {
+		a->cont = true;
+		return;
+	}
+	/* The kernel takes fds as unsigned ints. */
+	group = sv_getfd(c, (int)(uint32_t)arg[0]);
+	if (group < 0) {
+		/* EBADF is the caller's; anything else (a non-dumpable caller
+		 * whose fds we may not take) is our refusal. */
+		rc = group == -EBADF ? -EBADF : sv_refuse(c->sv, EACCES);
+		goto out;
+	}
+	if (!inotify && path_at == 0) {
+		/* fanotify_mark with no path marks dirfd's own object. */
+		handle = dirfd == AT_FDCWD ? sv_resolve(c, AT_FDCWD, ".", SV_FOLLOW)
+					   : sv_getfd(c, dirfd);
+		/* The kernel takes no O_PATH fd there: nor do we. */
+		if (handle >= 0 && dirfd != AT_FDCWD && (fcntl(handle, F_GETFL) & O_PATH)) {
+			close(handle);
+			handle = -EBADF;
+		}
+	} else {
+		rc = sv_read_string(c, path_at, path, sizeof(path));
+		if (rc < 0)
+			goto out;
+		handle = sv_resolve(c, dirfd, path, follow ? SV_FOLLOW : 0);
+	}
+	if (handle < 0) {
+		rc = handle;
+		goto out;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", handle);
+	if (!sv_still_valid(c)) {
+		a->abandon = true;
+		rc = 0;
+		goto out;
+	}
+	if (watch_refused(handle)) {
+		rc = caller_could(link) ? sv_refuse(c->sv, EACCES) : -EACCES;
+		goto out;
+	}
+	/* The handle already is what the command's lookup found (its last
+	 * symlink followed or not): the magic link lands on exactly it, so
+	 * the no-follow flags are dropped, or the watch would be on the
+	 * link of /proc. */
+	if (inotify)
+		rc = inotify_add_watch(group, link, (uint32_t)(mask & ~(uint64_t)IN_DONT_FOLLOW));
+	else
+		rc = fanotify_mark(group, flags & ~(unsigned)FAN_MARK_DONT_FOLLOW, mask, AT_FDCWD, link);
+	if (rc < 0)
+		rc = -errno;
+out:
+	if (handle >= 0)
+		close(handle);
+	if (group >= 0)
+		close(group);
+	if (!a->abandon) {
+		a->val = rc > 0 ? rc : 0;
+		a->err = rc < 0 ? -rc : 0;
+	}
+}
