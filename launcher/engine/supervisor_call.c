@@ -141,25 +141,36 @@ bool sv_still_valid(struct sv_call *c)
 	return ioctl(c->sv->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-pid_t sv_tgid(struct sv_call *c)
+ssize_t sv_read_small(int dirfd, const char *name, char *buf, size_t size)
 {
-	char buf[1024];
-	int proc = sv_proc_dir(c), fd;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
-	const char *p;
 
-	if (proc < 0)
-		return -1;
-	fd = openat(proc, "status", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	p = strstr(buf, "\nTgid:");
-	return p ? (pid_t)strtol(p + 6, NULL, 10) : -1;
+	return n;
+}
+
+long long sv_field(const char *buf, const char *key, int base)
+{
+	const char *p = strstr(buf, key);
+
+	return p ? strtoll(p + strlen(key), NULL, base) : -1;
+}
+
+pid_t sv_tgid(struct sv_call *c)
+{
+	char buf[1024];
+	int proc = sv_proc_dir(c);
+
+	if (proc < 0 || sv_read_small(proc, "status", buf, sizeof(buf)) < 0)
+		return -1;
+	return (pid_t)sv_field(buf, "\nTgid:", 10);
 }
 
 int sv_pidfd(struct sv_call *c)

@@ -102,6 +102,11 @@ int sv_read_string(struct sv_call *c, uint64_t addr, char *buf, size_t size);
  * asked after everything was read, before anything is done. */
 bool sv_still_valid(struct sv_call *c);
 
+/* A small /proc file read whole at dirfd (AT_FDCWD: an absolute name) into
+ * buf, NUL-terminated: its length, or -1. */
+ssize_t sv_read_small(int dirfd, const char *name, char *buf, size_t size);
+/* The number after key ("\nTgid:") in such a file, in base; -1 without it. */
+long long sv_field(const char *buf, const char *key, int base);
 /* The caller's thread group (from its status file), or -1. */
 pid_t sv_tgid(struct sv_call *c);
 /* The caller's pidfd (a thread's own where the kernel has PIDFD_THREAD). */

@@ -23,6 +23,7 @@
 #include <linux/unix_diag.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "supervisor_int.h"
@@ -46,19 +47,11 @@
 static bool stat_field(pid_t pid, int index, unsigned long long *out)
 {
 	char path[32], buf[1024];
-	ssize_t n;
-	int fd;
 	char *p;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (sv_read_small(AT_FDCWD, path, buf, sizeof(buf)) < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	if (!p)
 		return false;
@@ -98,21 +91,11 @@ static bool in_confined_run(pid_t pid)
 static pid_t pidfd_pid(int pidfd)
 {
 	char path[40], buf[512];
-	ssize_t n;
-	int fd;
-	const char *p;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (sv_read_small(AT_FDCWD, path, buf, sizeof(buf)) < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "\nPid:");
-	return p ? (pid_t)strtol(p + 5, NULL, 10) : -1;
+	return (pid_t)sv_field(buf, "\nPid:", 10);
 }
 
 static int peer_pidfd(int sock)
@@ -152,30 +135,21 @@ bool supervisor_peer_pidfd(void)
 static bool started_before_file(pid_t pid, int socket_file)
 {
 	struct statx sx;
-	unsigned long long start_ticks, boot = 0;
-	char buf[4096];
+	unsigned long long start_ticks;
+	struct timespec now, up;
+	long long boot;
 	long tick = sysconf(_SC_CLK_TCK);
-	int fd;
-	ssize_t n;
-	const char *p;
 
 	if (socket_file < 0)
 		return true; /* abstract: no file to compare with */
 	if (statx(socket_file, "", AT_EMPTY_PATH, STATX_BTIME | STATX_CTIME, &sx) < 0 ||
 	    !stat_field(pid, 19, &start_ticks) || tick <= 0)
 		return false;
-	fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	/* The boot time as /proc/stat's btime gives it (which a single read
+	 * may not reach on a machine with many CPUs and interrupts). */
+	if (clock_gettime(CLOCK_REALTIME, &now) < 0 || clock_gettime(CLOCK_BOOTTIME, &up) < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	p = strstr(buf, "\nbtime ");
-	if (!p)
-		return false;
-	boot = strtoull(p + 7, NULL, 10);
+	boot = (long long)now.tv_sec - (long long)up.tv_sec;
 	long long made = (sx.stx_mask & STATX_BTIME) ? sx.stx_btime.tv_sec : sx.stx_ctime.tv_sec;
 	/* One second of slack: boot time and tick rounding. */
 	return (long long)(boot + start_ticks / (unsigned long long)tick) <= made + 1;
@@ -207,11 +181,12 @@ static bool recorded_listener_is_ours(int sock, int socket_file)
 	return in_confined_run(cred.pid) && started_before_file(cred.pid, socket_file);
 }
 
-/* The inodes of the listening sockets named `name` ("@abstract", NULs as '@',
- * as the kernel prints them) in the caller's network namespace. */
-static size_t abstract_listeners(int proc_dir, const char *name, unsigned long *ino, size_t max)
+/* The listening sockets of a network namespace's unix table (fd: its
+ * /proc/PID/net/unix, ours to close, read from the start): their sockfs
+ * inodes. name: only those named so ("@abstract", NULs as '@', as the
+ * kernel prints them); NULL: every pathname socket. */
+static size_t listeners_in(int fd, const char *name, unsigned long *ino, size_t max)
 {
-	int fd = openat(proc_dir, "net/unix", O_RDONLY | O_CLOEXEC);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char line[512 + 108];
 	size_t n = 0;
@@ -221,17 +196,25 @@ static size_t abstract_listeners(int proc_dir, const char *name, unsigned long *
 			close(fd);
 		return 0;
 	}
+	rewind(f);
 	/* "Num RefCount Protocol Flags Type St Inode Path" */
 	while (n < max && fgets(line, sizeof(line), f)) {
 		unsigned long flags, inode;
 		char path[512];
 
 		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %511s", &flags, &inode, path) == 3 &&
-		    (flags & 0x10000 /* __SO_ACCEPTCON: listening */) && strcmp(path, name) == 0)
+		    (flags & 0x10000 /* __SO_ACCEPTCON: listening */) &&
+		    (name ? strcmp(path, name) == 0 : path[0] != '@'))
 			ino[n++] = inode;
 	}
 	fclose(f);
 	return n;
+}
+
+/* The listening sockets named `name` in the caller's network namespace. */
+static size_t abstract_listeners(int proc_dir, const char *name, unsigned long *ino, size_t max)
+{
+	return listeners_in(openat(proc_dir, "net/unix", O_RDONLY | O_CLOEXEC), name, ino, max);
 }
 
 /* sock (our copy) is bound to the file st describes, as the socket itself
@@ -480,34 +463,6 @@ bool sv_peer_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
 	return recorded_listener_is_ours(sock, socket_file) || sv_listener_recorded(sv, sock);
 }
 
-/* The listening pathname sockets of a network namespace, from its
- * /proc/PID/net/unix (read from the start): their sockfs inodes. */
-static size_t netns_listeners(int net_unix, unsigned long *ino, size_t max)
-{
-	int fd = net_unix >= 0 ? dup(net_unix) : -1;
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	char line[512 + 108];
-	size_t n = 0;
-
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	rewind(f);
-	/* "Num RefCount Protocol Flags Type St Inode Path" */
-	while (n < max && fgets(line, sizeof(line), f)) {
-		unsigned long flags, inode;
-		char path[512];
-
-		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %511s", &flags, &inode, path) == 3 &&
-		    (flags & 0x10000 /* __SO_ACCEPTCON: listening */) && path[0] != '@')
-			ino[n++] = inode;
-	}
-	fclose(f);
-	return n;
-}
-
 bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_unix)
 {
 	unsigned long ino[64];
@@ -526,7 +481,7 @@ bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_u
 	 * the run's own (--net none) the socket itself does. */
 	n = listeners_bound_to(&st, ino, 8);
 	if (n == 0 && net_unix >= 0) {
-		n = netns_listeners(net_unix, ino, sizeof(ino) / sizeof(ino[0]));
+		n = listeners_in(dup(net_unix), NULL, ino, sizeof(ino) / sizeof(ino[0]));
 		other_netns = true;
 	}
 	if (n == 0)

@@ -51,25 +51,17 @@ bool sv_is_pty_number_call(const struct seccomp_notif *n)
  * of its fdinfo: 1, 0, or -1 if it cannot be read. */
 static int fd_cloexec(struct sv_call *c, int fd)
 {
-	char path[32], buf[256], *flags;
-	int proc = sv_proc_dir(c), f;
-	ssize_t n;
+	char path[32], buf[256];
+	int proc = sv_proc_dir(c);
+	long long flags;
 
-	if (proc < 0)
-		return -1;
 	snprintf(path, sizeof(path), "fdinfo/%d", fd);
-	f = openat(proc, path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
+	if (proc < 0 || sv_read_small(proc, path, buf, sizeof(buf)) < 0)
 		return -1;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
+	flags = sv_field(buf, "\nflags:", 8);
+	if (flags < 0)
 		return -1;
-	buf[n] = '\0';
-	flags = strstr(buf, "\nflags:");
-	if (!flags)
-		return -1;
-	return (strtoul(flags + 7, NULL, 8) & O_CLOEXEC) ? 1 : 0;
+	return (flags & O_CLOEXEC) ? 1 : 0;
 }
 
 /* What the command may have set on its master before asking: the pool pty
