@@ -177,6 +177,8 @@ struct supervise_writable {
 };
 /* path (canonical, absolute) is one of the directories or below one. */
 bool supervise_in_writable(const struct supervise_writable *w, const char *path);
+/* path (canonical, absolute) is one of paths or lies below one. */
+bool supervise_in_paths(const char *const *paths, size_t n, const char *path);
 /* name ("/canonical/path" or "@abstract") matches an allow-list entry; '*'
  * matches any run of characters, '/' included. */
 bool supervise_socket_listed(const char *const *patterns, size_t n, const char *name);

@@ -35,6 +35,16 @@ bool supervise_in_writable(const struct supervise_writable *w, const char *path)
 	return false;
 }
 
+bool supervise_in_paths(const char *const *paths, size_t n, const char *path)
+{
+	if (!path || path[0] != '/')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (paths[i] && below(path, paths[i], true))
+			return true;
+	return false;
+}
+
 bool supervise_socket_listed(const char *const *patterns, size_t n, const char *name)
 {
 	if (!name || (name[0] != '/' && name[0] != '@'))

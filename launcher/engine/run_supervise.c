@@ -83,6 +83,10 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	}
 	p.allow = (const char *const *)cfg->unix_sockets;
 	p.n_allow = cfg->n_unix_sockets;
+	p.hidden = r->view.hide.path;
+	p.n_hidden = r->view.hide.n;
+	p.revealed = r->view.reveal.path;
+	p.n_revealed = r->view.reveal.n;
 	/* Exactly what the command keeps (caps.c), no more. */
 	p.caps = r->spec.caps_keep;
 	/* Their refusals come to us only inside the joined filter. */

@@ -35,6 +35,28 @@ void sv_ref(struct supervisor *sv)
 	__atomic_add_fetch(&sv->refs, 1, __ATOMIC_SEQ_CST);
 }
 
+static void free_list(char **list, size_t n)
+{
+	for (size_t i = 0; list && i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+/* A copy of n strings we own; *n_out counts the ones made. 0 or ENOMEM. */
+static int copy_list(char ***out, size_t *n_out, const char *const *in, size_t n)
+{
+	*out = calloc(n ? n : 1, sizeof(char *));
+	if (!*out)
+		return ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		(*out)[i] = strdup(in[i]);
+		if (!(*out)[i])
+			return ENOMEM;
+		*n_out = i + 1;
+	}
+	return 0;
+}
+
 void sv_unref(struct supervisor *sv)
 {
 	if (__atomic_sub_fetch(&sv->refs, 1, __ATOMIC_SEQ_CST) != 0)
@@ -48,9 +70,9 @@ void sv_unref(struct supervisor *sv)
 	 * nothing passes unchecked once we are gone. */
 	close(sv->listener);
 	close(sv->wake_fd);
-	for (size_t i = 0; i < sv->n_allow; i++)
-		free(sv->allow[i]);
-	free(sv->allow);
+	free_list(sv->allow, sv->n_allow);
+	free_list(sv->hidden, sv->n_hidden);
+	free_list(sv->revealed, sv->n_revealed);
 	free(sv->listeners);
 	pty_pool_unref(sv->pty_pool);
 	pthread_cond_destroy(&sv->work);
@@ -254,14 +276,14 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 		sv->writable.below_only[i] = p->writable.below_only[i];
 		sv->writable.n = i + 1;
 	}
-	sv->allow = calloc(p->n_allow ? p->n_allow : 1, sizeof(char *));
 	sv->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	rc = sv->allow && sv->wake_fd >= 0 ? 0 : ENOMEM;
-	for (size_t i = 0; rc == 0 && i < p->n_allow; i++) {
-		sv->allow[i] = strdup(p->allow[i]);
-		rc = sv->allow[i] ? 0 : ENOMEM;
-		sv->n_allow = i + 1;
-	}
+	rc = sv->wake_fd >= 0 ? 0 : ENOMEM;
+	if (rc == 0)
+		rc = copy_list(&sv->allow, &sv->n_allow, p->allow, p->n_allow);
+	if (rc == 0)
+		rc = copy_list(&sv->hidden, &sv->n_hidden, p->hidden, p->n_hidden);
+	if (rc == 0)
+		rc = copy_list(&sv->revealed, &sv->n_revealed, p->revealed, p->n_revealed);
 	/* Its processes are a run's from the first call we answer on
 	 * (supervisor_runs.c). */
 	if (rc == 0)

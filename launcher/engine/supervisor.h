@@ -27,6 +27,12 @@ struct supervisor_params {
 	struct supervise_writable writable; /* canonical paths in the command's view */
 	const char *const *allow; /* unix_sockets entries */
 	size_t n_allow;
+	/* The hidden paths (credential stores, sbx's state) and what stays
+	 * readable below them: no watch is placed there (landlock runner). */
+	const char *const *hidden;
+	size_t n_hidden;
+	const char *const *revealed;
+	size_t n_revealed;
 	/* The capabilities the command holds (bit N: capability N), and so the
 	 * supervisor's threads: never more. */
 	uint64_t caps;

@@ -45,6 +45,8 @@ struct supervisor {
 	struct supervise_writable writable;
 	size_t n_allow;
 	char **allow;
+	size_t n_hidden, n_revealed;
+	char **hidden, **revealed;
 	const struct sock_fprog *rules;
 	struct pty_pool *pty_pool; /* a reference; NULL: none */
 	unsigned refusals;        /* atomic */

@@ -4,16 +4,18 @@
  * could still watch it, and each IN_ACCESS / IN_MODIFY tells when the user
  * typed or the shell printed (keystroke timing, not content). So a watch is
  * placed by us: the path is resolved once into an O_PATH handle, refused if
- * it is a device node or a directory of ptys, and the watch is added on that
- * same handle (through its /proc/self/fd link) to the command's own
- * inotify or fanotify instance, a copy of its fd. A symlink swapped by
- * another thread after we looked cannot redirect it. The namespace runner
- * needs none of this: its /dev is its own. */
+ * it is a device node, a directory of ptys or a hidden path (credential
+ * stores), and the watch is added on that same handle (through its
+ * /proc/self/fd link) to the command's own inotify or fanotify instance, a
+ * copy of its fd. A symlink swapped by another thread after we looked
+ * cannot redirect it. The namespace runner needs none of this: its /dev is
+ * its own, and its hidden paths are empty directories. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -46,6 +48,46 @@ static bool watch_refused(int handle)
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
 		return true;
 	return S_ISDIR(st.st_mode) && fstatfs(handle, &sf) == 0 && sf.f_type == DEVPTS_SUPER_MAGIC;
+}
+
+/* dir is the directory a hidden path lies directly in (~ for ~/.netrc). */
+static bool holds_hidden(const struct supervisor *sv, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	for (size_t i = 0; i < sv->n_hidden; i++) {
+		const char *h = sv->hidden[i], *slash = strrchr(h, '/');
+		size_t parent = slash && slash != h ? (size_t)(slash - h) : 1;
+
+		if (slash && parent == len && strncmp(h, dir, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Why hidden paths: Landlock keeps their contents unreadable, but a watch
+ * there would still tell when ~/.ssh/id_ed25519 or ~/.aws/credentials is
+ * used, and a watch on the directory a hidden file lies in (~ for ~/.netrc)
+ * names it each time it is opened. What stays readable below them
+ * (known_hosts, public keys) and the run's own writable set (its tool cache
+ * lies in sbx's hidden state; a root that is $HOME holds hidden paths) can be
+ * watched. */
+static bool in_hidden(struct sv_call *c, int handle)
+{
+	const struct supervisor *sv = c->sv;
+	char view[PATH_MAX];
+
+	if (sv->n_hidden == 0)
+		return false;
+	if (sv_view_path(c, handle, view, sizeof(view)) < 0 || view[0] != '/')
+		return true;
+	if (supervise_in_writable(&sv->writable, view) ||
+	    supervise_in_paths((const char *const *)sv->revealed, sv->n_revealed, view))
+		return false;
+	return supervise_in_paths((const char *const *)sv->hidden, sv->n_hidden, view) ||
+	       holds_hidden(sv, view);
 }
 
 /* Whether the caller could have placed the watch without sbx (the kernel
@@ -110,7 +152,7 @@ void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 		rc = 0;
 		goto out;
 	}
-	if (watch_refused(handle)) {
+	if (watch_refused(handle) || in_hidden(c, handle)) {
 		rc = caller_could(link) ? sv_refuse(c->sv, EACCES) : -EACCES;
 		goto out;
 	}

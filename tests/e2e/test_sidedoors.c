@@ -469,7 +469,9 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unreachable)
  * refuses a device node or a devpts directory, by name, through a symlink,
  * through an O_PATH fd's /proc link, and through a name another thread
  * flips to the terminal meanwhile; the namespace runner's /dev/pts is its
- * own. A watch of the command's own file still works. */
+ * own. The same for a credential file in a hidden directory (deny_read),
+ * which the typist reads meanwhile: Landlock keeps its contents, the
+ * supervisor its use. A watch of the command's own file still works. */
 PARAMS(callers_terminal_unwatchable)
 ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeout = 120)
 {
@@ -480,21 +482,31 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeou
 	callers_pty(&f, &m, &s, path);
 	int control = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	cr_assert(control >= 0 && inotify_add_watch(control, path, IN_ACCESS | IN_MODIFY) >= 0);
+	char *secret_dir = e2e_fmt("%s/secrets", f.B);
+	char *secret = e2e_fmt("%s/token", secret_dir);
+	cr_assert(e2e_mkdir(f.who, secret_dir) == 0 && e2e_write_file(f.who, secret, "s3cret\n") == 0);
+	cr_assert(inotify_add_watch(control, secret, IN_ACCESS) >= 0);
+	char *conf = e2e_fmt("%s/watch.conf", f.B);
+	cr_assert(e2e_write_file(f.who, conf, e2e_fmt("deny_read = %s\n", secret_dir)) == 0);
+	const char *extra[] = { "--config", conf, NULL };
 
 	pid_t typist = fork();
 	cr_assert(typist >= 0);
 	if (typist == 0) {
 		char c;
 		for (;;) {
+			char got[16];
+			int sf = open(secret, O_RDONLY | O_CLOEXEC);
 			if (write(m, "k", 1) != 1 || read(s, &c, 1) != 1 || write(s, "o", 1) != 1 ||
-			    read(m, &c, 1) != 1)
+			    read(m, &c, 1) != 1 || sf < 0 || read(sf, got, sizeof got) <= 0)
 				_exit(1);
+			close(sf);
 			usleep(5000);
 		}
 	}
-	char *cmd = e2e_fmt("%s watch %s %s", f.tool, path, f.R);
+	char *cmd = e2e_fmt("%s watch %s %s %s", f.tool, path, f.R, secret);
 	struct e2e_out o;
-	run_sbx(&f, "workspace-write", NULL, NULL, cmd, &o);
+	run_sbx(&f, "workspace-write", extra, NULL, cmd, &o);
 	kill(typist, SIGKILL);
 	waitpid(typist, NULL, 0);
 	char buf[4096] __attribute__((aligned(8)));
@@ -506,6 +518,8 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeou
 	cr_assert(val(o.out, "TTY_EVENTS") == 0 && val(o.out, "FAN_EVENTS") == 0 &&
 			  val(o.out, "RACE_EVENTS") == 0,
 		  "%s the command watched the caller's terminal:\n%s", f.tag, o.out);
+	cr_assert(val(o.out, "SECRET_EVENTS") == 0,
+		  "%s the command watched a file in a hidden directory:\n%s", f.tag, o.out);
 	cr_assert(val(o.out, "OWN_EVENTS") >= 1, "%s a watch of its own file saw nothing:\n%s",
 		  f.tag, o.out);
 	EXPECT_VAL(&f, &o, "IN_NOFOLLOW", 0);
@@ -517,6 +531,8 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeou
 		EXPECT_VAL(&f, &o, "IN_LINK", EACCES);
 		EXPECT_VAL(&f, &o, "OPATH", 0);
 		EXPECT_VAL(&f, &o, "IN_OPATH", EACCES);
+		EXPECT_VAL(&f, &o, "IN_SECRET", EACCES);
+		EXPECT_VAL(&f, &o, "IN_SECRET_DIR", EACCES);
 		if (val(o.out, "FAN_INIT") == 0) {
 			EXPECT_VAL(&f, &o, "FAN_TTY", EACCES);
 			/* as the kernel says for an O_PATH fd there */
@@ -524,6 +540,7 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeou
 		}
 	} else {
 		EXPECT_VAL(&f, &o, "IN_TTY", ENOENT);
+		EXPECT_VAL(&f, &o, "IN_SECRET", ENOENT); /* an empty directory there */
 	}
 	e2e_out_free(&o);
 	close(control);

@@ -41,7 +41,8 @@
  *                               the controlling terminal (CTTY: TIOCSCTTY on
  *                               the master, TTY2: /dev/tty, ROUNDTRIP: a
  *                               line written there read on the master)
- *   sidedoor watch TTY DIR      watches on the caller's terminal: inotify
+ *   sidedoor watch TTY DIR [SECRET]
+ *                               watches on the caller's terminal: inotify
  *                               on TTY (IN_TTY), on its directory (IN_PTS),
  *                               through a symlink DIR/ttylink (IN_LINK), on
  *                               the link itself (IN_NOFOLLOW), through an
@@ -53,7 +54,10 @@
  *                               (RACE_ADDED: how many); an inotify watch of
  *                               DIR/own written twice (OWN_EVENTS). Then it
  *                               waits 1.5 s and counts what arrived:
- *                               TTY_EVENTS, FAN_EVENTS, RACE_EVENTS.
+ *                               TTY_EVENTS, FAN_EVENTS, RACE_EVENTS. With
+ *                               SECRET (a file in a hidden directory): a
+ *                               watch on it (IN_SECRET) and on its
+ *                               directory (IN_SECRET_DIR), SECRET_EVENTS.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -379,7 +383,7 @@ static void *flip(void *arg)
 	return NULL;
 }
 
-static int watch(const char *tty, const char *dir)
+static int watch(const char *tty, const char *dir, const char *secret)
 {
 	const uint32_t ev = IN_ACCESS | IN_MODIFY | IN_OPEN | IN_CLOSE;
 	const uint64_t fev = FAN_ACCESS | FAN_MODIFY | FAN_OPEN | FAN_CLOSE;
@@ -388,11 +392,12 @@ static int watch(const char *tty, const char *dir)
 	int quiet = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	int race = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	int own = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	int hid = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	int fan, opath, added = 0, fd;
 	struct flipper f = { .dir = dir, .tty = tty, .stop = false };
 	pthread_t t;
 
-	if (in < 0 || quiet < 0 || race < 0 || own < 0) {
+	if (in < 0 || quiet < 0 || race < 0 || own < 0 || hid < 0) {
 		report("INOTIFY", -1);
 		return 0;
 	}
@@ -419,6 +424,13 @@ static int watch(const char *tty, const char *dir)
 		report("FAN_TTY", fanotify_mark(fan, FAN_MARK_ADD, fev, AT_FDCWD, tty));
 		if (opath >= 0)
 			report("FAN_OPATH", fanotify_mark(fan, FAN_MARK_ADD, fev, opath, NULL));
+	}
+
+	if (secret) {
+		report("IN_SECRET", inotify_add_watch(hid, secret, ev));
+		snprintf(path, sizeof(path), "%s", secret);
+		*strrchr(path, '/') = '\0';
+		report("IN_SECRET_DIR", inotify_add_watch(hid, path, ev));
 	}
 
 	/* The race: watches added through a name that flips to the terminal. */
@@ -452,6 +464,7 @@ static int watch(const char *tty, const char *dir)
 	printf("TTY_EVENTS=%d\n", drain(in, false));
 	printf("FAN_EVENTS=%d\n", drain(fan, true));
 	printf("RACE_EVENTS=%d\n", drain(race, false));
+	printf("SECRET_EVENTS=%d\n", drain(hid, false));
 	fflush(stdout);
 	return 0;
 }
@@ -485,8 +498,8 @@ int main(int argc, char **argv)
 		return open_each(argc - 2, argv + 2);
 	if (argc == 3 && strcmp(argv[1], "tty") == 0)
 		return tty(argv[2]);
-	if (argc == 4 && strcmp(argv[1], "watch") == 0)
-		return watch(argv[2], argv[3]);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "watch") == 0)
+		return watch(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty|watch ...\n");
 	return 2;
 }

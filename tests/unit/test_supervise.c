@@ -60,6 +60,23 @@ Test(supervise_writable, trailing_slash_and_root_dir)
 	cr_assert_not(supervise_in_writable(&w, "/srv/wsx"));
 }
 
+/* The hidden paths: each one and what lies below it, component-wise. */
+Test(supervise_paths, each_and_below)
+{
+	const char *const hidden[] = { "/home/u/.ssh", "/home/u/.aws/", "/home/u/.netrc" };
+
+	cr_assert(supervise_in_paths(hidden, 3, "/home/u/.ssh"));
+	cr_assert(supervise_in_paths(hidden, 3, "/home/u/.ssh/id_ed25519"));
+	cr_assert(supervise_in_paths(hidden, 3, "/home/u/.aws/credentials"));
+	cr_assert(supervise_in_paths(hidden, 3, "/home/u/.netrc"));
+	cr_assert_not(supervise_in_paths(hidden, 3, "/home/u/.sshd"));
+	cr_assert_not(supervise_in_paths(hidden, 3, "/home/u/.netrc2"));
+	cr_assert_not(supervise_in_paths(hidden, 3, "/home/u"));
+	cr_assert_not(supervise_in_paths(hidden, 3, "relative/.ssh"));
+	cr_assert_not(supervise_in_paths(hidden, 0, "/home/u/.ssh"));
+	cr_assert_not(supervise_in_paths(hidden, 3, NULL));
+}
+
 Test(supervise_listed, paths_and_patterns)
 {
 	const char *const allow[] = { "/run/postgresql/*", "/var/run/docker.sock", "@/tmp/.X11-unix/X0" };
