@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "landlock.h"
@@ -154,6 +155,30 @@ static int check_cwd_visible(const struct run_state *r, struct sbx_error *err)
 	return 0;
 }
 
+/* Why: the landlock runner grants workspace-write the root as a whole (a
+ * rule cannot leave a subtree out), so a hidden path that exists inside the
+ * root (root = $HOME holds ~/.ssh; a deny_read entry in the workspace) would
+ * be readable and writable there. The namespace runner covers it; the
+ * landlock runner is not used for such a run. */
+static bool hidden_inside_root(const struct run_state *r, char *reason, size_t size)
+{
+	struct stat st;
+
+	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
+		return false;
+	for (size_t i = 0; i < r->view.hide.n; i++) {
+		const char *h = r->view.hide.path[i];
+
+		if (path_is_within(h, r->root) && lstat(h, &st) == 0) {
+			snprintf(reason, size, "cannot hide %.80s inside the root %.80s (Landlock "
+				 "grants the root whole): use the namespace runner, another root or "
+				 "a deny_read without it", h, r->root);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* 0 (o says how the spawn went), -errno (spawn_child failed), or 1: the
  * runner's prepare failed, with the reason in prep_reason. */
 static int spawn_with(struct run_state *r, const struct runner_ops *runner,
@@ -290,6 +315,11 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		probed_ok[runner->id] = true;
 		if (runner->id == SBX_RUNNER_NAMESPACE && check_cwd_visible(r, err) < 0)
 			return -EINVAL;
+		/* A fact about this run, not the machine: never remembered. */
+		if (runner->id == SBX_RUNNER_LANDLOCK && hidden_inside_root(r, reason, sizeof(reason))) {
+			append_reason(reasons, sizeof(reasons), runner->name, reason);
+			continue;
+		}
 		rc = spawn_with(r, runner, &o, reason, sizeof(reason));
 		/* A transient shortage is tried once more, with the same runner:
 		 * never a reason to pick a weaker one. */

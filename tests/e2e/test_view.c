@@ -436,6 +436,45 @@ ParameterizedTest(struct vp *p, view, credentials_hidden, .timeout = 60)
 	e2e_out_free(&o);
 }
 
+/* A root that holds hidden paths ($HOME itself): the namespace runner covers
+ * them inside the root too; the landlock runner, which can only grant the
+ * root whole, is not used for such a run (before, it was, and the key was
+ * read and a file written next to it). */
+PARAMS_BOTH(credentials_hidden_inside_the_root)
+ParameterizedTest(struct vp *p, view, credentials_hidden_inside_the_root, .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	const char *cmd = "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc; "
+			  "echo planted > ~/.ssh/planted; echo ran > ~/ran";
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	home_secrets(&f);
+	int status = run_in(&f, "workspace-write", f.home, cmd, &o);
+	cr_assert(!has(&o, "SECRET"), "%s read a secret in the root: %s", f.tag, o.out);
+	cr_assert(!e2e_exists(e2e_fmt("%s/.ssh/planted", f.home)),
+		  "%s wrote into a hidden directory in the root: %s", f.tag, o.out);
+	if (strcmp(p->runner, "landlock") == 0) {
+		cr_assert(status == 125 && strstr(o.out, "SANDBOX_UNAVAILABLE") &&
+				  strstr(o.out, "/.ssh inside the root"),
+			  "%s expected a refusal naming the hidden path: %d\n%s\n%s", f.tag, status,
+			  o.out, o.err);
+		cr_assert(!e2e_exists(e2e_fmt("%s/ran", f.home)), "%s the command ran", f.tag);
+	} else {
+		cr_assert(e2e_exists(e2e_fmt("%s/ran", f.home)), "%s did not run: %s\n%s", f.tag,
+			  o.out, o.err);
+	}
+	e2e_out_free(&o);
+	/* Without hidden paths there (deny_read = none), the landlock runner
+	 * takes such a root as any other. */
+	cr_assert(e2e_write_file(p->who, f.conf, "deny_read = none\n") == 0);
+	run_in(&f, "workspace-write", f.home, "echo ran > ~/ran2", &o);
+	cr_assert(e2e_exists(e2e_fmt("%s/ran2", f.home)), "%s deny_read = none: %s\n%s", f.tag,
+		  o.out, o.err);
+	e2e_out_free(&o);
+}
+
 /* Another root's /tmp and cache are sbx's state: hidden too. */
 PARAMS_BOTH(state_hidden)
 ParameterizedTest(struct vp *p, view, state_hidden, .timeout = 60)
