@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* inotify_add_watch and fanotify_mark under the landlock runner. Landlock
+/* inotify_add_watch and fanotify_mark, under both runners. Landlock
  * does not cover either: a command that may not open the caller's terminal
  * could still watch it, and each IN_ACCESS / IN_MODIFY tells when the user
  * typed or the shell printed (keystroke timing, not content). So a watch is
@@ -8,7 +8,9 @@
  * same handle (through its /proc/self/fd link) to the command's own
  * inotify or fanotify instance, a copy of its fd. A symlink swapped by
  * another thread after we looked cannot redirect it. The namespace runner
- * needs none of this: its /dev is its own. */
+ * needs it too: its /dev is its own, but /dev/tty there is the host's
+ * inode, and a watch on it sees every process's terminal I/O through that
+ * name (a password prompt's reads). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

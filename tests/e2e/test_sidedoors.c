@@ -530,6 +530,67 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeou
 	close(s);
 	close(m);
 }
+
+/* /dev/tty is one inode for every process of the host: a program that reads
+ * keys from its controlling terminal through that name (a password prompt,
+ * a pager, fzf) reports each read to a watch on it. The namespace runner
+ * binds the host's /dev/tty into its own /dev, so it must refuse the watch
+ * as the landlock runner does; neither may see a keystroke. */
+PARAMS(host_dev_tty_unwatchable)
+ParameterizedTest(struct cp *p, sidedoors, host_dev_tty_unwatchable, .timeout = 120)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	int m, s;
+	char path[64];
+	callers_pty(&f, &m, &s, path);
+	int control = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	cr_assert(control >= 0 && inotify_add_watch(control, "/dev/tty", IN_ACCESS) >= 0);
+
+	pid_t reader = fork();
+	cr_assert(reader >= 0);
+	if (reader == 0) {
+		char c;
+		int t, fd;
+		/* The pty becomes its controlling terminal, read as /dev/tty. */
+		if (setsid() < 0 || (t = open(path, O_RDWR)) < 0 || (fd = open("/dev/tty", O_RDONLY)) < 0)
+			_exit(1);
+		while (read(fd, &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	pid_t typist = fork();
+	cr_assert(typist >= 0);
+	if (typist == 0) {
+		for (;;) {
+			if (write(m, "k", 1) != 1)
+				_exit(1);
+			usleep(5000);
+		}
+	}
+	char *cmd = e2e_fmt("%s watchdev /dev/tty", f.tool);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", NULL, NULL, cmd, &o);
+	kill(typist, SIGKILL);
+	kill(reader, SIGKILL);
+	waitpid(typist, NULL, 0);
+	waitpid(reader, NULL, 0);
+	char buf[4096] __attribute__((aligned(8)));
+	cr_assert(read(control, buf, sizeof buf) > 0,
+		  "%s nothing was read through /dev/tty while the command ran", f.tag);
+
+	cr_assert(strstr(o.out, "DEV_EVENTS="), "%s the helper did not finish:\n%s\n%s", f.tag,
+		  o.out, o.err);
+	cr_assert(val(o.out, "DEV_EVENTS") == 0, "%s the command watched /dev/tty:\n%s", f.tag,
+		  o.out);
+	EXPECT_VAL(&f, &o, "IN_DEV", EACCES);
+	if (val(o.out, "FAN_INIT") == 0)
+		EXPECT_VAL(&f, &o, "FAN_DEV", EACCES);
+	e2e_out_free(&o);
+	close(control);
+	close(s);
+	close(m);
+}
 #endif
 
 /* Every other device: consoles and virtual terminals (what is typed there),

@@ -54,6 +54,11 @@
  *                               DIR/own written twice (OWN_EVENTS). Then it
  *                               waits 1.5 s and counts what arrived:
  *                               TTY_EVENTS, FAN_EVENTS, RACE_EVENTS.
+ *   sidedoor watchdev PATH      an inotify watch (IN_DEV) and a fanotify
+ *                               inode mark (FAN_DEV) on the device PATH
+ *                               (/dev/tty: every process's terminal I/O
+ *                               through that name), then 1.5 s later the
+ *                               count of what arrived: DEV_EVENTS.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -456,6 +461,23 @@ static int watch(const char *tty, const char *dir)
 	return 0;
 }
 
+static int watchdev(const char *path)
+{
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC, O_RDONLY);
+	int n;
+
+	report("IN_DEV", in < 0 ? -1 : inotify_add_watch(in, path, IN_ACCESS | IN_MODIFY));
+	report("FAN_INIT", fan);
+	if (fan >= 0)
+		report("FAN_DEV", fanotify_mark(fan, FAN_MARK_ADD, FAN_ACCESS | FAN_MODIFY, AT_FDCWD, path));
+	usleep(1500 * 1000); /* the user types meanwhile */
+	n = drain(in, false) + drain(fan, true);
+	printf("DEV_EVENTS=%d\n", n);
+	fflush(stdout);
+	return 0;
+}
+
 static int open_each(int n, char **paths)
 {
 	for (int i = 0; i < n; i++)
@@ -487,6 +509,8 @@ int main(int argc, char **argv)
 		return tty(argv[2]);
 	if (argc == 4 && strcmp(argv[1], "watch") == 0)
 		return watch(argv[2], argv[3]);
-	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty|watch ...\n");
+	if (argc == 3 && strcmp(argv[1], "watchdev") == 0)
+		return watchdev(argv[2]);
+	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty|watch|watchdev ...\n");
 	return 2;
 }
