@@ -58,6 +58,18 @@ static bool caller_could(const char *link)
 	return faccessat(AT_FDCWD, link, R_OK, AT_EACCESS) == 0;
 }
 
+/* What the kernel checks before it looks the path up (the mask, the flags,
+ * whether group is an instance of the right kind), asked of the kernel
+ * itself with a path that cannot exist: -ENOENT when all of it holds, else
+ * the kernel's own error, in its order (EINVAL before ENOENT). */
+static int early_error(int group, bool inotify, unsigned flags, uint64_t mask)
+{
+	int rc = inotify ? inotify_add_watch(group, "", (uint32_t)mask)
+			 : fanotify_mark(group, flags, mask, AT_FDCWD, "");
+
+	return rc < 0 ? -errno : -ENOENT;
+}
+
 void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 {
 	const __u64 *arg = c->n.data.args;
@@ -87,12 +99,14 @@ void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 		rc = group == -EBADF ? -EBADF : sv_refuse(c->sv, EACCES);
 		goto out;
 	}
+	rc = early_error(group, inotify, flags, mask);
+	if (rc != -ENOENT)
+		goto out;
 	if (!inotify && path_at == 0) {
-		/* fanotify_mark with no path marks dirfd's own object. */
-		handle = dirfd == AT_FDCWD ? sv_resolve(c, AT_FDCWD, ".", SV_FOLLOW)
-					   : sv_getfd(c, dirfd);
-		/* The kernel takes no O_PATH fd there: nor do we. */
-		if (handle >= 0 && dirfd != AT_FDCWD && (fcntl(handle, F_GETFL) & O_PATH)) {
+		/* fanotify_mark with no path marks dirfd's own object; the
+		 * kernel takes neither AT_FDCWD nor an O_PATH fd there. */
+		handle = dirfd == AT_FDCWD ? -EBADF : sv_getfd(c, dirfd);
+		if (handle >= 0 && (fcntl(handle, F_GETFL) & O_PATH)) {
 			close(handle);
 			handle = -EBADF;
 		}

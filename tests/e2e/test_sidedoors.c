@@ -509,6 +509,11 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeou
 	cr_assert(val(o.out, "OWN_EVENTS") >= 1, "%s a watch of its own file saw nothing:\n%s",
 		  f.tag, o.out);
 	EXPECT_VAL(&f, &o, "IN_NOFOLLOW", 0);
+	/* The kernel's answers, checked before the path is looked up. */
+	EXPECT_VAL(&f, &o, "IN_MASK0", EINVAL);
+	EXPECT_VAL(&f, &o, "IN_NOTINO", EINVAL);
+	if (val(o.out, "FAN_INIT") == 0)
+		EXPECT_VAL(&f, &o, "FAN_CWD", EBADF);
 	cr_expect(val(o.out, "RACE_ADDED") > 0, "%s no watch through the flipping name:\n%s",
 		  f.tag, o.out);
 	if (f.runner == LANDLOCK) {

@@ -54,6 +54,10 @@
  *                               DIR/own written twice (OWN_EVENTS). Then it
  *                               waits 1.5 s and counts what arrived:
  *                               TTY_EVENTS, FAN_EVENTS, RACE_EVENTS.
+ *                               The kernel's errors, in its order: a mask
+ *                               with no event on a missing name (IN_MASK0),
+ *                               stdout as the instance (IN_NOTINO), no path
+ *                               with AT_FDCWD (FAN_CWD).
  *   sidedoor watchdev PATH      an inotify watch (IN_DEV) and a fanotify
  *                               inode mark (FAN_DEV) on the device PATH
  *                               (/dev/tty: every process's terminal I/O
@@ -451,6 +455,14 @@ static int watch(const char *tty, const char *dir)
 			report("OWN_WRITE", -1);
 		close(fd);
 	}
+
+	/* The kernel's own errors, in its order: a mask with no event or a
+	 * fd of the wrong kind before the path (EINVAL, not ENOENT); no path
+	 * and AT_FDCWD (EBADF). */
+	report("IN_MASK0", inotify_add_watch(own, "no-such-name", 0));
+	report("IN_NOTINO", inotify_add_watch(1, "no-such-name", IN_MODIFY));
+	if (fan >= 0)
+		report("FAN_CWD", fanotify_mark(fan, FAN_MARK_ADD, FAN_MODIFY, AT_FDCWD, NULL));
 
 	usleep(1500 * 1000); /* the user types meanwhile */
 	printf("OWN_EVENTS=%d\n", drain(own, false));
