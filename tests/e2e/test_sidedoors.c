@@ -536,6 +536,52 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeou
 	close(m);
 }
 
+/* dnotify is a watch too: on /dev/pts it would say when each of the host's
+ * ptys is made and removed (and, on a kernel that reports a device's reads
+ * and writes to its directory, each keystroke). The landlock runner refuses
+ * it; the namespace runner's /dev/pts is its own and sees nothing. */
+PARAMS(host_ptys_undnotifiable)
+ParameterizedTest(struct cp *p, sidedoors, host_ptys_undnotifiable, .timeout = 120)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	int control = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	cr_assert(control >= 0 && inotify_add_watch(control, "/dev/pts", IN_CREATE) >= 0);
+
+	pid_t maker = fork();
+	cr_assert(maker >= 0);
+	if (maker == 0) {
+		/* the user opens terminals (ssh sessions, tmux panes) */
+		for (;;) {
+			int m = posix_openpt(O_RDWR | O_NOCTTY);
+			if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0)
+				_exit(1);
+			int s = open(ptsname(m), O_RDWR | O_NOCTTY);
+			if (s >= 0)
+				close(s);
+			close(m);
+			usleep(20000);
+		}
+	}
+	char *cmd = e2e_fmt("%s dnotify /dev/pts", f.tool);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", NULL, NULL, cmd, &o);
+	kill(maker, SIGKILL);
+	waitpid(maker, NULL, 0);
+	char buf[4096] __attribute__((aligned(8)));
+	cr_assert(read(control, buf, sizeof buf) > 0,
+		  "%s no pty was made on the host while the command ran", f.tag);
+
+	cr_assert(strstr(o.out, "DN_EVENTS="), "%s the helper did not finish:\n%s\n%s", f.tag,
+		  o.out, o.err);
+	cr_assert(val(o.out, "DN_EVENTS") == 0, "%s the command saw the host's ptys come and go:\n%s",
+		  f.tag, o.out);
+	if (f.runner == LANDLOCK)
+		EXPECT_VAL(&f, &o, "DNOTIFY", EPERM);
+	e2e_out_free(&o);
+	close(control);
+}
+
 /* /dev/tty is one inode for every process of the host: a program that reads
  * keys from its controlling terminal through that name (a password prompt,
  * a pager, fzf) reports each read to a watch on it. The namespace runner

@@ -63,6 +63,10 @@
  *                               (/dev/tty: every process's terminal I/O
  *                               through that name), then 1.5 s later the
  *                               count of what arrived: DEV_EVENTS.
+ *   sidedoor dnotify DIR        dnotify (fcntl F_NOTIFY) on DIR for entries
+ *                               made, removed, read or written (DNOTIFY),
+ *                               then 1.5 s later the count of signals that
+ *                               arrived: DN_EVENTS.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,6 +88,7 @@
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SYS_fchmodat2
@@ -490,6 +495,32 @@ static int watchdev(const char *path)
 	return 0;
 }
 
+static volatile sig_atomic_t dn_events;
+
+static void dn_signal(int sig)
+{
+	(void)sig;
+	dn_events++;
+}
+
+static int dnotify(const char *dir)
+{
+	struct timespec left = { 1, 500 * 1000 * 1000 };
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	signal(SIGRTMIN, dn_signal);
+	report("OPEN_DIR", fd);
+	if (fd >= 0 && fcntl(fd, F_SETSIG, SIGRTMIN) == 0)
+		report("DNOTIFY", fcntl(fd, F_NOTIFY,
+					DN_CREATE | DN_DELETE | DN_ACCESS | DN_MODIFY | DN_MULTISHOT));
+	/* the host's ptys come and go meanwhile; each signal cuts the sleep */
+	while (nanosleep(&left, &left) < 0 && errno == EINTR)
+		;
+	printf("DN_EVENTS=%d\n", (int)dn_events);
+	fflush(stdout);
+	return 0;
+}
+
 static int open_each(int n, char **paths)
 {
 	for (int i = 0; i < n; i++)
@@ -523,6 +554,8 @@ int main(int argc, char **argv)
 		return watch(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "watchdev") == 0)
 		return watchdev(argv[2]);
-	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty|watch|watchdev ...\n");
+	if (argc == 3 && strcmp(argv[1], "dnotify") == 0)
+		return dnotify(argv[2]);
+	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty|watch|watchdev|dnotify ...\n");
 	return 2;
 }
