@@ -34,11 +34,35 @@ bool sv_is_watch_call(const struct seccomp_notif *n)
 	return n->data.nr == SYS_inotify_add_watch || n->data.nr == SYS_fanotify_mark;
 }
 
+/* st_dev of what path names for the command, or 0. */
+static dev_t dev_of(struct sv_call *c, const char *path)
+{
+	struct stat st;
+	int h = sv_resolve(c, AT_FDCWD, path, SV_FOLLOW);
+	dev_t dev = h >= 0 && fstat(h, &st) == 0 ? st.st_dev : 0;
+
+	if (h >= 0)
+		close(h);
+	return dev;
+}
+
+/* A directory of the file system mounted on the command's /dev (the
+ * host's devtmpfs), when /dev is a mount of its own. */
+static bool on_dev_fs(struct sv_call *c, const struct stat *st)
+{
+	dev_t dev = dev_of(c, "/dev");
+
+	return dev != 0 && dev == st->st_dev && dev != dev_of(c, "/");
+}
+
 /* Why devices: a terminal (the caller's /dev/pts/M, a serial console) tells
  * its reads and writes to a watch; so could a disk. Why devpts directories:
- * a watch there sees every pty of the host opened and closed. Nothing a
- * build or an editor needs watches either. */
-static bool watch_refused(int handle)
+ * a watch there sees every pty of the host opened and closed. Why /dev's:
+ * the same of /dev/tty, which every process of the host opens to prompt on
+ * its terminal (sudo, ssh: a password typed between the open and the
+ * close), and of the consoles. Nothing a build or an editor needs watches
+ * either. */
+static bool watch_refused(struct sv_call *c, int handle)
 {
 	struct statfs sf;
 	struct stat st;
@@ -47,7 +71,9 @@ static bool watch_refused(int handle)
 		return true;
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
 		return true;
-	return S_ISDIR(st.st_mode) && fstatfs(handle, &sf) == 0 && sf.f_type == DEVPTS_SUPER_MAGIC;
+	if (!S_ISDIR(st.st_mode))
+		return false;
+	return (fstatfs(handle, &sf) == 0 && sf.f_type == DEVPTS_SUPER_MAGIC) || on_dev_fs(c, &st);
 }
 
 /* Whether the caller could have placed the watch without sbx (the kernel
@@ -126,7 +152,7 @@ void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 		rc = 0;
 		goto out;
 	}
-	if (watch_refused(handle)) {
+	if (watch_refused(c, handle)) {
 		rc = caller_could(link) ? sv_refuse(c->sv, EACCES) : -EACCES;
 		goto out;
 	}

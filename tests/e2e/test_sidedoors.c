@@ -536,6 +536,74 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeou
 	close(m);
 }
 
+/* Events named name waiting on an inotify fd. */
+static int named_events(int fd, const char *name)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	int n = 0;
+	ssize_t r;
+
+	while ((r = read(fd, buf, sizeof buf)) > 0)
+		for (char *q = buf; q < buf + r;) {
+			struct inotify_event *e = (struct inotify_event *)q;
+			n += e->len && strcmp(e->name, name) == 0;
+			q += sizeof(*e) + e->len;
+		}
+	return n;
+}
+
+/* A watch on the host's /dev sees every open and close of /dev/tty there,
+ * by any process of the host: a password prompt (sudo, ssh, pinentry)
+ * opens it when it starts and closes it once the user typed the password;
+ * so of the consoles (/dev/ttyN, /dev/console). The landlock runner refuses
+ * a watch on a directory of the host's /dev, as on a devpts one; the
+ * namespace runner's /dev is its own. */
+PARAMS(host_dev_dir_unwatchable)
+ParameterizedTest(struct cp *p, sidedoors, host_dev_dir_unwatchable, .timeout = 120)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	int m, s;
+	char path[64];
+	callers_pty(&f, &m, &s, path);
+	int control = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	cr_assert(control >= 0 && inotify_add_watch(control, "/dev", IN_OPEN) >= 0);
+
+	pid_t prompt = fork();
+	cr_assert(prompt >= 0);
+	if (prompt == 0) {
+		/* The pty becomes its controlling terminal; it prompts again
+		 * and again. */
+		if (setsid() < 0 || open(path, O_RDWR) < 0)
+			_exit(1);
+		for (;;) {
+			int fd = open("/dev/tty", O_RDWR);
+			if (fd < 0)
+				_exit(1);
+			close(fd);
+			usleep(10000);
+		}
+	}
+	char *cmd = e2e_fmt("%s watchdir /dev tty", f.tool);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", NULL, NULL, cmd, &o);
+	kill(prompt, SIGKILL);
+	waitpid(prompt, NULL, 0);
+	cr_assert(named_events(control, "tty") > 0, "%s /dev/tty was not opened while the command ran",
+		  f.tag);
+
+	cr_assert(strstr(o.out, "NAME_EVENTS="), "%s the helper did not finish:\n%s\n%s", f.tag,
+		  o.out, o.err);
+	cr_assert(val(o.out, "NAME_EVENTS") == 0, "%s the command saw /dev/tty opened:\n%s", f.tag,
+		  o.out);
+	if (f.runner == LANDLOCK)
+		EXPECT_VAL(&f, &o, "IN_DIR", EACCES);
+	e2e_out_free(&o);
+	close(control);
+	close(s);
+	close(m);
+}
+
 /* dnotify is a watch too: on /dev/pts it would say when each of the host's
  * ptys is made and removed (and, on a kernel that reports a device's reads
  * and writes to its directory, each keystroke). The landlock runner refuses

@@ -63,6 +63,10 @@
  *                               (/dev/tty: every process's terminal I/O
  *                               through that name), then 1.5 s later the
  *                               count of what arrived: DEV_EVENTS.
+ *   sidedoor watchdir DIR NAME  an inotify watch on the directory DIR
+ *                               (IN_DIR) for its entries opened, closed,
+ *                               read or written, then 1.5 s later how many
+ *                               events named NAME arrived: NAME_EVENTS.
  *   sidedoor dnotify DIR        dnotify (fcntl F_NOTIFY) on DIR for entries
  *                               made, removed, read or written (DNOTIFY),
  *                               then 1.5 s later the count of signals that
@@ -495,6 +499,27 @@ static int watchdev(const char *path)
 	return 0;
 }
 
+static int watchdir(const char *dir, const char *name)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), n = 0;
+	ssize_t r;
+
+	report("IN_DIR", in < 0 ? -1 : inotify_add_watch(in, dir, IN_OPEN | IN_CLOSE | IN_ACCESS | IN_MODIFY));
+	usleep(1500 * 1000); /* the host's processes open NAME meanwhile */
+	while (in >= 0 && (r = read(in, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + r;) {
+			struct inotify_event *e = (struct inotify_event *)p;
+
+			n += e->len && strcmp(e->name, name) == 0;
+			p += sizeof(*e) + e->len;
+		}
+	}
+	printf("NAME_EVENTS=%d\n", n);
+	fflush(stdout);
+	return 0;
+}
+
 static volatile sig_atomic_t dn_events;
 
 static void dn_signal(int sig)
@@ -554,8 +579,10 @@ int main(int argc, char **argv)
 		return watch(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "watchdev") == 0)
 		return watchdev(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "watchdir") == 0)
+		return watchdir(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "dnotify") == 0)
 		return dnotify(argv[2]);
-	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty|watch|watchdev|dnotify ...\n");
+	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty|watch|watchdev|watchdir|dnotify ...\n");
 	return 2;
 }
