@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* inotify_add_watch and fanotify_mark under the landlock runner. Landlock
+/* inotify_add_watch and fanotify_mark, under both runners. Landlock
  * does not cover either: a command that may not open the caller's terminal
  * could still watch it, and each IN_ACCESS / IN_MODIFY tells when the user
  * typed or the shell printed (keystroke timing, not content). So a watch is
  * placed by us: the path is resolved once into an O_PATH handle, refused if
- * it is a device node, a directory of ptys or a hidden path (credential
- * stores), and the watch is added on that same handle (through its
- * /proc/self/fd link) to the command's own inotify or fanotify instance, a
- * copy of its fd. A symlink swapped by another thread after we looked
- * cannot redirect it. The namespace runner needs none of this: its /dev is
- * its own, and its hidden paths are empty directories. */
+ * it is a device node, a directory of ptys or of /dev, or a hidden path
+ * (credential stores), and the watch is added on that same handle (through
+ * its /proc/self/fd link) to the command's own inotify or fanotify instance,
+ * a copy of its fd. A symlink swapped by another thread after we looked
+ * cannot redirect it. The namespace runner needs it too: its /dev is its
+ * own, but /dev/tty there is the host's inode, and a watch on it sees every
+ * process's terminal I/O through that name (a password prompt's reads). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,11 +35,35 @@ bool sv_is_watch_call(const struct seccomp_notif *n)
 	return n->data.nr == SYS_inotify_add_watch || n->data.nr == SYS_fanotify_mark;
 }
 
+/* st_dev of what path names for the command, or 0. */
+static dev_t dev_of(struct sv_call *c, const char *path)
+{
+	struct stat st;
+	int h = sv_resolve(c, AT_FDCWD, path, SV_FOLLOW);
+	dev_t dev = h >= 0 && fstat(h, &st) == 0 ? st.st_dev : 0;
+
+	if (h >= 0)
+		close(h);
+	return dev;
+}
+
+/* A directory of the file system mounted on the command's /dev (the
+ * host's devtmpfs), when /dev is a mount of its own. */
+static bool on_dev_fs(struct sv_call *c, const struct stat *st)
+{
+	dev_t dev = dev_of(c, "/dev");
+
+	return dev != 0 && dev == st->st_dev && dev != dev_of(c, "/");
+}
+
 /* Why devices: a terminal (the caller's /dev/pts/M, a serial console) tells
  * its reads and writes to a watch; so could a disk. Why devpts directories:
- * a watch there sees every pty of the host opened and closed. Nothing a
- * build or an editor needs watches either. */
-static bool watch_refused(int handle)
+ * a watch there sees every pty of the host opened and closed. Why /dev's:
+ * the same of /dev/tty, which every process of the host opens to prompt on
+ * its terminal (sudo, ssh: a password typed between the open and the
+ * close), and of the consoles. Nothing a build or an editor needs watches
+ * either. */
+static bool watch_refused(struct sv_call *c, int handle)
 {
 	struct statfs sf;
 	struct stat st;
@@ -47,7 +72,9 @@ static bool watch_refused(int handle)
 		return true;
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
 		return true;
-	return S_ISDIR(st.st_mode) && fstatfs(handle, &sf) == 0 && sf.f_type == DEVPTS_SUPER_MAGIC;
+	if (!S_ISDIR(st.st_mode))
+		return false;
+	return (fstatfs(handle, &sf) == 0 && sf.f_type == DEVPTS_SUPER_MAGIC) || on_dev_fs(c, &st);
 }
 
 /* dir is the directory a hidden path lies directly in (~ for ~/.netrc). */
@@ -98,6 +125,18 @@ static bool caller_could(const char *link)
 	return faccessat(AT_FDCWD, link, R_OK, AT_EACCESS) == 0;
 }
 
+/* What the kernel checks before it looks the path up (the mask, the flags,
+ * whether group is an instance of the right kind), asked of the kernel
+ * itself with a path that cannot exist: -ENOENT when all of it holds, else
+ * the kernel's own error, in its order (EINVAL before ENOENT). */
+static int early_error(int group, bool inotify, unsigned flags, uint64_t mask)
+{
+	int rc = inotify ? inotify_add_watch(group, "", (uint32_t)mask)
+			 : fanotify_mark(group, flags, mask, AT_FDCWD, "");
+
+	return rc < 0 ? -errno : -ENOENT;
+}
+
 void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 {
 	const __u64 *arg = c->n.data.args;
@@ -127,12 +166,14 @@ void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 		rc = group == -EBADF ? -EBADF : sv_refuse(c->sv, EACCES);
 		goto out;
 	}
+	rc = early_error(group, inotify, flags, mask);
+	if (rc != -ENOENT)
+		goto out;
 	if (!inotify && path_at == 0) {
-		/* fanotify_mark with no path marks dirfd's own object. */
-		handle = dirfd == AT_FDCWD ? sv_resolve(c, AT_FDCWD, ".", SV_FOLLOW)
-					   : sv_getfd(c, dirfd);
-		/* The kernel takes no O_PATH fd there: nor do we. */
-		if (handle >= 0 && dirfd != AT_FDCWD && (fcntl(handle, F_GETFL) & O_PATH)) {
+		/* fanotify_mark with no path marks dirfd's own object; the
+		 * kernel takes neither AT_FDCWD nor an O_PATH fd there. */
+		handle = dirfd == AT_FDCWD ? -EBADF : sv_getfd(c, dirfd);
+		if (handle >= 0 && (fcntl(handle, F_GETFL) & O_PATH)) {
 			close(handle);
 			handle = -EBADF;
 		}
@@ -152,7 +193,7 @@ void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 		rc = 0;
 		goto out;
 	}
-	if (watch_refused(handle) || in_hidden(c, handle)) {
+	if (watch_refused(c, handle) || in_hidden(c, handle)) {
 		rc = caller_could(link) ? sv_refuse(c->sv, EACCES) : -EACCES;
 		goto out;
 	}

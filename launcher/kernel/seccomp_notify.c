@@ -57,9 +57,13 @@ static const unsigned meta_64[] = {
 	SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr, NOTIFY_NR_SETXATTRAT,
 	SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr, NOTIFY_NR_REMOVEXATTRAT,
 };
-/* listen(2): noted, then continued (engine/supervisor_listen.c). Watches
- * (inotify, fanotify): placed by us, never on a device (supervisor_watch.c). */
-static const unsigned watch_listen_64[] = { SYS_listen, SYS_inotify_add_watch, SYS_fanotify_mark };
+/* listen(2): noted, then continued (engine/supervisor_listen.c). */
+static const unsigned listen_64[] = { SYS_listen };
+/* Watches (inotify, fanotify): placed by us, never on a device
+ * (supervisor_watch.c), under both runners: the namespace runner's /dev
+ * binds the host's /dev/tty, one inode for every terminal's I/O. */
+static const unsigned watch_64[] = { SYS_inotify_add_watch, SYS_fanotify_mark };
+static const unsigned watch_32[] = { 292, 339 }; /* inotify_add_watch fanotify_mark */
 /* x32's own numbers for the message calls (the x32 bit is masked off). */
 static const unsigned sock_x32_only[] = { 518 /* sendmsg */, 538 /* sendmmsg */ };
 /* i386: the same calls by their 32-bit numbers, the 16-bit uid variants of
@@ -70,7 +74,6 @@ static const unsigned meta_32[] = {
 	30, 271, 299, 320, 412,                  /* utime utimes futimesat utimensat(_time64) */
 	226, 227, 228, NOTIFY_NR_SETXATTRAT,     /* setxattr lsetxattr fsetxattr setxattrat */
 	235, 236, 237, NOTIFY_NR_REMOVEXATTRAT,  /* removexattr ... removexattrat */
-	292, 339,                                /* inotify_add_watch fanotify_mark */
 };
 #define I386_CONNECT 362
 #define I386_SENDTO 369
@@ -207,6 +210,7 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 	emit_ret_if(b, i386 ? I386_IO_URING_SETUP : SYS_io_uring_setup, SECCOMP_RET_ERRNO | ENOSYS);
 	if (i386) {
 		set_add(&set, sock_i386, 3);
+		set_add(&set, watch_32, sizeof(watch_32) / sizeof(watch_32[0]));
 		if (meta)
 			set_add(&set, meta_32, sizeof(meta_32) / sizeof(meta_32[0]));
 		emit_set(b, &set);
@@ -225,9 +229,10 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 	}
 	set_add(&set, sock_64, 3);
 	set_add(&set, sock_x32_only, sizeof(sock_x32_only) / sizeof(sock_x32_only[0]));
+	set_add(&set, watch_64, sizeof(watch_64) / sizeof(watch_64[0]));
 	if (meta) {
 		set_add(&set, meta_64, sizeof(meta_64) / sizeof(meta_64[0]));
-		set_add(&set, watch_listen_64, sizeof(watch_listen_64) / sizeof(watch_listen_64[0]));
+		set_add(&set, listen_64, sizeof(listen_64) / sizeof(listen_64[0]));
 	}
 	emit_set(b, &set);
 	emit_sendto(b, SYS_sendto, true);

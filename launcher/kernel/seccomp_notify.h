@@ -13,11 +13,11 @@
 struct sock_fprog;
 
 enum notify_set {
-	NOTIFY_SOCKETS = 0,   /* connect, sendto with an address, sendmsg, sendmmsg */
+	NOTIFY_SOCKETS = 0,   /* connect, sendto with an address, sendmsg, sendmmsg,
+			       * inotify_add_watch, fanotify_mark */
 	NOTIFY_METADATA,      /* the same, chmod/chown/utimes/xattr calls,
-			       * ioctl(TIOCGPTPEER), ioctl(TIOCGPTN), listen,
-			       * inotify_add_watch and fanotify_mark (landlock
-			       * runner) */
+			       * ioctl(TIOCGPTPEER), ioctl(TIOCGPTN), listen
+			       * (landlock runner) */
 	NOTIFY_SETS,
 };
 

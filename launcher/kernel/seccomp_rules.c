@@ -18,7 +18,8 @@
  *    The namespace runner allows both: its binds are locked, and nested
  *    sandboxes work there. Also limits and priorities of other processes
  *    (prlimit64 of another pid, setpriority and ioprio_set of a user or
- *    process group): they reach sbx and the caller's processes;
+ *    process group): they reach sbx and the caller's processes; and
+ *    dnotify (fcntl F_NOTIFY), a watch the supervisor cannot judge;
  *  - namespace runner, root caller: new namespaces, setns and mounts, as
  *    under Landlock. Not for safety (the kernel refuses them all: no
  *    CAP_SYS_ADMIN, and mapping root in a nested user namespace wants
@@ -46,6 +47,9 @@
  * O_DIRECTORY): any open carrying it either creates a file or fails. */
 #define TMPFILE_BIT 020000000UL
 
+#ifndef F_NOTIFY
+#define F_NOTIFY 1026
+#endif
 /* linux/ioprio.h's, absent from older headers */
 #ifndef IOPRIO_WHO_PGRP
 #define IOPRIO_WHO_PGRP 2
@@ -241,6 +245,23 @@ static int add_no_clone_parent(scmp_filter_ctx ctx)
 	return seccomp_rule_add_array(ctx, REFUSE, SCMP_SYS(clone), 1, &parent);
 }
 
+/* dnotify: fcntl(dir, F_NOTIFY) is a watch on a directory's entries, as
+ * inotify's, on a fd of the command's whose signal goes to whoever set it:
+ * the supervisor cannot place it for the command the way it places inotify
+ * watches, and letting the kernel go on after a look at the fd leaves the fd
+ * to be swapped. On /dev/pts it says when each pty of the host is made and
+ * removed (and, where a kernel reports a device's reads and writes to its
+ * directory, each keystroke). inotify does all dnotify does. cmd is an
+ * unsigned int in the kernel: its low 32 bits decide. */
+static int add_no_dnotify(scmp_filter_ctx ctx)
+{
+	int rc = seccomp_rule_add(ctx, REFUSE, SCMP_SYS(fcntl), 1,
+				  SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, F_NOTIFY));
+
+	return rc ? rc : seccomp_rule_add(ctx, REFUSE, SCMP_SYS(fcntl64), 1,
+					  SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, F_NOTIFY));
+}
+
 int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
 {
 	scmp_filter_ctx ctx = filter;
@@ -257,5 +278,7 @@ int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
 		rc = add_no_foreign_limits(ctx);
 	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
 		rc = add_no_clone_parent(ctx);
+	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
+		rc = add_no_dnotify(ctx);
 	return rc;
 }

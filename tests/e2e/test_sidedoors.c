@@ -523,6 +523,11 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeou
 	cr_assert(val(o.out, "OWN_EVENTS") >= 1, "%s a watch of its own file saw nothing:\n%s",
 		  f.tag, o.out);
 	EXPECT_VAL(&f, &o, "IN_NOFOLLOW", 0);
+	/* The kernel's answers, checked before the path is looked up. */
+	EXPECT_VAL(&f, &o, "IN_MASK0", EINVAL);
+	EXPECT_VAL(&f, &o, "IN_NOTINO", EINVAL);
+	if (val(o.out, "FAN_INIT") == 0)
+		EXPECT_VAL(&f, &o, "FAN_CWD", EBADF);
 	cr_expect(val(o.out, "RACE_ADDED") > 0, "%s no watch through the flipping name:\n%s",
 		  f.tag, o.out);
 	if (f.runner == LANDLOCK) {
@@ -542,6 +547,181 @@ ParameterizedTest(struct cp *p, sidedoors, callers_terminal_unwatchable, .timeou
 		EXPECT_VAL(&f, &o, "IN_TTY", ENOENT);
 		EXPECT_VAL(&f, &o, "IN_SECRET", ENOENT); /* an empty directory there */
 	}
+	e2e_out_free(&o);
+	close(control);
+	close(s);
+	close(m);
+}
+
+/* Events named name waiting on an inotify fd. */
+static int named_events(int fd, const char *name)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	int n = 0;
+	ssize_t r;
+
+	while ((r = read(fd, buf, sizeof buf)) > 0)
+		for (char *q = buf; q < buf + r;) {
+			struct inotify_event *e = (struct inotify_event *)q;
+			n += e->len && strcmp(e->name, name) == 0;
+			q += sizeof(*e) + e->len;
+		}
+	return n;
+}
+
+/* A watch on the host's /dev sees every open and close of /dev/tty there,
+ * by any process of the host: a password prompt (sudo, ssh, pinentry)
+ * opens it when it starts and closes it once the user typed the password;
+ * so of the consoles (/dev/ttyN, /dev/console). The landlock runner refuses
+ * a watch on a directory of the host's /dev, as on a devpts one; the
+ * namespace runner's /dev is its own. */
+PARAMS(host_dev_dir_unwatchable)
+ParameterizedTest(struct cp *p, sidedoors, host_dev_dir_unwatchable, .timeout = 120)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	int m, s;
+	char path[64];
+	callers_pty(&f, &m, &s, path);
+	int control = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	cr_assert(control >= 0 && inotify_add_watch(control, "/dev", IN_OPEN) >= 0);
+
+	pid_t prompt = fork();
+	cr_assert(prompt >= 0);
+	if (prompt == 0) {
+		/* The pty becomes its controlling terminal; it prompts again
+		 * and again. */
+		if (setsid() < 0 || open(path, O_RDWR) < 0)
+			_exit(1);
+		for (;;) {
+			int fd = open("/dev/tty", O_RDWR);
+			if (fd < 0)
+				_exit(1);
+			close(fd);
+			usleep(10000);
+		}
+	}
+	char *cmd = e2e_fmt("%s watchdir /dev tty", f.tool);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", NULL, NULL, cmd, &o);
+	kill(prompt, SIGKILL);
+	waitpid(prompt, NULL, 0);
+	cr_assert(named_events(control, "tty") > 0, "%s /dev/tty was not opened while the command ran",
+		  f.tag);
+
+	cr_assert(strstr(o.out, "NAME_EVENTS="), "%s the helper did not finish:\n%s\n%s", f.tag,
+		  o.out, o.err);
+	cr_assert(val(o.out, "NAME_EVENTS") == 0, "%s the command saw /dev/tty opened:\n%s", f.tag,
+		  o.out);
+	if (f.runner == LANDLOCK)
+		EXPECT_VAL(&f, &o, "IN_DIR", EACCES);
+	e2e_out_free(&o);
+	close(control);
+	close(s);
+	close(m);
+}
+
+/* dnotify is a watch too: on /dev/pts it would say when each of the host's
+ * ptys is made and removed (and, on a kernel that reports a device's reads
+ * and writes to its directory, each keystroke). The landlock runner refuses
+ * it; the namespace runner's /dev/pts is its own and sees nothing. */
+PARAMS(host_ptys_undnotifiable)
+ParameterizedTest(struct cp *p, sidedoors, host_ptys_undnotifiable, .timeout = 120)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	int control = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	cr_assert(control >= 0 && inotify_add_watch(control, "/dev/pts", IN_CREATE) >= 0);
+
+	pid_t maker = fork();
+	cr_assert(maker >= 0);
+	if (maker == 0) {
+		/* the user opens terminals (ssh sessions, tmux panes) */
+		for (;;) {
+			int m = posix_openpt(O_RDWR | O_NOCTTY);
+			if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0)
+				_exit(1);
+			int s = open(ptsname(m), O_RDWR | O_NOCTTY);
+			if (s >= 0)
+				close(s);
+			close(m);
+			usleep(20000);
+		}
+	}
+	char *cmd = e2e_fmt("%s dnotify /dev/pts", f.tool);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", NULL, NULL, cmd, &o);
+	kill(maker, SIGKILL);
+	waitpid(maker, NULL, 0);
+	char buf[4096] __attribute__((aligned(8)));
+	cr_assert(read(control, buf, sizeof buf) > 0,
+		  "%s no pty was made on the host while the command ran", f.tag);
+
+	cr_assert(strstr(o.out, "DN_EVENTS="), "%s the helper did not finish:\n%s\n%s", f.tag,
+		  o.out, o.err);
+	cr_assert(val(o.out, "DN_EVENTS") == 0, "%s the command saw the host's ptys come and go:\n%s",
+		  f.tag, o.out);
+	if (f.runner == LANDLOCK)
+		EXPECT_VAL(&f, &o, "DNOTIFY", EPERM);
+	e2e_out_free(&o);
+	close(control);
+}
+
+/* /dev/tty is one inode for every process of the host: a program that reads
+ * keys from its controlling terminal through that name (a password prompt,
+ * a pager, fzf) reports each read to a watch on it. The namespace runner
+ * binds the host's /dev/tty into its own /dev, so it must refuse the watch
+ * as the landlock runner does; neither may see a keystroke. */
+PARAMS(host_dev_tty_unwatchable)
+ParameterizedTest(struct cp *p, sidedoors, host_dev_tty_unwatchable, .timeout = 120)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	int m, s;
+	char path[64];
+	callers_pty(&f, &m, &s, path);
+	int control = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	cr_assert(control >= 0 && inotify_add_watch(control, "/dev/tty", IN_ACCESS) >= 0);
+
+	pid_t reader = fork();
+	cr_assert(reader >= 0);
+	if (reader == 0) {
+		char c;
+		int t, fd;
+		/* The pty becomes its controlling terminal, read as /dev/tty. */
+		if (setsid() < 0 || (t = open(path, O_RDWR)) < 0 || (fd = open("/dev/tty", O_RDONLY)) < 0)
+			_exit(1);
+		while (read(fd, &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	pid_t typist = fork();
+	cr_assert(typist >= 0);
+	if (typist == 0) {
+		for (;;) {
+			if (write(m, "k", 1) != 1)
+				_exit(1);
+			usleep(5000);
+		}
+	}
+	char *cmd = e2e_fmt("%s watchdev /dev/tty", f.tool);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", NULL, NULL, cmd, &o);
+	kill(typist, SIGKILL);
+	kill(reader, SIGKILL);
+	waitpid(typist, NULL, 0);
+	waitpid(reader, NULL, 0);
+	char buf[4096] __attribute__((aligned(8)));
+	cr_assert(read(control, buf, sizeof buf) > 0,
+		  "%s nothing was read through /dev/tty while the command ran", f.tag);
+
+	cr_assert(strstr(o.out, "DEV_EVENTS="), "%s the helper did not finish:\n%s\n%s", f.tag,
+		  o.out, o.err);
+	cr_assert(val(o.out, "DEV_EVENTS") == 0, "%s the command watched /dev/tty:\n%s", f.tag,
+		  o.out);
+	EXPECT_VAL(&f, &o, "IN_DEV", EACCES);
+	if (val(o.out, "FAN_INIT") == 0)
+		EXPECT_VAL(&f, &o, "FAN_DEV", EACCES);
 	e2e_out_free(&o);
 	close(control);
 	close(s);

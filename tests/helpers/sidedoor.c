@@ -58,6 +58,23 @@
  *                               SECRET (a file in a hidden directory): a
  *                               watch on it (IN_SECRET) and on its
  *                               directory (IN_SECRET_DIR), SECRET_EVENTS.
+ *                               The kernel's errors, in its order: a mask
+ *                               with no event on a missing name (IN_MASK0),
+ *                               stdout as the instance (IN_NOTINO), no path
+ *                               with AT_FDCWD (FAN_CWD).
+ *   sidedoor watchdev PATH      an inotify watch (IN_DEV) and a fanotify
+ *                               inode mark (FAN_DEV) on the device PATH
+ *                               (/dev/tty: every process's terminal I/O
+ *                               through that name), then 1.5 s later the
+ *                               count of what arrived: DEV_EVENTS.
+ *   sidedoor watchdir DIR NAME  an inotify watch on the directory DIR
+ *                               (IN_DIR) for its entries opened, closed,
+ *                               read or written, then 1.5 s later how many
+ *                               events named NAME arrived: NAME_EVENTS.
+ *   sidedoor dnotify DIR        dnotify (fcntl F_NOTIFY) on DIR for entries
+ *                               made, removed, read or written (DNOTIFY),
+ *                               then 1.5 s later the count of signals that
+ *                               arrived: DN_EVENTS.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +96,7 @@
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SYS_fchmodat2
@@ -459,12 +477,84 @@ static int watch(const char *tty, const char *dir, const char *secret)
 		close(fd);
 	}
 
+	/* The kernel's own errors, in its order: a mask with no event or a
+	 * fd of the wrong kind before the path (EINVAL, not ENOENT); no path
+	 * and AT_FDCWD (EBADF). */
+	report("IN_MASK0", inotify_add_watch(own, "no-such-name", 0));
+	report("IN_NOTINO", inotify_add_watch(1, "no-such-name", IN_MODIFY));
+	if (fan >= 0)
+		report("FAN_CWD", fanotify_mark(fan, FAN_MARK_ADD, FAN_MODIFY, AT_FDCWD, NULL));
+
 	usleep(1500 * 1000); /* the user types meanwhile */
 	printf("OWN_EVENTS=%d\n", drain(own, false));
 	printf("TTY_EVENTS=%d\n", drain(in, false));
 	printf("FAN_EVENTS=%d\n", drain(fan, true));
 	printf("RACE_EVENTS=%d\n", drain(race, false));
 	printf("SECRET_EVENTS=%d\n", drain(hid, false));
+	fflush(stdout);
+	return 0;
+}
+
+static int watchdev(const char *path)
+{
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC, O_RDONLY);
+	int n;
+
+	report("IN_DEV", in < 0 ? -1 : inotify_add_watch(in, path, IN_ACCESS | IN_MODIFY));
+	report("FAN_INIT", fan);
+	if (fan >= 0)
+		report("FAN_DEV", fanotify_mark(fan, FAN_MARK_ADD, FAN_ACCESS | FAN_MODIFY, AT_FDCWD, path));
+	usleep(1500 * 1000); /* the user types meanwhile */
+	n = drain(in, false) + drain(fan, true);
+	printf("DEV_EVENTS=%d\n", n);
+	fflush(stdout);
+	return 0;
+}
+
+static int watchdir(const char *dir, const char *name)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), n = 0;
+	ssize_t r;
+
+	report("IN_DIR", in < 0 ? -1 : inotify_add_watch(in, dir, IN_OPEN | IN_CLOSE | IN_ACCESS | IN_MODIFY));
+	usleep(1500 * 1000); /* the host's processes open NAME meanwhile */
+	while (in >= 0 && (r = read(in, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + r;) {
+			struct inotify_event *e = (struct inotify_event *)p;
+
+			n += e->len && strcmp(e->name, name) == 0;
+			p += sizeof(*e) + e->len;
+		}
+	}
+	printf("NAME_EVENTS=%d\n", n);
+	fflush(stdout);
+	return 0;
+}
+
+static volatile sig_atomic_t dn_events;
+
+static void dn_signal(int sig)
+{
+	(void)sig;
+	dn_events++;
+}
+
+static int dnotify(const char *dir)
+{
+	struct timespec left = { 1, 500 * 1000 * 1000 };
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	signal(SIGRTMIN, dn_signal);
+	report("OPEN_DIR", fd);
+	if (fd >= 0 && fcntl(fd, F_SETSIG, SIGRTMIN) == 0)
+		report("DNOTIFY", fcntl(fd, F_NOTIFY,
+					DN_CREATE | DN_DELETE | DN_ACCESS | DN_MODIFY | DN_MULTISHOT));
+	/* the host's ptys come and go meanwhile; each signal cuts the sleep */
+	while (nanosleep(&left, &left) < 0 && errno == EINTR)
+		;
+	printf("DN_EVENTS=%d\n", (int)dn_events);
 	fflush(stdout);
 	return 0;
 }
@@ -500,6 +590,12 @@ int main(int argc, char **argv)
 		return tty(argv[2]);
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "watch") == 0)
 		return watch(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
-	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty|watch ...\n");
+	if (argc == 3 && strcmp(argv[1], "watchdev") == 0)
+		return watchdev(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "watchdir") == 0)
+		return watchdir(argv[2], argv[3]);
+	if (argc == 3 && strcmp(argv[1], "dnotify") == 0)
+		return dnotify(argv[2]);
+	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty|watch|watchdev|watchdir|dnotify ...\n");
 	return 2;
 }
