@@ -79,3 +79,17 @@ call <<'EOF'
 node -e 'require("fs").watch(require("os").homedir() + "/.ssh").close(); console.log("watched")'
 EOF
 refuse '*' "a watch on ~/.ssh, whose use it would time (docs/security.md)"
+
+wf watch-tolerated-refusal "a watcher skips what it cannot watch (a symlink to /dev/null in the tree), then a test fails on its own" fast need=node
+setup <<'EOF'
+mkdir -p src/a && ln -s /dev/null src/muted.log
+EOF
+call <<'EOF'
+node - <<'JS'
+const fs = require("fs");
+// As chokidar and watchpack do: a path that cannot be watched is skipped.
+for (const f of ["src", "src/a", "src/muted.log"]) try { fs.watch(f).close(); } catch (e) {}
+console.log("watching; 1 test failed"); process.exit(1);
+JS
+EOF
+known '*' "the supervisor refuses the watch on /dev/null (a device) and counts it; the run then fails for its own reason, and a failed run with any counted refusal is marked denied (docs/supervisor.md), though the refusal was skipped and had no part in the failure"
