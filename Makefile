@@ -42,6 +42,10 @@ defs-$(CONFIG_STATIC) += -DCONFIG_STATIC
 CPPFLAGS += $(defs-y) -DSBX_VERSION='"$(SBX_VERSION)"'
 # Rebuild everything when the feature set changes (e.g. `make CONFIG_IO_URING=n`).
 $(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.stamp)
+# Written above, after make may have listed this directory: a rule of its own,
+# so the pattern rules below apply on a fresh tree (else make takes the stamp
+# for missing and unmakeable, and falls back on its built-in %.o rule).
+.config.stamp: ;
 
 # pure parts: every file in policy/ and classify/
 obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))

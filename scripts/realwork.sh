@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The real-work suite (issue 19): everyday agent workflows (git, make, cmake,
 # ccache, venv + pip, pytest, black/pylint/mypy, npm/npx, node, go, cargo,
-# sqlite3, vim, tar/zip, sockets, locks, ptys, daemons, /tmp across calls,
+# sqlite3, vim, tar/zip, sockets, locks, ptys, daemons, file watchers, /tmp across calls,
 # /dev/shm, /dev/tty, nested namespaces, ...), each run unconfined and then
 # confined under each runner, every time in a fresh fixture at the same path,
 # and compared: exit status, stdout and stderr (after the workflow's own
@@ -25,18 +25,18 @@
 #   scripts/realwork.sh [--fast] [--only ERE] [--runner R] [--user KIND]
 #                       [--jobs N] [--keep] [--list]
 #
-# --fast is what `make check` runs (make check-realwork): the 39 workflows
+# --fast is what `make check` runs (make check-realwork): the 43 workflows
 # marked fast in tests/realwork/wf_*.sh, about 3 minutes on 2 cores (the whole
-# suite: 78 workflows, 10-15 minutes by the load). Left out of the fast subset, and why:
+# suite: 84 workflows, 10-15 minutes by the load). Left out of the fast subset, and why:
 #   - the npm registry (npm-registry): the network may be slow or down;
 #   - the slow tools (cmake, cargo, go, mypy, pylint, black, venvs and pip,
 #     expect, bwrap): each run costs seconds; the whole suite covers them;
-#   - near-duplicates of a fast workflow (more git, tar, text and tty
+#   - near-duplicates of a fast workflow (more git, tar, text, tty and watcher
 #     workflows, tcp-local beside http-daemon, home-config-dir beside
 #     home-dotfile, ...), for time;
 # Known cells (ssh-agent under the landlock runner on kernels before 6.16;
-# go-env-w in the whole suite) run and show as "known": not counted in the
-# fast subset, FAIL in the whole suite.
+# go-env-w in the whole suite; watch-tolerated-refusal) run and show as
+# "known": not counted in the fast subset, FAIL in the whole suite.
 # Every tool the suite drives is installed by `scripts/deps.sh all`; a tool
 # that is missing is a FAIL that names it, never a silent skip.
 set -u

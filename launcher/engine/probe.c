@@ -72,7 +72,7 @@ static json_t *io_uring_fact(void)
 
 #define SECCOMP_REFUSES                                                                        \
 	"setuid and setgid bits, the kernel keyrings, io_uring, TIOCSTI and TIOCLINUX"
-#define SECCOMP_REFUSES_LANDLOCK "new user namespaces, setns and every mount call"
+#define SECCOMP_REFUSES_LANDLOCK "new user namespaces, setns, every mount call and dnotify (F_NOTIFY)"
 
 static json_t *seccomp_fact(void)
 {
@@ -157,11 +157,14 @@ static json_t *supervisor_fact(void)
 		      "5.19+ keeps a signal from restarting a call in flight)",
 		      "without",
 		      "the landlock runner reports enforcement partial (metadata uncovered); "
-		      "pathname unix sockets stay open; runs are not refused",
+		      "pathname unix sockets stay open; file watches are not checked (a watch "
+		      "on the caller's terminal times its keystrokes); runs are not refused",
 		      "covers", "landlock",
 		      "chmod, chown, utimes and xattrs outside the writable set; connects and sends "
-		      "to unix sockets",
-		      "namespace", "connects and sends to unix sockets");
+		      "to unix sockets; file watches (none on devices, /dev, hidden paths)",
+		      "namespace",
+		      "connects and sends to unix sockets; file watches (none on devices, /dev, "
+		      "hidden paths)");
 	json_object_set_new(o, "reason", rc == 0 ? json_null() : json_string(reason));
 #ifdef CONFIG_SUPERVISOR
 	if (rc == 0)

@@ -13,6 +13,7 @@
 
 #include "landlock.h"
 #include "run.h"
+#include "statedir.h"
 
 /* Per process, only the probe's verdict is remembered: it reads facts about
  * the machine (a sysctl, the Landlock ABI) that no confined command can
@@ -170,9 +171,13 @@ static bool hidden_inside_root(const struct run_state *r, char *reason, size_t s
 		const char *h = r->view.hide.path[i];
 
 		if (path_is_within(h, r->root) && lstat(h, &st) == 0) {
-			snprintf(reason, size, "cannot hide %.80s inside the root %.80s (Landlock "
-				 "grants the root whole): use the namespace runner, another root or "
-				 "a deny_read without it", h, r->root);
+			/* sbx's state is hidden whatever deny_read says. */
+			bool state = statedir_is_candidate(h);
+
+			snprintf(reason, size, "cannot hide %.80s%s inside the root %.80s (Landlock "
+				 "grants the root whole): use the namespace runner%s another root%s",
+				 h, state ? " (sbx's state)" : "", r->root, state ? " or" : ",",
+				 state ? "" : " or a deny_read without it");
 			return true;
 		}
 	}

@@ -101,6 +101,30 @@ static int try_base(const char *dir, const char *suffix, const char *const *avoi
 	return 0;
 }
 
+int statedir_candidate(unsigned i, char *out, size_t size)
+{
+	static const char *const suffix[] = { "/sbx", "/.cache/sbx" };
+	const char *dir = i == 0 ? getenv("XDG_CACHE_HOME") : i == 1 ? getenv("HOME") : "/var/tmp";
+	char fallback[64];
+
+	if (i > 2 || !dir || dir[0] != '/')
+		return -EINVAL;
+	snprintf(fallback, sizeof(fallback), "/sbx-%u", (unsigned)geteuid());
+	return (size_t)snprintf(out, size, "%s%s", dir, i < 2 ? suffix[i] : fallback) < size
+		       ? 0
+		       : -ENAMETOOLONG;
+}
+
+bool statedir_is_candidate(const char *path)
+{
+	char c[PATH_MAX];
+
+	for (unsigned i = 0; i < STATEDIR_CANDIDATES; i++)
+		if (statedir_candidate(i, c, sizeof(c)) == 0 && strcmp(c, path) == 0)
+			return true;
+	return false;
+}
+
 int statedir_base(const char *const *avoid, char *out, size_t size, struct sbx_error *err)
 {
 	char fallback[64];

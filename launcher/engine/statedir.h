@@ -8,6 +8,7 @@
 #define SBX_STATEDIR_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,13 @@
  * inside one of the avoid directories (NULL-terminated; NULL: none) is passed
  * over. 0 or -errno with err filled. */
 int statedir_base(const char *const *avoid, char *out, size_t size, struct sbx_error *err);
+/* The i-th place (0 .. STATEDIR_CANDIDATES-1, in statedir_base's order) a
+ * base may be, whether it exists or not: 0 or -errno (not applicable). Runs
+ * with different roots pick different ones (a workspace-write root passes
+ * over those inside it), so every one that exists is hidden. */
+#define STATEDIR_CANDIDATES 3
+int statedir_candidate(unsigned i, char *out, size_t size);
+bool statedir_is_candidate(const char *path);
 /* BASE/KIND/KEY (BASE/KEY when kind is NULL) for a root (KEY: the root's name and a hash of its path),
  * created if missing with mode (the directory itself); its path in out, an
  * O_PATH handle in *fd. base NULL: statedir_base(). */

@@ -180,9 +180,20 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 		}
 	}
 	/* sbx's own state: other roots' /tmp and caches, spill files. This
-	 * run's own /tmp and cache are mounted back on top. */
+	 * run's own /tmp and cache are mounted back on top. Why every place a
+	 * base may be: a run whose root holds ~/.cache/sbx keeps its own state
+	 * elsewhere, and the other roots' state there must not be left in its
+	 * view (nor another run's in /var/tmp in this one's). */
 	if (base)
 		add(r, &r->view.hide, strdup(base));
+	for (unsigned i = 0; i < STATEDIR_CANDIDATES; i++) {
+		char c[PATH_MAX];
+		struct stat st;
+
+		if (statedir_candidate(i, c, sizeof(c)) == 0 && (!base || strcmp(c, base) != 0) &&
+		    lstat(c, &st) == 0 && S_ISDIR(st.st_mode))
+			add_hidden(r, strdup(c));
+	}
 	reveal_ssh(r, home);
 }
 

@@ -102,7 +102,7 @@ static void print_text(const json_t *f)
 		       "runner also %s\n", str(sc, "refuses"), str(sc, "refuses_landlock"));
 	else if (flag(sc, "available"))
 		printf("seccomp: yes, but this build has no filter (CONFIG_SECCOMP=n): setuid bits, "
-		       "keyrings and nested mounts are not refused\n");
+		       "keyrings, nested mounts and dnotify are not refused\n");
 	else
 		printf("seccomp: no: %s\n", str(sc, "reason"));
 	if (json_array_size(keeps)) {

@@ -495,6 +495,45 @@ ParameterizedTest(struct vp *p, view, state_hidden, .timeout = 60)
 	e2e_out_free(&o);
 }
 
+/* A workspace-write root that holds the usual state directory (root = $HOME,
+ * which holds ~/.cache/sbx): that run keeps its own state elsewhere (never
+ * inside what it may write), but ~/.cache/sbx, where every other root's /tmp,
+ * cache, spill files and protected-path baselines are, stayed in its view,
+ * readable and writable (only the base the run itself used was hidden). */
+PARAMS_BOTH(state_hidden_inside_the_root)
+ParameterizedTest(struct vp *p, view, state_hidden_inside_the_root, .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	run_ws(&f, "mkdir -p \"$XDG_CACHE_HOME\" && echo OTHERROOT > \"$XDG_CACHE_HOME/mine\"", &o);
+	expect_ok(&f, "write the cache", &o);
+	e2e_out_free(&o);
+	int status = run_in(&f, "workspace-write", f.home,
+			    "cat ~/.cache/sbx/cache/*/mine; for d in ~/.cache/sbx/cache/*/; do "
+			    "echo planted > \"$d/planted\"; done; echo ran > ~/ran",
+			    &o);
+	cr_assert(!has(&o, "OTHERROOT"), "%s another root's cache was read: %s", f.tag, o.out);
+	char *glob_cmd = e2e_fmt("ls %s/.cache/sbx/cache/*/planted", f.home);
+	char *argv[] = { "bash", "-c", glob_cmd, NULL };
+	struct e2e_out l;
+	e2e_run(AS_CALLER, argv, NULL, &l);
+	cr_assert(l.status != 0, "%s wrote into another root's cache: %s", f.tag, l.out);
+	e2e_out_free(&l);
+	if (strcmp(p->runner, "landlock") == 0) {
+		cr_assert(status == 125 && strstr(o.out, "SANDBOX_UNAVAILABLE") &&
+				  strstr(o.out, "/.cache/sbx (sbx's state) inside the root"),
+			  "%s expected a refusal naming the state directory: %d\n%s\n%s", f.tag,
+			  status, o.out, o.err);
+	} else {
+		cr_assert(e2e_exists(e2e_fmt("%s/ran", f.home)), "%s did not run: %s\n%s", f.tag,
+			  o.out, o.err);
+	}
+	e2e_out_free(&o);
+}
+
 /* sbx's state expires directories untouched for long (7 days for a /tmp, 30
  * for a cache) and nothing younger: not one whose time is ahead of the
  * clock sbx reads, as a directory another run has just made can be (the file
