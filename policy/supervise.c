@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The supervisor's decisions that need no system call: is a resolved path in
- * the run's writable set, is a socket on the `unix_sockets` allow-list, and
- * is an allow-list entry well formed. The caller resolves every path itself
+ * the run's writable set, is a socket on the `unix_sockets` allow-list, is an
+ * allow-list entry well formed, and does a run's output name a path. The caller resolves every path itself
  * (engine/supervisor_*.c); here they are only strings. */
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +42,35 @@ bool supervise_in_paths(const char *const *paths, size_t n, const char *path)
 	for (size_t i = 0; i < n; i++)
 		if (paths[i] && below(path, paths[i], true))
 			return true;
+	return false;
+}
+
+/* A byte that may continue a file name in a message (not a separator,
+ * quote, colon or space). */
+static bool name_byte(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-' || c == '+' || c == '~' || c == '@';
+}
+
+bool supervise_text_names(const char *text, size_t len, const char *path)
+{
+	size_t plen = path ? strlen(path) : 0;
+
+	/* Not "/", and not a bare name ("foo" is in too many messages). */
+	if (!text || plen < 2 || !strchr(path, '/'))
+		return false;
+	for (const char *at = text, *end = text + len; (size_t)(end - at) >= plen;) {
+		const char *hit = memmem(at, (size_t)(end - at), path, plen);
+
+		if (!hit)
+			return false;
+		/* "/x/root/.cfg/go" and "/root/.cfg/gopher" are other paths */
+		if ((hit == text || (hit[-1] != '/' && !name_byte(hit[-1]))) &&
+		    (hit + plen == end || !name_byte(hit[plen])))
+			return true;
+		at = hit + 1;
+	}
 	return false;
 }
 

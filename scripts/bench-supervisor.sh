@@ -15,6 +15,11 @@
 #                  five times each), as a file watcher starting up: every
 #                  one is placed by the supervisor: plain, supervised,
 #                  unsupervised
+#   mkdir x5000    one process making and removing 5,000 directories inside
+#                  the root: every mkdir is looked at (noted where the
+#                  sandbox refuses it) and continued by the kernel, under
+#                  both runners: plain, each runner supervised and
+#                  unsupervised
 # INTERLEAVED rounds (each round runs every case once), medians, ratios
 # against baselines measured in the same run, and the per-call cost of the
 # supervisor (supervised minus unsupervised, per call). Asserts nothing about
@@ -68,6 +73,13 @@ for k in range(5):
         if libc.inotify_add_watch(fd, n, 0x2 | 0x8) < 0:
             raise OSError(ctypes.get_errno(), n.decode())
 PY
+cat >"$WORK/root/mkdirs.py" <<'PY'
+import os
+for i in range(5000):
+    os.mkdir("d%d" % i)
+for i in range(5000):
+    os.rmdir("d%d" % i)
+PY
 for i in $(seq 1 24); do
 	cat >"$WORK/root/src/f$i.c" <<C
 #include <stdio.h>
@@ -108,6 +120,7 @@ CHMOD = "cd %s && python3 chmods.py" % R
 BUILD = "cd %s && rm -rf out lib.a && make -s -j2 >/dev/null" % R
 CONNECT = "cd %s && python3 connects.py" % R
 WATCH = "cd %s && python3 watches.py" % R
+MKDIR = "cd %s && python3 mkdirs.py" % R
 groups = [
     ("chmod x10000", 10000, [
         ("plain bash", [bash, "-c", CHMOD]),
@@ -129,6 +142,13 @@ groups = [
         ("plain bash", [bash, "-c", WATCH]),
         ("sbx landlock, supervised", sbx("landlock", WATCH)),
         ("sbx landlock, unsupervised", sbx("landlock", WATCH, False)),
+    ]),
+    ("mkdir x5000 (and rmdir)", 5000, [
+        ("plain bash", [bash, "-c", MKDIR]),
+        ("sbx landlock, supervised", sbx("landlock", MKDIR)),
+        ("sbx landlock, unsupervised", sbx("landlock", MKDIR, False)),
+        ("sbx namespace, supervised", sbx("namespace", MKDIR)),
+        ("sbx namespace, unsupervised", sbx("namespace", MKDIR, False)),
     ]),
 ]
 

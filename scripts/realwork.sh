@@ -34,9 +34,9 @@
 #   - near-duplicates of a fast workflow (more git, tar, text, tty and watcher
 #     workflows, tcp-local beside http-daemon, home-config-dir beside
 #     home-dotfile, ...), for time;
-# Known cells (ssh-agent under the landlock runner on kernels before 6.16;
-# go-env-w in the whole suite; watch-tolerated-refusal) run and show as
-# "known": not counted in the fast subset, FAIL in the whole suite.
+# Known cells (ssh-agent under the landlock runner on kernels before 6.16)
+# run and show as "known": not counted in the fast subset, FAIL in the whole
+# suite.
 # Every tool the suite drives is installed by `scripts/deps.sh all`; a tool
 # that is missing is a FAIL that names it, never a silent skip.
 set -u

@@ -158,13 +158,15 @@ static json_t *supervisor_fact(void)
 		      "without",
 		      "the landlock runner reports enforcement partial (metadata uncovered); "
 		      "pathname unix sockets stay open; file watches are not checked (a watch "
-		      "on the caller's terminal times its keystrokes); runs are not refused",
+		      "on the caller's terminal times its keystrokes); a failure after a refused "
+		      "mkdir that names its directory is not marked; runs are not refused",
 		      "covers", "landlock",
 		      "chmod, chown, utimes and xattrs outside the writable set; connects and sends "
-		      "to unix sockets; file watches (none on devices, /dev, hidden paths)",
+		      "to unix sockets; file watches (none on devices, /dev, hidden paths); "
+		      "refused mkdirs noted",
 		      "namespace",
 		      "connects and sends to unix sockets; file watches (none on devices, /dev, "
-		      "hidden paths)");
+		      "hidden paths); refused mkdirs noted");
 	json_object_set_new(o, "reason", rc == 0 ? json_null() : json_string(reason));
 #ifdef CONFIG_SUPERVISOR
 	if (rc == 0)

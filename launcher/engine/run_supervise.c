@@ -102,6 +102,11 @@ unsigned run_supervise_refusals(const struct run_state *r)
 	return supervisor_refusals(r->sup);
 }
 
+bool run_supervise_refusal_named(const struct run_state *r, const char *text, size_t len)
+{
+	return supervisor_refusal_named(r->sup, text, len);
+}
+
 void run_supervise_end(struct run_state *r)
 {
 	supervisor_stop(r->sup);
@@ -132,6 +137,14 @@ unsigned run_supervise_refusals(const struct run_state *r)
 {
 	(void)r;
 	return 0;
+}
+
+bool run_supervise_refusal_named(const struct run_state *r, const char *text, size_t len)
+{
+	(void)r;
+	(void)text;
+	(void)len;
+	return false;
 }
 
 void run_supervise_end(struct run_state *r)

@@ -4,6 +4,9 @@
 #ifndef SBX_RUN_SUPERVISE_H
 #define SBX_RUN_SUPERVISE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 struct run_state;
 struct sbx_run;
 
@@ -14,6 +17,8 @@ void run_supervise_prepare(struct run_state *r);
 void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg);
 /* Calls the policy refused by seccomp so far (0 unsupervised). */
 unsigned run_supervise_refusals(const struct run_state *r);
+/* The run's output names the path of a soft refusal (a mkdir, a watch). */
+bool run_supervise_refusal_named(const struct run_state *r, const char *text, size_t len);
 /* The run is over (or failed): stop, release. */
 void run_supervise_end(struct run_state *r);
 

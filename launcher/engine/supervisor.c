@@ -133,6 +133,9 @@ void sv_respond(struct supervisor *sv, uint64_t id, const struct sv_answer *a)
 	ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
+#define SV_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#define SV_USER_NOTIF_FD_SYNC_WAKE_UP 1UL
+
 /* Keep only the capabilities in keep (and never more than we hold). */
 static int lower_caps(uint64_t keep)
 {
@@ -180,6 +183,8 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 		/* answered */
 	} else if (sv->metadata && sv_is_listen_call(&c.n)) {
 		sv_listen_call(&c, &a); /* x32's too: only noted */
+	} else if (sv_is_mkdir_call(&c.n)) {
+		sv_mkdir_call(&c, &a); /* x32's too: only counted */
 	} else if (c.n.data.arch != AUDIT_ARCH_X86_64 || (c.n.data.nr & X32_SYSCALL_BIT)) {
 		/* The 32-bit ABIs (i386, x32) are trapped so they are no way
 		 * around us, and refused rather than emulated. */
@@ -260,6 +265,10 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 		return NULL;
 	}
 	sv->listener = listener;
+	/* Linux 6.6+: the command waits for each answer, so the kernel may run
+	 * our thread and then the command's on the caller's CPU, with no trip
+	 * through the scheduler's balancing. Older kernels say no: fine. */
+	(void)ioctl(listener, SV_IOCTL_NOTIF_SET_FLAGS, SV_USER_NOTIF_FD_SYNC_WAKE_UP);
 	sv->refs = 2; /* the engine's and the dispatcher's */
 	sv->metadata = p->metadata;
 	sv->caps = p->caps;

@@ -8,7 +8,8 @@
  * swap the path or the address between the decision and the kernel's own
  * look-up. (listen(2), which it only notes, has no such argument: it
  * continues; so does ioctl(TIOCGPTN), whose only pointer the kernel writes:
- * supervisor_ptypool.c.) */
+ * supervisor_ptypool.c.) mkdir(2) too: the kernel decides it alone, and we
+ * only note a refusal (supervisor_mkdir.c). */
 #ifndef SBX_SUPERVISOR_H
 #define SBX_SUPERVISOR_H
 
@@ -59,6 +60,14 @@ void supervisor_stop(struct supervisor *sv);
 /* How many calls the policy refused so far: ours (EACCES) and the errno
  * rules' that reached us. A failed run with any is a denied one. */
 unsigned supervisor_refusals(const struct supervisor *sv);
+
+/* Whether text (len bytes) names the path of a soft refusal, or a path
+ * below it: a mkdir the kernel refused (the sandbox's view), a watch we
+ * refused. Such a refusal is no denial by itself (many programs try a cache
+ * in $HOME, or watch what they can, and go on); a failed run whose output
+ * names it is one (`go env -w`: "open ~/.config/go/env: no such file or
+ * directory"). */
+bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len);
 
 /* Parent: can this kernel and process supervise (cached)? 0, or -errno with
  * a plain reason. */

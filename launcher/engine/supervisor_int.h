@@ -15,6 +15,7 @@
 #include "supervisor.h"
 
 #define SV_MAX_INFLIGHT 64 /* blocking calls performed at once per run */
+#define SV_MAX_NOTED 16     /* soft refusals remembered per run, by path */
 
 /* A call handed to a worker (supervisor_worker.c). */
 struct sv_inflight {
@@ -50,6 +51,10 @@ struct supervisor {
 	const struct sock_fprog *rules;
 	struct pty_pool *pty_pool; /* a reference; NULL: none */
 	unsigned refusals;        /* atomic */
+	/* The paths of soft refusals (a mkdir, a watch), as the command's
+	 * view names them and as it named them: the first few; under lock. */
+	char noted[SV_MAX_NOTED][PATH_MAX];
+	size_t n_noted;
 	/* The processes of the run that called listen(2), by their pidfs
 	 * inode (supervisor_listen.c); under lock. */
 	uint64_t *listeners;
@@ -82,6 +87,10 @@ int sv_refuse(struct supervisor *sv, int err);
 /* supervisor_refusal.c: whether a refusal of the errno rules is the
  * sandbox's (the caller could have made the call without sbx) */
 bool sv_rules_refusal_counts(struct sv_call *c);
+/* A soft refusal of the sandbox's: not counted, noted by its path in the
+ * command's view (view) and as the command gave it (given, or NULL), for
+ * supervisor_refusal_named. */
+void sv_note_refused(struct supervisor *sv, const char *view, const char *given);
 /* supervisor_meta.c: the same for a chmod-family call (owner, CAP_FOWNER) */
 bool sv_chmod_refusal_counts(struct sv_call *c);
 
@@ -148,6 +157,9 @@ void sv_pty_number_call(struct sv_call *c, struct sv_answer *a);
 /* supervisor_watch.c: inotify_add_watch, fanotify_mark (landlock runner) */
 bool sv_is_watch_call(const struct seccomp_notif *n);
 void sv_watch_call(struct sv_call *c, struct sv_answer *a);
+/* supervisor_mkdir.c: mkdir, mkdirat (both runners), only noted */
+bool sv_is_mkdir_call(const struct seccomp_notif *n);
+void sv_mkdir_call(struct sv_call *c, struct sv_answer *a);
 /* supervisor_listen.c: listen(2) (landlock runner), only recorded */
 bool sv_is_listen_call(const struct seccomp_notif *n);
 void sv_listen_call(struct sv_call *c, struct sv_answer *a);

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Is a refusal of the errno rules the sandbox's? As for a refused write
+/* Refusals that are not the supervisor's own decisions. Is a refusal of the
+ * errno rules the sandbox's? And the soft refusals (a mkdir the kernel
+ * refused, a watch we refused), noted by path: many programs go on without
+ * them, so they mark a failed run only when its output names them.
+ *
+ * Is a refusal of the errno rules the sandbox's? As for a refused write
  * (the classifier's rule), only where the caller could have made the call
  * without sbx: then it is counted and a failed run is marked denied. A
  * non-root caller's chmod u+s of a file it does not own, its mkdir -m 2755 in
@@ -11,6 +16,7 @@
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,4 +145,39 @@ bool sv_rules_refusal_counts(struct sv_call *c)
 		 * caller's own, outside sbx */
 		return true;
 	}
+}
+
+/* The first few distinct ones. */
+static void note(struct supervisor *sv, const char *path)
+{
+	for (size_t i = 0; i < sv->n_noted; i++)
+		if (strcmp(sv->noted[i], path) == 0)
+			return;
+	if (sv->n_noted < SV_MAX_NOTED && strlen(path) < PATH_MAX)
+		strcpy(sv->noted[sv->n_noted++], path);
+}
+
+void sv_note_refused(struct supervisor *sv, const char *view, const char *given)
+{
+	pthread_mutex_lock(&sv->lock);
+	if (view && view[0] == '/')
+		note(sv, view);
+	/* Also as the command named it (a symlink, a relative name with a
+	 * directory in it), which its own message repeats. */
+	if (given && (given[0] == '/' || strchr(given, '/')) && strcmp(given, view ? view : ""))
+		note(sv, given);
+	pthread_mutex_unlock(&sv->lock);
+}
+
+bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len)
+{
+	bool named = false;
+
+	if (!sv)
+		return false;
+	pthread_mutex_lock(&sv->lock);
+	for (size_t i = 0; i < sv->n_noted && !named; i++)
+		named = supervise_text_names(text, len, sv->noted[i]);
+	pthread_mutex_unlock(&sv->lock);
+	return named;
 }

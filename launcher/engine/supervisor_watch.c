@@ -147,7 +147,7 @@ void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 	uint64_t path_at = inotify ? arg[1] : arg[4];
 	int dirfd = inotify ? AT_FDCWD : (int)arg[3];
 	bool follow = inotify ? !(mask & IN_DONT_FOLLOW) : !(flags & FAN_MARK_DONT_FOLLOW);
-	char path[PATH_MAX], link[40];
+	char path[PATH_MAX], view[PATH_MAX], link[40];
 	int group = -1, handle = -1, rc;
 
 	/* Only an inode mark names an object we must judge. Removing and
@@ -194,7 +194,10 @@ void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 		goto out;
 	}
 	if (watch_refused(c, handle) || in_hidden(c, handle)) {
-		rc = caller_could(link) ? sv_refuse(c->sv, EACCES) : -EACCES;
+		/* A soft refusal: watchers skip what they cannot watch. */
+		if (caller_could(link) && sv_view_path(c, handle, view, sizeof(view)) == 0)
+			sv_note_refused(c->sv, view, path_at ? path : NULL);
+		rc = -EACCES;
 		goto out;
 	}
 	/* The handle already is what the command's lookup found (its last

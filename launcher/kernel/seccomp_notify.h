@@ -14,7 +14,7 @@ struct sock_fprog;
 
 enum notify_set {
 	NOTIFY_SOCKETS = 0,   /* connect, sendto with an address, sendmsg, sendmmsg,
-			       * inotify_add_watch, fanotify_mark */
+			       * inotify_add_watch, fanotify_mark, mkdir, mkdirat */
 	NOTIFY_METADATA,      /* the same, chmod/chown/utimes/xattr calls,
 			       * ioctl(TIOCGPTPEER), ioctl(TIOCGPTN), listen
 			       * (landlock runner) */

@@ -646,10 +646,6 @@ static void expect_unreachable(struct fx *f, const char *mode, const char *net, 
 	e2e_out_free(&o);
 }
 
-/* The errno rules (CONFIG_SECCOMP) refuse these; a build without them has
- * nothing to count (not built there, not skipped). */
-#ifdef CONFIG_SECCOMP
-
 static json_int_t result_exit(json_t *j)
 {
 	json_t *v = json_object_get(j, "exit_code");
@@ -663,6 +659,64 @@ static bool result_marked(json_t *j)
 
 	return t && strstr(t, "[sandbox: file access denied under ");
 }
+
+/* A program that ignores a refused mkdir and then fails on the missing
+ * directory (go env -w) says nothing of a refusal: "open O/new/f: no such
+ * file or directory". The supervisor notes the refused mkdir, and the failed
+ * run that names it is marked denied. Not marked: a run that fails naming
+ * nothing of it, a mkdir of a directory that exists (EEXIST, sandbox or
+ * not), one the caller could not make without sbx (nobody in root's
+ * directory). Nothing is made on disk. */
+PARAMS(refused_mkdir_named_marks_the_failed_run, all_params)
+ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed_run)
+{
+	struct fx f;
+	struct e2e_out o;
+	bool root;
+	json_t *j;
+
+	fx_setup(&f, p);
+	root = e2e_uid(f.who) == 0;
+	const struct {
+		const char *cmd;
+		bool marked;
+		const char *why;
+	} cases[] = {
+		{ e2e_fmt("mkdir %s/new 2>/dev/null; echo x > %s/new/f", f.O, f.O), true,
+		  "a refused mkdir, then ENOENT naming its directory" },
+		{ e2e_fmt("python3 -c 'import os,sys; os.makedirs(sys.argv[1], exist_ok=True)' "
+			  "%s/a/b 2>/dev/null; cat %s/a/b/conf", f.O, f.O), true,
+		  "a refused makedirs, then ENOENT below it" },
+		{ e2e_fmt("mkdir %s/new 2>/dev/null; echo failing on its own >&2; exit 3", f.O), false,
+		  "a refused mkdir the failure does not name" },
+		{ e2e_fmt("mkdir -p %s; cat %s/missing", f.O, f.O), false,
+		  "mkdir -p of a directory that exists, then a missing file" },
+		{ e2e_fmt("mkdir %s/new 2>/dev/null; cat %s/new/f", f.D, f.D), root,
+		  "a mkdir in root's directory (the kernel's refusal for nobody)" },
+		{ e2e_fmt("mkdir %s/new && echo x > %s/new/f && cat %s/nothere", f.R, f.R, f.R), false,
+		  "a mkdir inside the root, then a missing file" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		sbx(&f, "workspace-write", NULL, NULL, true, cases[i].cmd, &o);
+		j = result_of(&f, &o);
+		cr_assert(result_exit(j) != 0, "%s %s: the run succeeded:\n%s", f.tag, cases[i].why,
+			  o.out);
+		cr_assert(result_denied(j) == cases[i].marked && result_marked(j) == cases[i].marked,
+			  "%s %s: denied %d, marked %d (want %d):\n%s", f.tag, cases[i].why,
+			  result_denied(j), result_marked(j), cases[i].marked, o.out);
+		json_decref(j);
+		e2e_out_free(&o);
+	}
+	cr_assert(!e2e_exists(e2e_fmt("%s/new", f.O)) && !e2e_exists(e2e_fmt("%s/a", f.O)) &&
+			  !e2e_exists(e2e_fmt("%s/new", f.D)),
+		  "%s a refused mkdir made its directory", f.tag);
+	fx_teardown(&f);
+}
+
+/* The errno rules (CONFIG_SECCOMP) refuse these; a build without them has
+ * nothing to count (not built there, not skipped). */
+#ifdef CONFIG_SECCOMP
 
 /* The errno rules' refusals reach the supervisor only to be counted
  * (seccomp_filter_join): a refused setgid bit (EPERM, no path, no runner

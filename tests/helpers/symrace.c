@@ -7,9 +7,12 @@
  *
  *   symrace chmod|chown|utimes|xattr ROUNDS LINK A B PATH
  *
- * Prints "ok=N refused=M other=K". */
+ * Prints "ok=N refused=M other=K". On a busy machine the swapper may not run
+ * for a while: the rounds start after its first swap, and go on (up to 25
+ * times ROUNDS) until both targets were hit. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 
 static const char *link_path, *target[2];
 static atomic_bool done;
+static atomic_ulong swaps;
 
 static void *swapper(void *arg)
 {
@@ -33,7 +37,8 @@ static void *swapper(void *arg)
 	while (!atomic_load(&done)) {
 		unlink(tmp);
 		if (symlink(target[i++ & 1], tmp) == 0)
-			rename(tmp, link_path);
+			if (rename(tmp, link_path) == 0)
+				atomic_fetch_add(&swaps, 1);
 	}
 	return NULL;
 }
@@ -77,7 +82,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "symrace: pthread_create failed\n");
 		return 2;
 	}
-	for (unsigned long i = 0; i < rounds; i++) {
+	while (atomic_load(&swaps) < 2)
+		sched_yield();
+	for (unsigned long i = 0; i < rounds || ((ok == 0 || refused == 0) && i < 25 * rounds); i++) {
 		if (op(argv[1], argv[6], (unsigned)i) == 0)
 			ok++;
 		else if (errno == EACCES || errno == EPERM)

@@ -123,4 +123,3 @@ call <<'EOF'
 go env -w GOFLAGS=-mod=mod
 EOF
 deny home/.config/go
-known '*' "go ignores MkdirAll's EROFS/EACCES and then reports the open's ENOENT: a message that names no refusal (the classifier takes ENOENT only in node's recursive-mkdir shape), so the denial is not marked"

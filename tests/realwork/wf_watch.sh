@@ -92,4 +92,3 @@ for (const f of ["src", "src/a", "src/muted.log"]) try { fs.watch(f).close(); } 
 console.log("watching; 1 test failed"); process.exit(1);
 JS
 EOF
-known '*' "the supervisor refuses the watch on /dev/null (a device) and counts it; the run then fails for its own reason, and a failed run with any counted refusal is marked denied (docs/supervisor.md), though the refusal was skipped and had no part in the failure"

@@ -77,6 +77,26 @@ Test(supervise_paths, each_and_below)
 	cr_assert_not(supervise_in_paths(hidden, 3, NULL));
 }
 
+Test(supervise_text, names_a_path_or_below)
+{
+	const char *go = "go: writing go env config: open /r/.config/go/env: no such file\n";
+
+	cr_assert(supervise_text_names(go, strlen(go), "/r/.config/go"));
+	cr_assert(supervise_text_names(go, strlen(go), "/r/.config/go/env"));
+	cr_assert(supervise_text_names("'/r/x'", 6, "/r/x"), "quoted");
+	cr_assert(supervise_text_names("/r/x", 4, "/r/x"), "the whole text");
+	cr_assert(supervise_text_names("a /r/xy and /r/x/", 17, "/r/x"), "the second one");
+	cr_assert_not(supervise_text_names(go, strlen(go), "/r/.config/g"), "a longer name");
+	cr_assert_not(supervise_text_names("open /a/r/x: no", 15, "/r/x"), "inside another path");
+	cr_assert_not(supervise_text_names("open /r/x.d: no", 15, "/r/x"));
+	cr_assert_not(supervise_text_names("open /r/x", 8, "/r/x"), "past len");
+	cr_assert_not(supervise_text_names(go, strlen(go), "/"));
+	cr_assert_not(supervise_text_names(go, strlen(go), "r/.config"), "inside another path");
+	cr_assert(supervise_text_names("watch 'src/x.log'", 17, "src/x.log"), "relative");
+	cr_assert_not(supervise_text_names("open x.log: no", 14, "x.log"), "a bare name");
+	cr_assert_not(supervise_text_names(NULL, 0, "/r"));
+}
+
 Test(supervise_listed, paths_and_patterns)
 {
 	const char *const allow[] = { "/run/postgresql/*", "/var/run/docker.sock", "@/tmp/.X11-unix/X0" };

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* mkdir(2) and mkdirat(2), under both runners: never decided or performed
+ * here (the kernel refuses them: Landlock's EACCES, the read-only mount's
+ * EROFS), only noted. Why: some programs ignore a refused mkdir and then
+ * fail on the directory that is missing, with a message that names no
+ * refusal (`go env -w`: "open ~/.config/go/env: no such file or
+ * directory"). A failed run whose output names a directory noted here was
+ * failed by the sandbox, and is marked denied (issue 19). Not counted as a
+ * refusal by itself: many programs try a directory in $HOME and go on
+ * without it, and their own failure later is not the sandbox's.
+ *
+ * Noted only where the sandbox refuses what the caller could do without
+ * it: the name does not exist yet (else EEXIST, sandbox or not), the
+ * directory is outside the run's writable set (landlock runner) or on a
+ * read-only mount of the run's view (namespace runner), and the caller may
+ * write and search it on the host. The kernel performs the call after we
+ * looked (CONTINUE): a command racing these look-ups only moves a marker. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "supervisor_int.h"
+
+#define X32_BIT 0x40000000U
+
+bool sv_is_mkdir_call(const struct seccomp_notif *n)
+{
+	unsigned nr = n->data.nr & ~X32_BIT;
+
+	return n->data.arch == AUDIT_ARCH_X86_64 && (nr == SYS_mkdir || nr == SYS_mkdirat);
+}
+
+/* Split path into its directory and last name, trailing slashes dropped
+ * ("a/b/" makes b in a). false: nothing to make ("/", ".", ".."). */
+static bool split(char *path, const char **dir, const char **name)
+{
+	size_t len = strlen(path);
+	char *slash;
+
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = '\0';
+	slash = strrchr(path, '/');
+	if (!slash) {
+		*dir = ".", *name = path;
+	} else {
+		*name = slash + 1;
+		*dir = slash == path ? "/" : path;
+		*slash = '\0';
+	}
+	return **name && strcmp(*name, ".") != 0 && strcmp(*name, "..") != 0;
+}
+
+/* The caller may write and search the directory on the host: our threads
+ * hold its uid and capabilities, and look from the host's mount namespace. */
+static bool host_allows(const char *view)
+{
+	return faccessat(AT_FDCWD, view, W_OK | X_OK, AT_EACCESS) == 0;
+}
+
+/* made: the directory the call would make, in the command's view. */
+static bool refused_by_sandbox(struct sv_call *c, int dirfd, uint64_t addr, char *made,
+			       size_t made_size)
+{
+	char path[PATH_MAX], view[PATH_MAX], link[40];
+	const char *dir, *name;
+	struct stat st;
+	bool refused = false;
+	int h;
+
+	if (sv_read_string(c, addr, path, sizeof(path)) < 0 || !split(path, &dir, &name))
+		return false;
+	h = sv_resolve(c, dirfd, dir, SV_FOLLOW);
+	if (h < 0)
+		return false; /* ENOENT, ENOTDIR...: the kernel's own answer */
+	if (fstatat(h, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT ||
+	    sv_view_path(c, h, view, sizeof(view)) < 0 || view[0] != '/')
+		goto out;
+	if (snprintf(made, made_size, "%s/%s", strcmp(view, "/") ? view : "", name) >=
+	    (int)made_size)
+		goto out;
+	if (c->sv->metadata) {
+		/* Landlock grants the writable set and nothing else. */
+		refused = !supervise_in_writable(&c->sv->writable, made) && host_allows(view);
+	} else {
+		/* The run's view is the host's, bound read-only, apart from its
+		 * own mounts (the root, /tmp, the cache), which are writable. A
+		 * host mount that is read-only itself refuses the caller too. */
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", h);
+		refused = faccessat(AT_FDCWD, link, W_OK | X_OK, AT_EACCESS) < 0 &&
+			  errno == EROFS && host_allows(view);
+	}
+out:
+	close(h);
+	return refused;
+}
+
+void sv_mkdir_call(struct sv_call *c, struct sv_answer *a)
+{
+	const __u64 *arg = c->n.data.args;
+	bool at = (c->n.data.nr & ~X32_BIT) == SYS_mkdirat;
+	char made[PATH_MAX];
+
+	a->cont = true;
+	/* x32's calls go on unnoted, as they are rare. */
+	if (c->n.data.nr & X32_BIT)
+		return;
+	if (refused_by_sandbox(c, at ? (int)arg[0] : AT_FDCWD, at ? arg[1] : arg[0], made,
+			       sizeof(made)))
+		sv_note_refused(c->sv, made, NULL);
+}
