@@ -161,7 +161,8 @@ static int check_cwd_visible(const struct run_state *r, struct sbx_error *err)
  * root (root = $HOME holds ~/.ssh; a deny_read entry in the workspace) would
  * be readable and writable there. The namespace runner covers it; the
  * landlock runner is not used for such a run. */
-static bool hidden_inside_root(const struct run_state *r, char *reason, size_t size)
+static bool hidden_inside_root(const struct run_state *r, bool namespace_unusable, char *reason,
+			       size_t size)
 {
 	struct stat st;
 
@@ -174,10 +175,14 @@ static bool hidden_inside_root(const struct run_state *r, char *reason, size_t s
 			/* sbx's state is hidden whatever deny_read says. */
 			bool state = statedir_is_candidate(h);
 
+			/* Only the ways out that exist here. */
 			snprintf(reason, size, "cannot hide %.80s%s inside the root %.80s (Landlock "
-				 "grants the root whole): use the namespace runner%s another root%s",
-				 h, state ? " (sbx's state)" : "", r->root, state ? " or" : ",",
-				 state ? "" : " or a deny_read without it");
+				 "grants the root whole): use %s%s%s",
+				 h, state ? " (sbx's state)" : "", r->root,
+				 namespace_unusable ? ""
+				 : state	    ? "the namespace runner or "
+						    : "the namespace runner, ",
+				 "another root", state ? "" : " or a deny_read without it");
 			return true;
 		}
 	}
@@ -301,11 +306,15 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 #endif
 	r->spec.landlock_abi = landlock_abi_for(cfg);
 
+	/* The runners this run found unusable, so far. */
+	bool out[SBX_RUNNER_NONE + 1] = { false };
+
 	for (size_t i = 0; candidates[i]; i++) {
 		const struct runner_ops *runner = candidates[i];
 		char reason[320];
 
 		if (unusable_reason[runner->id][0]) {
+			out[runner->id] = true;
 			append_reason(reasons, sizeof(reasons), runner->name, unusable_reason[runner->id]);
 			continue;
 		}
@@ -314,6 +323,7 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		 * setup fails instead, and that is caught below just the same. */
 		if (!probed_ok[runner->id] && runner->probe(reason, sizeof(reason)) < 0) {
 			snprintf(unusable_reason[runner->id], sizeof(unusable_reason[0]), "%s", reason);
+			out[runner->id] = true;
 			append_reason(reasons, sizeof(reasons), runner->name, reason);
 			continue;
 		}
@@ -321,7 +331,9 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		if (runner->id == SBX_RUNNER_NAMESPACE && check_cwd_visible(r, err) < 0)
 			return -EINVAL;
 		/* A fact about this run, not the machine: never remembered. */
-		if (runner->id == SBX_RUNNER_LANDLOCK && hidden_inside_root(r, reason, sizeof(reason))) {
+		if (runner->id == SBX_RUNNER_LANDLOCK &&
+		    hidden_inside_root(r, out[SBX_RUNNER_NAMESPACE], reason, sizeof(reason))) {
+			out[runner->id] = true;
 			append_reason(reasons, sizeof(reasons), runner->name, reason);
 			continue;
 		}
@@ -368,6 +380,7 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		/* A fact about the machine: `auto` moves on for this run. Not
 		 * remembered all the same (see unusable_reason): the next run
 		 * asks the kernel again. */
+		out[runner->id] = true;
 		append_reason(reasons, sizeof(reasons), runner->name, reason);
 	}
 	return sbx_error_set(err, EPERM, SBX_E_SANDBOX_UNAVAILABLE, reasons,

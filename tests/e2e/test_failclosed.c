@@ -195,6 +195,43 @@ ParameterizedTest(enum e2e_user *who, failclosed, auto_without_any_runner)
 	e2e_out_free(&o);
 }
 
+/* A root holding a hidden path: the landlock runner cannot hide it (it
+ * grants the root whole). Where the namespace runner is unusable too, the
+ * refusal must not send the user to it: it names only the ways out that
+ * exist here. */
+PARAMS(hidden_inside_root_names_only_the_ways_out_here)
+ParameterizedTest(enum e2e_user *who, failclosed, hidden_inside_root_names_only_the_ways_out_here)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, *who);
+	char *secret = e2e_fmt("%s/secret", f.R), *conf = e2e_fmt("%s/c.conf", f.B);
+
+	cr_assert(e2e_mkdir(f.who, secret) == 0);
+	cr_assert(e2e_write_file(f.who, conf, e2e_fmt("deny_read = %s\n", secret)) == 0);
+	for (int ns_usable = 0; ns_usable < 2; ns_usable++) {
+		char *argv[] = { (char *)e2e_helper("nofeature"), ns_usable ? "io_uring" : "userns",
+				 "--", (char *)e2e_sbx(), "run", "--config", conf,
+				 "--runner", ns_usable ? "landlock" : "auto", "--mode",
+				 "workspace-write", "--root", f.R, "--",
+				 e2e_fmt("touch %s", f.sentinel), NULL };
+		const char *names[] = { "landlock", "cannot hide", secret, "another root", NULL };
+		/* a kernel without Landlock says that instead */
+		bool landlock = e2e_runner_expected("landlock");
+
+		if (!landlock)
+			names[1] = NULL;
+		e2e_run(f.who, argv, NULL, &o);
+		assert_unavailable(&f, ns_usable ? "--runner landlock" : "nofeature userns, auto", &o,
+				   names);
+		cr_assert(!landlock || (strstr(o.err, "use the namespace runner") != NULL) == ns_usable,
+			  "%s %s: the namespace runner %s suggested:\n%s", f.tag,
+			  ns_usable ? "usable" : "unusable", ns_usable ? "is not" : "is", o.err);
+		e2e_out_free(&o);
+	}
+}
+
 PARAMS(danger_needs_no_runner)
 ParameterizedTest(enum e2e_user *who, failclosed, danger_needs_no_runner)
 {
