@@ -439,3 +439,21 @@ int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags)
 	close(root);
 	return rc;
 }
+
+bool sv_split_path(char *path, const char **dir, const char **name)
+{
+	size_t len = strlen(path);
+	char *slash;
+
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = '\0';
+	slash = strrchr(path, '/');
+	if (!slash) {
+		*dir = ".", *name = path;
+	} else {
+		*name = slash + 1;
+		*dir = slash == path ? "/" : path;
+		*slash = '\0';
+	}
+	return **name && strcmp(*name, ".") != 0 && strcmp(*name, "..") != 0;
+}

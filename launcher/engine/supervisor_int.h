@@ -125,6 +125,11 @@ int sv_pidfd(struct sv_call *c);
 /* A copy of the command's fd (pidfd_getfd): the same open file. -errno. */
 int sv_getfd(struct sv_call *c, int fd);
 
+/* Split path (modified) into the directory a new entry goes in and its
+ * name, trailing slashes dropped ("a/b/" makes b in a). false: no name to
+ * make ("/", ".", ".."). */
+bool sv_split_path(char *path, const char **dir, const char **name);
+
 enum sv_resolve_flags {
 	SV_FOLLOW = 1,      /* follow a symlink in the last component */
 	SV_EMPTY_OK = 2,    /* "" names dirfd itself (AT_EMPTY_PATH) */

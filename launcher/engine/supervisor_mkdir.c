@@ -35,26 +35,6 @@ bool sv_is_mkdir_call(const struct seccomp_notif *n)
 	return n->data.arch == AUDIT_ARCH_X86_64 && (nr == SYS_mkdir || nr == SYS_mkdirat);
 }
 
-/* Split path into its directory and last name, trailing slashes dropped
- * ("a/b/" makes b in a). false: nothing to make ("/", ".", ".."). */
-static bool split(char *path, const char **dir, const char **name)
-{
-	size_t len = strlen(path);
-	char *slash;
-
-	while (len > 1 && path[len - 1] == '/')
-		path[--len] = '\0';
-	slash = strrchr(path, '/');
-	if (!slash) {
-		*dir = ".", *name = path;
-	} else {
-		*name = slash + 1;
-		*dir = slash == path ? "/" : path;
-		*slash = '\0';
-	}
-	return **name && strcmp(*name, ".") != 0 && strcmp(*name, "..") != 0;
-}
-
 /* The caller may write and search the directory on the host: our threads
  * hold its uid and capabilities, and look from the host's mount namespace. */
 static bool host_allows(const char *view)
@@ -72,7 +52,7 @@ static bool refused_by_sandbox(struct sv_call *c, int dirfd, uint64_t addr, char
 	bool refused = false;
 	int h;
 
-	if (sv_read_string(c, addr, path, sizeof(path)) < 0 || !split(path, &dir, &name))
+	if (sv_read_string(c, addr, path, sizeof(path)) < 0 || !sv_split_path(path, &dir, &name))
 		return false;
 	h = sv_resolve(c, dirfd, dir, SV_FOLLOW);
 	if (h < 0)

@@ -85,18 +85,14 @@ static bool host_allows_userns(void)
  * caller (mkdir, mknod, creat, open with O_CREAT). */
 static bool could_create(struct sv_call *c, int dirfd, uint64_t addr)
 {
-	char path[PATH_MAX], proc[40], *slash;
-	const char *dir = ".";
+	char path[PATH_MAX], proc[40];
+	const char *dir, *name;
 	int h;
 	bool ok;
 
 	if (sv_read_string(c, addr, path, sizeof(path)) < 0)
 		return false;
-	slash = strrchr(path, '/');
-	if (slash == path)
-		dir = "/";
-	else if (slash)
-		*slash = '\0', dir = path;
+	sv_split_path(path, &dir, &name);
 	h = sv_resolve(c, dirfd, dir, SV_FOLLOW);
 	if (h < 0)
 		return false;
