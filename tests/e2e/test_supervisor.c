@@ -666,7 +666,8 @@ static bool result_marked(json_t *j)
  * run that names it is marked denied. Not marked: a run that fails naming
  * nothing of it, a mkdir of a directory that exists (EEXIST, sandbox or
  * not), one the caller could not make without sbx (nobody in root's
- * directory). Nothing is made on disk. */
+ * directory). Marked too when the command named the directory through a
+ * symlink. Nothing is made on disk. */
 PARAMS(refused_mkdir_named_marks_the_failed_run, all_params)
 ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed_run)
 {
@@ -677,6 +678,7 @@ ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed
 
 	fx_setup(&f, p);
 	root = e2e_uid(f.who) == 0;
+	cr_assert(symlink(f.O, e2e_fmt("%s/ln", f.B)) == 0, "fixture: symlink");
 	const struct {
 		const char *cmd;
 		bool marked;
@@ -695,6 +697,8 @@ ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed
 		  "a mkdir in root's directory (the kernel's refusal for nobody)" },
 		{ e2e_fmt("mkdir %s/new && echo x > %s/new/f && cat %s/nothere", f.R, f.R, f.R), false,
 		  "a mkdir inside the root, then a missing file" },
+		{ e2e_fmt("mkdir %s/ln/new 2>/dev/null; cat %s/ln/new/f", f.B, f.B), true,
+		  "a refused mkdir through a symlink ($HOME under /home -> /var/home), named so" },
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
