@@ -55,6 +55,9 @@ struct supervisor {
 	 * view names them and as it named them: the first few; under lock. */
 	char noted[SV_MAX_NOTED][PATH_MAX];
 	size_t n_noted;
+	/* $HOME as set and resolved, when a symlink is on its way (/home ->
+	 * /var/home): a noted path below it is noted as $HOME names it too. */
+	char home[PATH_MAX], home_real[PATH_MAX];
 	/* The processes of the run that called listen(2), by their pidfs
 	 * inode (supervisor_listen.c); under lock. */
 	uint64_t *listeners;

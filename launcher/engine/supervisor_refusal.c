@@ -159,9 +159,20 @@ static void note(struct supervisor *sv, const char *path)
 
 void sv_note_refused(struct supervisor *sv, const char *view, const char *given)
 {
+	size_t hl = strlen(sv->home_real);
+	char as_home[PATH_MAX];
+
 	pthread_mutex_lock(&sv->lock);
-	if (view && view[0] == '/')
+	if (view && view[0] == '/') {
 		note(sv, view);
+		/* "mkdir -p ~/.config/x" makes ".config" from inside $HOME, which
+		 * the command's messages name by $HOME, not by its real path. */
+		if (hl && strncmp(view, sv->home_real, hl) == 0 &&
+		    (view[hl] == '/' || view[hl] == '\0') &&
+		    snprintf(as_home, sizeof(as_home), "%s%s", sv->home, view + hl) <
+			    (int)sizeof(as_home))
+			note(sv, as_home);
+	}
 	/* Also as the command named it (a symlink, a relative name with a
 	 * directory in it), which its own message repeats. */
 	if (given && (given[0] == '/' || strchr(given, '/')) && strcmp(given, view ? view : ""))

@@ -667,7 +667,8 @@ static bool result_marked(json_t *j)
  * nothing of it, a mkdir of a directory that exists (EEXIST, sandbox or
  * not), one the caller could not make without sbx (nobody in root's
  * directory). Marked too when the command named the directory through a
- * symlink. Nothing is made on disk. */
+ * symlink, or made it from inside a $HOME reached through one. Nothing is
+ * made on disk. */
 PARAMS(refused_mkdir_named_marks_the_failed_run, all_params)
 ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed_run)
 {
@@ -712,8 +713,23 @@ ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed
 		json_decref(j);
 		e2e_out_free(&o);
 	}
+	/* $HOME through a symlink: mkdir -p makes ".x" from inside it, and the
+	 * failure names it by $HOME. */
+	char *home = e2e_fmt("HOME=%s/ln", f.B);
+	char *env[] = { home, NULL };
+	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", (char *)runner_name[f.runner],
+			 "--mode", "workspace-write", "--root", f.R, "--json", "--",
+			 "mkdir -p $HOME/.x/y 2>/dev/null; cd $HOME/.x/y", NULL };
+
+	e2e_run(f.who, argv, env, &o);
+	j = result_of(&f, &o);
+	cr_assert(result_exit(j) != 0 && result_denied(j) && result_marked(j),
+		  "%s mkdir -p in a $HOME reached through a symlink, then cd: not marked:\n%s",
+		  f.tag, o.out);
+	json_decref(j);
+	e2e_out_free(&o);
 	cr_assert(!e2e_exists(e2e_fmt("%s/new", f.O)) && !e2e_exists(e2e_fmt("%s/a", f.O)) &&
-			  !e2e_exists(e2e_fmt("%s/new", f.D)),
+			  !e2e_exists(e2e_fmt("%s/.x", f.O)) && !e2e_exists(e2e_fmt("%s/new", f.D)),
 		  "%s a refused mkdir made its directory", f.tag);
 	fx_teardown(&f);
 }
