@@ -667,8 +667,8 @@ static bool result_marked(json_t *j)
  * nothing of it, a mkdir of a directory that exists (EEXIST, sandbox or
  * not), one the caller could not make without sbx (nobody in root's
  * directory). Marked too when the command named the directory through a
- * symlink, or made it from inside a $HOME reached through one. Nothing is
- * made on disk. */
+ * symlink, or made it from inside a $HOME reached through one, and after a
+ * hundred other refused mkdirs. Nothing is made on disk. */
 PARAMS(refused_mkdir_named_marks_the_failed_run, all_params)
 ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed_run)
 {
@@ -698,6 +698,9 @@ ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed
 		  "a mkdir in root's directory (the kernel's refusal for nobody)" },
 		{ e2e_fmt("mkdir %s/new && echo x > %s/new/f && cat %s/nothere", f.R, f.R, f.R), false,
 		  "a mkdir inside the root, then a missing file" },
+		{ e2e_fmt("for i in $(seq 100); do mkdir %s/p$i; done 2>/dev/null; mkdir %s/new "
+			  "2>/dev/null; cat %s/new/f", f.O, f.O, f.O), true,
+		  "a hundred refused mkdirs, then the one the failure names" },
 		{ e2e_fmt("mkdir %s/ln/new 2>/dev/null; cat %s/ln/new/f", f.B, f.B), true,
 		  "a refused mkdir through a symlink ($HOME under /home -> /var/home), named so" },
 	};
@@ -729,7 +732,8 @@ ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed
 	json_decref(j);
 	e2e_out_free(&o);
 	cr_assert(!e2e_exists(e2e_fmt("%s/new", f.O)) && !e2e_exists(e2e_fmt("%s/a", f.O)) &&
-			  !e2e_exists(e2e_fmt("%s/.x", f.O)) && !e2e_exists(e2e_fmt("%s/new", f.D)),
+			  !e2e_exists(e2e_fmt("%s/.x", f.O)) && !e2e_exists(e2e_fmt("%s/p1", f.O)) &&
+			  !e2e_exists(e2e_fmt("%s/new", f.D)),
 		  "%s a refused mkdir made its directory", f.tag);
 	fx_teardown(&f);
 }
