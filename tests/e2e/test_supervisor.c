@@ -666,9 +666,10 @@ static bool result_marked(json_t *j)
  * run that names it is marked denied. Not marked: a run that fails naming
  * nothing of it, a mkdir of a directory that exists (EEXIST, sandbox or
  * not), one the caller could not make without sbx (nobody in root's
- * directory). Marked too when the command named the directory through a
- * symlink, or made it from inside a $HOME reached through one, and after a
- * hundred other refused mkdirs. Nothing is made on disk. */
+ * directory). Marked too when the command named the directory by a
+ * relative path or through a symlink, or made it from inside a $HOME
+ * reached through one, and after a hundred other refused mkdirs. Nothing
+ * is made on disk. */
 PARAMS(refused_mkdir_named_marks_the_failed_run, all_params)
 ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed_run)
 {
@@ -701,6 +702,8 @@ ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed
 		{ e2e_fmt("for i in $(seq 100); do mkdir %s/p$i; done 2>/dev/null; mkdir %s/new "
 			  "2>/dev/null; cat %s/new/f", f.O, f.O, f.O), true,
 		  "a hundred refused mkdirs, then the one the failure names" },
+		{ "mkdir ../out/new 2>/dev/null; cat ../out/new/f", true,
+		  "a refused mkdir of a relative path, named so" },
 		{ e2e_fmt("mkdir %s/ln/new 2>/dev/null; cat %s/ln/new/f", f.B, f.B), true,
 		  "a refused mkdir through a symlink ($HOME under /home -> /var/home), named so" },
 	};
