@@ -15,7 +15,7 @@
 #include "supervisor.h"
 
 #define SV_MAX_INFLIGHT 64 /* blocking calls performed at once per run */
-#define SV_MAX_NOTED 16     /* soft refusals remembered per run, by path */
+#define SV_MAX_NOTED 64     /* soft refusals remembered per run, by path */
 
 /* A call handed to a worker (supervisor_worker.c). */
 struct sv_inflight {
@@ -54,7 +54,10 @@ struct supervisor {
 	/* The paths of soft refusals (a mkdir, a watch), as the command's
 	 * view names them and as it named them: the first few; under lock. */
 	char noted[SV_MAX_NOTED][PATH_MAX];
-	size_t n_noted;
+	size_t n_noted, n_renoted;
+	/* $HOME as set and resolved, when a symlink is on its way (/home ->
+	 * /var/home): a noted path below it is noted as $HOME names it too. */
+	char home[PATH_MAX], home_real[PATH_MAX];
 	/* The processes of the run that called listen(2), by their pidfs
 	 * inode (supervisor_listen.c); under lock. */
 	uint64_t *listeners;

@@ -42,17 +42,27 @@ static bool host_allows(const char *view)
 	return faccessat(AT_FDCWD, view, W_OK | X_OK, AT_EACCESS) == 0;
 }
 
-/* made: the directory the call would make, in the command's view. */
+/* made: the directory the call would make, in the command's view (its
+ * directory resolved); given: as the command named it (trailing slashes
+ * dropped), which its messages repeat when a symlink is on the way ($HOME
+ * under /home -> /var/home). */
 static bool refused_by_sandbox(struct sv_call *c, int dirfd, uint64_t addr, char *made,
-			       size_t made_size)
+			       size_t made_size, char given[PATH_MAX])
 {
 	char path[PATH_MAX], view[PATH_MAX], link[40];
 	const char *dir, *name;
 	struct stat st;
 	bool refused = false;
+	size_t len;
 	int h;
 
-	if (sv_read_string(c, addr, path, sizeof(path)) < 0 || !sv_split_path(path, &dir, &name))
+	if (sv_read_string(c, addr, path, sizeof(path)) < 0)
+		return false;
+	memcpy(given, path, sizeof(path));
+	len = strlen(given);
+	while (len > 1 && given[len - 1] == '/')
+		given[--len] = '\0';
+	if (!sv_split_path(path, &dir, &name))
 		return false;
 	h = sv_resolve(c, dirfd, dir, SV_FOLLOW);
 	if (h < 0)
@@ -83,13 +93,13 @@ void sv_mkdir_call(struct sv_call *c, struct sv_answer *a)
 {
 	const __u64 *arg = c->n.data.args;
 	bool at = (c->n.data.nr & ~X32_BIT) == SYS_mkdirat;
-	char made[PATH_MAX];
+	char made[PATH_MAX], given[PATH_MAX];
 
 	a->cont = true;
 	/* x32's calls go on unnoted, as they are rare. */
 	if (c->n.data.nr & X32_BIT)
 		return;
 	if (refused_by_sandbox(c, at ? (int)arg[0] : AT_FDCWD, at ? arg[1] : arg[0], made,
-			       sizeof(made)))
-		sv_note_refused(c->sv, made, NULL);
+			       sizeof(made), given))
+		sv_note_refused(c->sv, made, given);
 }

@@ -143,21 +143,53 @@ bool sv_rules_refusal_counts(struct sv_call *c)
 	}
 }
 
-/* The first few distinct ones. */
+/* A path already noted, or below one (a message naming it names that). */
+static bool covered(const struct supervisor *sv, const char *path)
+{
+	for (size_t i = 0; i < sv->n_noted; i++) {
+		size_t len = strlen(sv->noted[i]);
+
+		if (strncmp(sv->noted[i], path, len) == 0 && (path[len] == '\0' || path[len] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* The first half of the slots keeps the first distinct ones, the second
+ * half the latest: a program that tried many directories and went on
+ * without them (imports writing __pycache__, probes of $HOME) must not hide
+ * the refusal its failure names at the end. */
 static void note(struct supervisor *sv, const char *path)
 {
-	for (size_t i = 0; i < sv->n_noted; i++)
-		if (strcmp(sv->noted[i], path) == 0)
-			return;
-	if (sv->n_noted < SV_MAX_NOTED && strlen(path) < PATH_MAX)
-		strcpy(sv->noted[sv->n_noted++], path);
+	char *slot;
+
+	if (strlen(path) >= PATH_MAX || covered(sv, path))
+		return;
+	if (sv->n_noted < SV_MAX_NOTED) {
+		slot = sv->noted[sv->n_noted++];
+	} else {
+		slot = sv->noted[SV_MAX_NOTED / 2 + sv->n_renoted % (SV_MAX_NOTED / 2)];
+		sv->n_renoted++;
+	}
+	strcpy(slot, path);
 }
 
 void sv_note_refused(struct supervisor *sv, const char *view, const char *given)
 {
+	size_t hl = strlen(sv->home_real);
+	char as_home[PATH_MAX];
+
 	pthread_mutex_lock(&sv->lock);
-	if (view && view[0] == '/')
+	if (view && view[0] == '/') {
 		note(sv, view);
+		/* "mkdir -p ~/.config/x" makes ".config" from inside $HOME, which
+		 * the command's messages name by $HOME, not by its real path. */
+		if (hl && strncmp(view, sv->home_real, hl) == 0 &&
+		    (view[hl] == '/' || view[hl] == '\0') &&
+		    snprintf(as_home, sizeof(as_home), "%s%s", sv->home, view + hl) <
+			    (int)sizeof(as_home))
+			note(sv, as_home);
+	}
 	/* Also as the command named it (a symlink, a relative name with a
 	 * directory in it), which its own message repeats. */
 	if (given && (given[0] == '/' || strchr(given, '/')) && strcmp(given, view ? view : ""))

@@ -666,7 +666,10 @@ static bool result_marked(json_t *j)
  * run that names it is marked denied. Not marked: a run that fails naming
  * nothing of it, a mkdir of a directory that exists (EEXIST, sandbox or
  * not), one the caller could not make without sbx (nobody in root's
- * directory). Nothing is made on disk. */
+ * directory). Marked too when the command named the directory by a
+ * relative path or through a symlink, or made it from inside a $HOME
+ * reached through one, and after a hundred other refused mkdirs. Nothing
+ * is made on disk. */
 PARAMS(refused_mkdir_named_marks_the_failed_run, all_params)
 ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed_run)
 {
@@ -677,6 +680,7 @@ ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed
 
 	fx_setup(&f, p);
 	root = e2e_uid(f.who) == 0;
+	cr_assert(symlink(f.O, e2e_fmt("%s/ln", f.B)) == 0, "fixture: symlink");
 	const struct {
 		const char *cmd;
 		bool marked;
@@ -695,6 +699,13 @@ ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed
 		  "a mkdir in root's directory (the kernel's refusal for nobody)" },
 		{ e2e_fmt("mkdir %s/new && echo x > %s/new/f && cat %s/nothere", f.R, f.R, f.R), false,
 		  "a mkdir inside the root, then a missing file" },
+		{ e2e_fmt("for i in $(seq 100); do mkdir %s/p$i; done 2>/dev/null; mkdir %s/new "
+			  "2>/dev/null; cat %s/new/f", f.O, f.O, f.O), true,
+		  "a hundred refused mkdirs, then the one the failure names" },
+		{ "mkdir ../out/new 2>/dev/null; cat ../out/new/f", true,
+		  "a refused mkdir of a relative path, named so" },
+		{ e2e_fmt("mkdir %s/ln/new 2>/dev/null; cat %s/ln/new/f", f.B, f.B), true,
+		  "a refused mkdir through a symlink ($HOME under /home -> /var/home), named so" },
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -708,7 +719,23 @@ ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed
 		json_decref(j);
 		e2e_out_free(&o);
 	}
+	/* $HOME through a symlink: mkdir -p makes ".x" from inside it, and the
+	 * failure names it by $HOME. */
+	char *home = e2e_fmt("HOME=%s/ln", f.B);
+	char *env[] = { home, NULL };
+	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", (char *)runner_name[f.runner],
+			 "--mode", "workspace-write", "--root", f.R, "--json", "--",
+			 "mkdir -p $HOME/.x/y 2>/dev/null; cd $HOME/.x/y", NULL };
+
+	e2e_run(f.who, argv, env, &o);
+	j = result_of(&f, &o);
+	cr_assert(result_exit(j) != 0 && result_denied(j) && result_marked(j),
+		  "%s mkdir -p in a $HOME reached through a symlink, then cd: not marked:\n%s",
+		  f.tag, o.out);
+	json_decref(j);
+	e2e_out_free(&o);
 	cr_assert(!e2e_exists(e2e_fmt("%s/new", f.O)) && !e2e_exists(e2e_fmt("%s/a", f.O)) &&
+			  !e2e_exists(e2e_fmt("%s/.x", f.O)) && !e2e_exists(e2e_fmt("%s/p1", f.O)) &&
 			  !e2e_exists(e2e_fmt("%s/new", f.D)),
 		  "%s a refused mkdir made its directory", f.tag);
 	fx_teardown(&f);
