@@ -71,7 +71,7 @@ obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
 	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o supervisor_pty.o \
 		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o \
 		supervisor_listen.o supervisor_refusal.o supervisor_ptypool.o supervisor_runs.o supervisor_watch.o \
-		supervisor_mkdir.o)
+		supervisor_mkdir.o supervisor_noted.o)
 
 # CONFIG_STATIC=y (the default): sbx is one static-pie file (glibc and every
 # library inside), to copy into any image; each launch skips the dynamic

@@ -177,10 +177,12 @@ struct supervise_writable {
 };
 /* path (canonical, absolute) is one of the directories or below one. */
 bool supervise_in_writable(const struct supervise_writable *w, const char *path);
-/* text (len bytes, not NUL-terminated) names path or a path below it:
- * "open /r/.config/go/env: no such file" names /r/.config/go. path is
- * absolute, or relative with a '/' in it (src/x.log); never "/". */
-bool supervise_text_names(const char *text, size_t len, const char *path);
+/* A line of text (len bytes, not NUL-terminated) names path, or a path
+ * below it, together with an error ("No such file or directory",
+ * "Permission denied", EROFS, ...): "open /r/.config/go/env: no such file
+ * or directory" names /r/.config/go. path is absolute, or relative with a
+ * '/' in it (src/x.log); never "/". */
+bool supervise_error_names(const char *text, size_t len, const char *path);
 /* path (canonical, absolute) is one of paths or lies below one. */
 bool supervise_in_paths(const char *const *paths, size_t n, const char *path);
 /* name ("/canonical/path" or "@abstract") matches an allow-list entry; '*'

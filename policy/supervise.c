@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The supervisor's decisions that need no system call: is a resolved path in
  * the run's writable set, is a socket on the `unix_sockets` allow-list, is an
- * allow-list entry well formed, and does a run's output name a path. The caller resolves every path itself
+ * allow-list entry well formed, and does an error line of a run's output
+ * name a path. The caller resolves every path itself
  * (engine/supervisor_*.c); here they are only strings. */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "policy.h"
 
@@ -53,23 +55,52 @@ static bool name_byte(char c)
 	       c == '.' || c == '_' || c == '-' || c == '+' || c == '~' || c == '@';
 }
 
-bool supervise_text_names(const char *text, size_t len, const char *path)
+/* The errors a refused mkdir leads to, as C libraries, Python, node and Go
+ * spell them: the refusal itself (EROFS, EACCES), or a later call's failure
+ * on the directory that is missing (ENOENT, ENOTDIR). */
+static const char *const error_phrases[] = {
+	"no such file or directory", "read-only file system", "permission denied",
+	"not a directory", "enoent", "erofs", "eacces", "enotdir",
+};
+
+static bool line_has_error(const char *line, size_t len)
+{
+	for (size_t i = 0; i < sizeof(error_phrases) / sizeof(error_phrases[0]); i++) {
+		size_t plen = strlen(error_phrases[i]);
+
+		for (size_t at = 0; at + plen <= len; at++)
+			if (strncasecmp(line + at, error_phrases[i], plen) == 0)
+				return true;
+	}
+	return false;
+}
+
+bool supervise_error_names(const char *text, size_t len, const char *path)
 {
 	size_t plen = path ? strlen(path) : 0;
+	const char *end = text + len;
 
 	/* Not "/", and not a bare name ("foo" is in too many messages). */
 	if (!text || plen < 2 || !strchr(path, '/'))
 		return false;
-	for (const char *at = text, *end = text + len; (size_t)(end - at) >= plen;) {
+	for (const char *at = text; (size_t)(end - at) >= plen;) {
 		const char *hit = memmem(at, (size_t)(end - at), path, plen);
+		const char *ls, *le;
 
 		if (!hit)
 			return false;
-		/* "/x/root/.cfg/go" and "/root/.cfg/gopher" are other paths */
-		if ((hit == text || (hit[-1] != '/' && !name_byte(hit[-1]))) &&
-		    (hit + plen == end || !name_byte(hit[plen])))
-			return true;
 		at = hit + 1;
+		/* "/x/root/.cfg/go" and "/root/.cfg/gopher" are other paths */
+		if ((hit > text && (hit[-1] == '/' || name_byte(hit[-1]))) ||
+		    (hit + plen < end && name_byte(hit[plen])))
+			continue;
+		/* An error about it, not a warning that it is not writable
+		 * (matplotlib's, before it goes on with a temporary directory). */
+		for (ls = hit; ls > text && ls[-1] != '\n'; ls--)
+			;
+		le = memchr(hit, '\n', (size_t)(end - hit));
+		if (line_has_error(ls, (size_t)((le ? le : end) - ls)))
+			return true;
 	}
 	return false;
 }

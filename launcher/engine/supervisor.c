@@ -74,6 +74,7 @@ void sv_unref(struct supervisor *sv)
 	free_list(sv->hidden, sv->n_hidden);
 	free_list(sv->revealed, sv->n_revealed);
 	free(sv->listeners);
+	sv_noted_free(sv);
 	pty_pool_unref(sv->pty_pool);
 	pthread_cond_destroy(&sv->work);
 	pthread_mutex_destroy(&sv->lock);
@@ -252,18 +253,6 @@ static void *dispatcher_main(void *arg)
 	return NULL;
 }
 
-/* The command's $HOME is ours (env.c passes it on). */
-static void note_home(struct supervisor *sv)
-{
-	const char *home = getenv("HOME");
-
-	if (home && home[0] == '/' && strlen(home) < PATH_MAX &&
-	    realpath(home, sv->home_real) && strcmp(home, sv->home_real) != 0)
-		strcpy(sv->home, home);
-	else
-		sv->home_real[0] = '\0';
-}
-
 struct supervisor *supervisor_start(int listener, const struct supervisor_params *p, int *err)
 {
 	struct supervisor *sv = calloc(1, sizeof(*sv));
@@ -289,7 +278,6 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	if (sv->pty_pool)
 		pty_pool_ref(sv->pty_pool);
 	sv->run = p->run;
-	note_home(sv);
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_cond_init(&sv->work, NULL);
 	for (size_t i = 0; i < p->writable.n && i < SUPERVISE_MAX_WRITABLE; i++) {

@@ -51,13 +51,12 @@ struct supervisor {
 	const struct sock_fprog *rules;
 	struct pty_pool *pty_pool; /* a reference; NULL: none */
 	unsigned refusals;        /* atomic */
-	/* The paths of soft refusals (a mkdir, a watch), as the command's
-	 * view names them and as it named them: the first few; under lock. */
-	char noted[SV_MAX_NOTED][PATH_MAX];
+	/* The paths of soft refusals (supervisor_noted.c); under lock. */
+	char *noted[SV_MAX_NOTED];
 	size_t n_noted, n_renoted;
-	/* $HOME as set and resolved, when a symlink is on its way (/home ->
-	 * /var/home): a noted path below it is noted as $HOME names it too. */
-	char home[PATH_MAX], home_real[PATH_MAX];
+	/* $HOME and its real place, where a symlink is on its way; asked once. */
+	char *home, *home_real;
+	bool home_known;
 	/* The processes of the run that called listen(2), by their pidfs
 	 * inode (supervisor_listen.c); under lock. */
 	uint64_t *listeners;
@@ -90,10 +89,11 @@ int sv_refuse(struct supervisor *sv, int err);
 /* supervisor_refusal.c: whether a refusal of the errno rules is the
  * sandbox's (the caller could have made the call without sbx) */
 bool sv_rules_refusal_counts(struct sv_call *c);
-/* A soft refusal of the sandbox's: not counted, noted by its path in the
- * command's view (view) and as the command gave it (given, or NULL), for
- * supervisor_refusal_named. */
+/* supervisor_noted.c: a soft refusal of the sandbox's: not counted, noted
+ * by its path in the command's view (view) and as the command gave it
+ * (given, or NULL), for supervisor_refusal_named. */
 void sv_note_refused(struct supervisor *sv, const char *view, const char *given);
+void sv_noted_free(struct supervisor *sv);
 /* supervisor_meta.c: the same for a chmod-family call (owner, CAP_FOWNER) */
 bool sv_chmod_refusal_counts(struct sv_call *c);
 

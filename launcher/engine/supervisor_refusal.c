@@ -1,10 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Refusals that are not the supervisor's own decisions. Is a refusal of the
- * errno rules the sandbox's? And the soft refusals (a mkdir the kernel
- * refused, a watch we refused), noted by path: many programs go on without
- * them, so they mark a failed run only when its output names them.
- *
- * Is a refusal of the errno rules the sandbox's? As for a refused write
+/* Is a refusal of the errno rules the sandbox's? As for a refused write
  * (the classifier's rule), only where the caller could have made the call
  * without sbx: then it is counted and a failed run is marked denied. A
  * non-root caller's chmod u+s of a file it does not own, its mkdir -m 2755 in
@@ -16,7 +11,6 @@
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <sched.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,71 +135,4 @@ bool sv_rules_refusal_counts(struct sv_call *c)
 		 * caller's own, outside sbx */
 		return true;
 	}
-}
-
-/* A path already noted, or below one (a message naming it names that). */
-static bool covered(const struct supervisor *sv, const char *path)
-{
-	for (size_t i = 0; i < sv->n_noted; i++) {
-		size_t len = strlen(sv->noted[i]);
-
-		if (strncmp(sv->noted[i], path, len) == 0 && (path[len] == '\0' || path[len] == '/'))
-			return true;
-	}
-	return false;
-}
-
-/* The first half of the slots keeps the first distinct ones, the second
- * half the latest: a program that tried many directories and went on
- * without them (imports writing __pycache__, probes of $HOME) must not hide
- * the refusal its failure names at the end. */
-static void note(struct supervisor *sv, const char *path)
-{
-	char *slot;
-
-	if (strlen(path) >= PATH_MAX || covered(sv, path))
-		return;
-	if (sv->n_noted < SV_MAX_NOTED) {
-		slot = sv->noted[sv->n_noted++];
-	} else {
-		slot = sv->noted[SV_MAX_NOTED / 2 + sv->n_renoted % (SV_MAX_NOTED / 2)];
-		sv->n_renoted++;
-	}
-	strcpy(slot, path);
-}
-
-void sv_note_refused(struct supervisor *sv, const char *view, const char *given)
-{
-	size_t hl = strlen(sv->home_real);
-	char as_home[PATH_MAX];
-
-	pthread_mutex_lock(&sv->lock);
-	if (view && view[0] == '/') {
-		note(sv, view);
-		/* "mkdir -p ~/.config/x" makes ".config" from inside $HOME, which
-		 * the command's messages name by $HOME, not by its real path. */
-		if (hl && strncmp(view, sv->home_real, hl) == 0 &&
-		    (view[hl] == '/' || view[hl] == '\0') &&
-		    snprintf(as_home, sizeof(as_home), "%s%s", sv->home, view + hl) <
-			    (int)sizeof(as_home))
-			note(sv, as_home);
-	}
-	/* Also as the command named it (a symlink, a relative name with a
-	 * directory in it), which its own message repeats. */
-	if (given && (given[0] == '/' || strchr(given, '/')) && strcmp(given, view ? view : ""))
-		note(sv, given);
-	pthread_mutex_unlock(&sv->lock);
-}
-
-bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len)
-{
-	bool named = false;
-
-	if (!sv)
-		return false;
-	pthread_mutex_lock(&sv->lock);
-	for (size_t i = 0; i < sv->n_noted && !named; i++)
-		named = supervise_text_names(text, len, sv->noted[i]);
-	pthread_mutex_unlock(&sv->lock);
-	return named;
 }

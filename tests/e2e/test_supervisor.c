@@ -693,6 +693,9 @@ ParameterizedTest(struct cp *p, supervisor, refused_mkdir_named_marks_the_failed
 		  "a refused makedirs, then ENOENT below it" },
 		{ e2e_fmt("mkdir %s/new 2>/dev/null; echo failing on its own >&2; exit 3", f.O), false,
 		  "a refused mkdir the failure does not name" },
+		{ e2e_fmt("mkdir %s/mpl 2>/dev/null || echo \"the default path (%s/mpl) is not a "
+			  "writable directory; using a temporary one\" >&2; cat data.csv", f.O, f.O),
+		  false, "a refused mkdir a warning names (matplotlib's), then a failure of its own" },
 		{ e2e_fmt("mkdir -p %s; cat %s/missing", f.O, f.O), false,
 		  "mkdir -p of a directory that exists, then a missing file" },
 		{ e2e_fmt("mkdir %s/new 2>/dev/null; cat %s/new/f", f.D, f.D), root,

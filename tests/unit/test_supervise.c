@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "launcher.h"
@@ -77,24 +78,38 @@ Test(supervise_paths, each_and_below)
 	cr_assert_not(supervise_in_paths(hidden, 3, NULL));
 }
 
-Test(supervise_text, names_a_path_or_below)
+static bool names(const char *text, const char *path)
 {
-	const char *go = "go: writing go env config: open /r/.config/go/env: no such file\n";
+	return supervise_error_names(text, strlen(text), path);
+}
 
-	cr_assert(supervise_text_names(go, strlen(go), "/r/.config/go"));
-	cr_assert(supervise_text_names(go, strlen(go), "/r/.config/go/env"));
-	cr_assert(supervise_text_names("'/r/x'", 6, "/r/x"), "quoted");
-	cr_assert(supervise_text_names("/r/x", 4, "/r/x"), "the whole text");
-	cr_assert(supervise_text_names("a /r/xy and /r/x/", 17, "/r/x"), "the second one");
-	cr_assert_not(supervise_text_names(go, strlen(go), "/r/.config/g"), "a longer name");
-	cr_assert_not(supervise_text_names("open /a/r/x: no", 15, "/r/x"), "inside another path");
-	cr_assert_not(supervise_text_names("open /r/x.d: no", 15, "/r/x"));
-	cr_assert_not(supervise_text_names("open /r/x", 8, "/r/x"), "past len");
-	cr_assert_not(supervise_text_names(go, strlen(go), "/"));
-	cr_assert_not(supervise_text_names(go, strlen(go), "r/.config"), "inside another path");
-	cr_assert(supervise_text_names("watch 'src/x.log'", 17, "src/x.log"), "relative");
-	cr_assert_not(supervise_text_names("open x.log: no", 14, "x.log"), "a bare name");
-	cr_assert_not(supervise_text_names(NULL, 0, "/r"));
+Test(supervise_error, names_a_path_or_below_on_an_error_line)
+{
+	const char *go = "go: writing go env config: open /r/.config/go/env: no such file or directory\n";
+
+	cr_assert(names(go, "/r/.config/go"));
+	cr_assert(names(go, "/r/.config/go/env"));
+	cr_assert(names("cat: '/r/x/f': No such file or directory", "/r/x"), "quoted");
+	cr_assert(names("Couldn't watch /r/.ssh: Permission denied", "/r/.ssh"));
+	cr_assert(names("Error: EACCES: permission denied, watch '/r/.ssh'", "/r/.ssh"));
+	cr_assert(names("OSError: [Errno 30] Read-only file system: '/r/a'", "/r/a"));
+	cr_assert(names("a /r/xy: ENOENT\nthen /r/x/: ENOENT", "/r/x"), "the second one");
+	cr_assert(names("cat: ../out/f: No such file or directory", "../out"), "relative");
+	cr_assert(names("watch 'src/x.log': EACCES", "src/x.log"), "relative");
+	cr_assert_not(names("Matplotlib created a temporary cache directory because the default "
+			    "path (/r/.config/matplotlib) is not a writable directory\n"
+			    "FileNotFoundError: [Errno 2] No such file or directory: 'data.csv'",
+			    "/r/.config/matplotlib"),
+		      "a warning, and an error on another line");
+	cr_assert_not(names("ls /r/x\nNo such file or directory", "/r/x"), "the next line");
+	cr_assert_not(names(go, "/r/.config/g"), "a longer name");
+	cr_assert_not(names(go, "r/.config"), "inside another path");
+	cr_assert_not(names("open /a/r/x: ENOENT", "/r/x"), "inside another path");
+	cr_assert_not(names("open /r/x.d: ENOENT", "/r/x"));
+	cr_assert_not(supervise_error_names("open /r/x: ENOENT", 8, "/r/x"), "past len");
+	cr_assert_not(names(go, "/"));
+	cr_assert_not(names("open x.log: ENOENT", "x.log"), "a bare name");
+	cr_assert_not(supervise_error_names(NULL, 0, "/r"));
 }
 
 Test(supervise_listed, paths_and_patterns)

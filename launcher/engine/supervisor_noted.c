@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* Soft refusals, noted by path: a mkdir the kernel refused for the sandbox
+ * (supervisor_mkdir.c), a watch we refused (supervisor_watch.c). Programs
+ * commonly try these and go on without them (a cache in $HOME, a watcher
+ * that skips what it cannot watch), so they are not counted as refusals; a
+ * failed run whose output names one on an error line is denied
+ * (run_finish.c). Each is kept as the command's view names it, as the
+ * command wrote it, and as $HOME names it where a symlink lies on $HOME's
+ * way (/home -> /var/home): the command's messages repeat its own names. */
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor_int.h"
+
+/* A path already noted, or below one (a message naming it names that). */
+static bool covered(const struct supervisor *sv, const char *path)
+{
+	for (size_t i = 0; i < sv->n_noted; i++) {
+		size_t len = strlen(sv->noted[i]);
+
+		if (strncmp(sv->noted[i], path, len) == 0 && (path[len] == '\0' || path[len] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* The first half of the slots keeps the first distinct ones, the second
+ * half the latest: a program that tried many directories and went on
+ * without them (imports writing __pycache__, probes of $HOME) must not hide
+ * the refusal its failure names at the end. */
+static void note(struct supervisor *sv, const char *path)
+{
+	char *copy, **slot;
+
+	if (covered(sv, path) || !(copy = strdup(path)))
+		return;
+	if (sv->n_noted < SV_MAX_NOTED)
+		slot = &sv->noted[sv->n_noted++];
+	else
+		slot = &sv->noted[SV_MAX_NOTED / 2 + sv->n_renoted++ % (SV_MAX_NOTED / 2)];
+	free(*slot);
+	*slot = copy;
+}
+
+/* $HOME and where it really is, when they differ: asked on the first note,
+ * not at every launch. The command's $HOME is ours (env.c passes it on). */
+static void learn_home(struct supervisor *sv)
+{
+	const char *home = getenv("HOME");
+	char real[PATH_MAX];
+
+	sv->home_known = true;
+	if (home && home[0] == '/' && realpath(home, real) && strcmp(home, real) != 0) {
+		sv->home = strdup(home);
+		sv->home_real = strdup(real);
+	}
+}
+
+void sv_note_refused(struct supervisor *sv, const char *view, const char *given)
+{
+	char as_home[PATH_MAX];
+
+	pthread_mutex_lock(&sv->lock);
+	if (!sv->home_known)
+		learn_home(sv);
+	if (view && view[0] == '/') {
+		size_t hl = sv->home && sv->home_real ? strlen(sv->home_real) : 0;
+
+		note(sv, view);
+		/* "mkdir -p ~/.config/x" makes ".config" from inside $HOME, which
+		 * the command's messages name by $HOME, not by its real path. */
+		if (hl && strncmp(view, sv->home_real, hl) == 0 &&
+		    (view[hl] == '/' || view[hl] == '\0') &&
+		    snprintf(as_home, sizeof(as_home), "%s%s", sv->home, view + hl) <
+			    (int)sizeof(as_home))
+			note(sv, as_home);
+	}
+	/* Also as the command named it (a symlink, a relative name with a
+	 * directory in it), which its own message repeats. */
+	if (given && (given[0] == '/' || strchr(given, '/')) && strcmp(given, view ? view : ""))
+		note(sv, given);
+	pthread_mutex_unlock(&sv->lock);
+}
+
+bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len)
+{
+	bool named = false;
+
+	if (!sv)
+		return false;
+	pthread_mutex_lock(&sv->lock);
+	for (size_t i = 0; i < sv->n_noted && !named; i++)
+		named = supervise_error_names(text, len, sv->noted[i]);
+	pthread_mutex_unlock(&sv->lock);
+	return named;
+}
+
+void sv_noted_free(struct supervisor *sv)
+{
+	for (size_t i = 0; i < sv->n_noted; i++)
+		free(sv->noted[i]);
+	free(sv->home);
+	free(sv->home_real);
+}
