@@ -216,7 +216,7 @@ int sv_getfd(struct sv_call *c, int fd)
  * long as the command set: the dispatcher would hang, and every later call
  * of the run with it, and in serve it would outlive the run. An O_PATH file
  * is released with nothing to wait for. */
-static int fd_path(struct sv_call *c, int fd)
+int sv_fd_path(struct sv_call *c, int fd)
 {
 	char name[24];
 	int proc = sv_proc_dir(c), h;
@@ -230,6 +230,21 @@ static int fd_path(struct sv_call *c, int fd)
 	if (h >= 0)
 		return h;
 	return errno == ENOENT ? -EBADF : -EACCES;
+}
+
+int sv_fd_flags(struct sv_call *c, int fd)
+{
+	char name[32], buf[512];
+	int proc = sv_proc_dir(c);
+	long long flags;
+
+	if (proc < 0)
+		return proc;
+	snprintf(name, sizeof(name), "fdinfo/%d", fd);
+	if (fd < 0 || sv_read_small(proc, name, buf, sizeof(buf)) < 0)
+		return -EBADF;
+	flags = sv_field(buf, "\nflags:", 8);
+	return flags < 0 ? -EBADF : (int)flags;
 }
 
 static int read_link(int dirfd, const char *name, char *buf, size_t size)
@@ -299,7 +314,7 @@ static int start_dir(struct sv_call *c, int dirfd, char *buf, size_t size)
 		rc = read_link(proc, "cwd", buf, size);
 		return rc < 0 ? rc : strip_root(c, buf);
 	}
-	fd = fd_path(c, dirfd);
+	fd = sv_fd_path(c, dirfd);
 	if (fd < 0)
 		return fd;
 	rc = fstat(fd, &st) < 0 ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
@@ -353,7 +368,7 @@ static int resolve_here(struct sv_call *c, int dirfd, const char *path, struct o
 		if (base < 0)
 			return errno == ENOENT ? -ENOENT : -EACCES;
 	} else if (path[0] != '/') {
-		base = fd_path(c, dirfd);
+		base = sv_fd_path(c, dirfd);
 		if (base < 0)
 			return base;
 	}
@@ -404,7 +419,7 @@ int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags)
 	int proc, root, fd, rc, n = magic_fd(path, &rest);
 
 	if (n >= 0) {
-		fd = fd_path(c, n);
+		fd = sv_fd_path(c, n);
 		if (fd < 0 || rest[0] == '\0')
 			return fd == -EBADF ? -ENOENT : fd;
 		/* below a directory fd: from its path in the command's view */
