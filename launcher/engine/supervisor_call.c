@@ -450,9 +450,10 @@ int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags)
 	if (path[0] == '\0') {
 		if (!(flags & SV_EMPTY_OK))
 			return -ENOENT;
-		/* The fd's own object: our copy of it is the handle. */
+		/* The fd's own object: an O_PATH reopen of it is the handle
+		 * (sv_fd_path: never the command's own open file). */
 		if (dirfd != AT_FDCWD)
-			return sv_getfd(c, dirfd);
+			return sv_fd_path(c, dirfd);
 		path = ".";
 	}
 	if (path[0] == '/') {

@@ -2,14 +2,15 @@
 /* Adversarial review of the supervisor's mkdir trap (supervisor_mkdir.c),
  * from inside confined commands, effects checked from outside:
  *  - a mkdir that names a TCP socket as its directory (mkdirat(sock, "x"),
- *    mkdir("/proc/self/fd/S/x")), a watch on "/proc/self/fd/S", or an
- *    fchmod(sock) (landlock runner: a metadata call), from a thread of a
- *    process that exits meanwhile, never leaves the supervisor holding the
- *    last reference to that socket: the last close of a socket with
- *    SO_LINGER waits until the peer takes its data (a day here; a peer on
- *    the host that never reads), which stopped the run's dispatcher, every
- *    later supervised call of the run with it, and in serve outlived the
- *    run. The run must finish, not time out. */
+ *    mkdir("/proc/self/fd/S/x")), a watch on "/proc/self/fd/S", an
+ *    fchmod(sock) or fchownat(sock, "", AT_EMPTY_PATH) (landlock runner:
+ *    metadata calls), from a thread of a process that exits meanwhile,
+ *    never leaves the supervisor holding the last reference to that
+ *    socket: the last close of a socket with SO_LINGER waits until the peer
+ *    takes its data (a day here; a peer on the host that never reads),
+ *    which stopped the run's dispatcher, every later supervised call of the
+ *    run with it, and in serve outlived the run. The run must finish, not
+ *    time out. */
 #include "common.h"
 
 #include <arpa/inet.h>
@@ -82,12 +83,12 @@ ParameterizedTest(struct cp *p, redteam7, mkdir_on_a_lingering_socket_never_stal
 		  .timeout = 300)
 {
 	enum e2e_user who = (enum e2e_user)p->user;
-	const char *routes[] = { "at", "magic", "watch", "fchmod" };
+	const char *routes[] = { "at", "magic", "watch", "fchmod", "empty" };
 	char *B = e2e_tmpdir(who), *R = e2e_fmt("%s/ws", B);
 	char *h = helper_in(B, "lingerclose");
 
 	cr_assert(e2e_mkdir(who, R) == 0);
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		int port, s = sink(&port);
 		char *cmd = e2e_fmt("%s %d 600 %s", h, port, routes[i]);
 		char *argv[] = { (char *)e2e_sbx(), "run", "--runner", (char *)runner_name[p->runner],

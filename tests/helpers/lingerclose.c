@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* lingerclose PORT TRIES at|magic|watch|fchmod: each try, a child connects
- * to a TCP peer on 127.0.0.1:PORT that takes no data, fills the send
- * buffer, sets SO_LINGER to a day, and exits while other threads keep
+/* lingerclose PORT TRIES at|magic|watch|fchmod|empty: each try, a child
+ * connects to a TCP peer on 127.0.0.1:PORT that takes no data, fills the
+ * send buffer, sets SO_LINGER to a day, and exits while other threads keep
  * making a supervised call on the socket: mkdirat(s, "x") (at),
  * mkdir("/proc/self/fd/S/x") (magic), a watch on "/proc/self/fd/S" (watch),
- * or fchmod(s) (fchmod: the landlock runner's supervisor performs it). If
- * the supervisor looks the object up through a copy of the command's own
- * open file, the exit can leave that copy the last one, and its close
- * waits out the linger. After each try the parent makes a supervised call
- * of its own (a mkdir that fails), so a stuck supervisor stops it there.
- * Prints "done TRIES" at the end. */
+ * fchmod(s) (fchmod) or fchownat(s, "", AT_EMPTY_PATH) (empty; the landlock
+ * runner's supervisor performs these two). If the supervisor looks the
+ * object up through a copy of the command's own open file, the exit can
+ * leave that copy the last one, and its close waits out the linger. After
+ * each try the parent makes a supervised call of its own (a mkdir that
+ * fails), so a stuck supervisor stops it there. Prints "done TRIES" at the
+ * end. */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -26,7 +27,7 @@
 #include <unistd.h>
 
 static int sock, watcher = -1;
-static bool magic, meta;
+static bool magic, meta, empty;
 
 static void *spin(void *arg)
 {
@@ -37,6 +38,8 @@ static void *spin(void *arg)
 	for (;;) {
 		if (meta)
 			fchmod(sock, 0600);
+		else if (empty)
+			syscall(SYS_fchownat, sock, "", -1, -1, AT_EMPTY_PATH);
 		else if (watcher >= 0)
 			inotify_add_watch(watcher, path, IN_ALL_EVENTS);
 		else if (magic)
@@ -79,13 +82,14 @@ int main(int argc, char **argv)
 	int port, tries;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: lingerclose PORT TRIES at|magic|watch|fchmod\n");
+		fprintf(stderr, "usage: lingerclose PORT TRIES at|magic|watch|fchmod|empty\n");
 		return 2;
 	}
 	port = atoi(argv[1]);
 	tries = atoi(argv[2]);
 	magic = strcmp(argv[3], "magic") == 0;
 	meta = strcmp(argv[3], "fchmod") == 0;
+	empty = strcmp(argv[3], "empty") == 0;
 	if (strcmp(argv[3], "watch") == 0 && (watcher = inotify_init1(IN_CLOEXEC)) < 0)
 		return 1;
 	for (int i = 0; i < tries; i++) {
