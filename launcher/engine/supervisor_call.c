@@ -208,6 +208,45 @@ int sv_getfd(struct sv_call *c, int fd)
 	return errno == EBADF ? -EBADF : -EACCES;
 }
 
+/* An O_PATH handle on the object behind the command's fd, for a look-up
+ * from it: the magic link /proc/<tid>/fd/N reopened, never the command's
+ * own open file (pidfd_getfd). Why: our close of a copy may be the last one
+ * (the command closed its fd, or exited, meanwhile), and the last close of
+ * a TCP socket with SO_LINGER waits until the peer takes its data, for as
+ * long as the command set: the dispatcher would hang, and every later call
+ * of the run with it, and in serve it would outlive the run. An O_PATH file
+ * is released with nothing to wait for. */
+int sv_fd_path(struct sv_call *c, int fd)
+{
+	char name[24];
+	int proc = sv_proc_dir(c), h;
+
+	if (proc < 0)
+		return proc;
+	if (fd < 0)
+		return -EBADF;
+	snprintf(name, sizeof(name), "fd/%d", fd);
+	h = openat(proc, name, O_PATH | O_CLOEXEC);
+	if (h >= 0)
+		return h;
+	return errno == ENOENT ? -EBADF : -EACCES;
+}
+
+int sv_fd_flags(struct sv_call *c, int fd)
+{
+	char name[32], buf[512];
+	int proc = sv_proc_dir(c);
+	long long flags;
+
+	if (proc < 0)
+		return proc;
+	snprintf(name, sizeof(name), "fdinfo/%d", fd);
+	if (fd < 0 || sv_read_small(proc, name, buf, sizeof(buf)) < 0)
+		return -EBADF;
+	flags = sv_field(buf, "\nflags:", 8);
+	return flags < 0 ? -EBADF : (int)flags;
+}
+
 static int read_link(int dirfd, const char *name, char *buf, size_t size)
 {
 	ssize_t n = readlinkat(dirfd, name, buf, size - 1);
@@ -275,7 +314,7 @@ static int start_dir(struct sv_call *c, int dirfd, char *buf, size_t size)
 		rc = read_link(proc, "cwd", buf, size);
 		return rc < 0 ? rc : strip_root(c, buf);
 	}
-	fd = sv_getfd(c, dirfd);
+	fd = sv_fd_path(c, dirfd);
 	if (fd < 0)
 		return fd;
 	rc = fstat(fd, &st) < 0 ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
@@ -329,7 +368,7 @@ static int resolve_here(struct sv_call *c, int dirfd, const char *path, struct o
 		if (base < 0)
 			return errno == ENOENT ? -ENOENT : -EACCES;
 	} else if (path[0] != '/') {
-		base = sv_getfd(c, dirfd);
+		base = sv_fd_path(c, dirfd);
 		if (base < 0)
 			return base;
 	}
@@ -380,7 +419,7 @@ int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags)
 	int proc, root, fd, rc, n = magic_fd(path, &rest);
 
 	if (n >= 0) {
-		fd = sv_getfd(c, n);
+		fd = sv_fd_path(c, n);
 		if (fd < 0 || rest[0] == '\0')
 			return fd == -EBADF ? -ENOENT : fd;
 		/* below a directory fd: from its path in the command's view */
@@ -411,9 +450,10 @@ int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags)
 	if (path[0] == '\0') {
 		if (!(flags & SV_EMPTY_OK))
 			return -ENOENT;
-		/* The fd's own object: our copy of it is the handle. */
+		/* The fd's own object: an O_PATH reopen of it is the handle
+		 * (sv_fd_path: never the command's own open file). */
 		if (dirfd != AT_FDCWD)
-			return sv_getfd(c, dirfd);
+			return sv_fd_path(c, dirfd);
 		path = ".";
 	}
 	if (path[0] == '/') {

@@ -125,8 +125,17 @@ long long sv_field(const char *buf, const char *key, int base);
 pid_t sv_tgid(struct sv_call *c);
 /* The caller's pidfd (a thread's own where the kernel has PIDFD_THREAD). */
 int sv_pidfd(struct sv_call *c);
-/* A copy of the command's fd (pidfd_getfd): the same open file. -errno. */
+/* A copy of the command's fd (pidfd_getfd): the same open file. -errno.
+ * Our close of it may be the last one (the command closed or exited
+ * meanwhile), which for a lingering TCP socket waits: to look at or act on
+ * the object alone, take sv_fd_path. */
 int sv_getfd(struct sv_call *c, int fd);
+/* An O_PATH handle on the object behind the command's fd (its
+ * /proc/<tid>/fd/N reopened), released with nothing to wait for. -errno
+ * (-EBADF: no such fd). */
+int sv_fd_path(struct sv_call *c, int fd);
+/* The open flags of the command's fd (its fdinfo), or -EBADF. */
+int sv_fd_flags(struct sv_call *c, int fd);
 
 /* Split path (modified) into the directory a new entry goes in and its
  * name, trailing slashes dropped ("a/b/" makes b in a). false: no name to

@@ -213,11 +213,13 @@ static int object_of(struct sv_call *c, const struct meta_req *q)
 	if (q->fd_based || (q->path_may_be_null && q->path == 0 && q->fd != AT_FDCWD)) {
 		if (!q->fd_based && q->at_flags)
 			return -EINVAL;
-		fd = sv_getfd(c, q->fd);
+		/* The object, not a copy of the command's open file (whose
+		 * last close may wait: sv_getfd). */
+		fd = sv_fd_path(c, q->fd);
 		if (fd < 0)
 			return fd;
 		/* fchmod(2) and friends refuse an O_PATH fd: so do we. */
-		flags = fcntl(fd, F_GETFL);
+		flags = sv_fd_flags(c, q->fd);
 		if (flags < 0 || (flags & O_PATH)) {
 			close(fd);
 			return -EBADF;
