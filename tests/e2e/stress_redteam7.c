@@ -24,6 +24,7 @@
  * dispatcher never the thread that drops a command's file) would make it a
  * test of the suite. */
 #include "common.h"
+#include "runner_params.h"
 
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -39,18 +40,6 @@
 #include "sbx.h"
 
 #ifdef CONFIG_SUPERVISOR
-
-enum runner { NAMESPACE = 0, LANDLOCK = 1 };
-static const char *const runner_name[] = { "namespace", "landlock" };
-
-struct cp {
-	int runner;
-	int user;
-};
-
-static struct cp all_params[] = {
-	{ NAMESPACE, AS_CALLER }, { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY }
-};
 
 #define PARAMS(name, arr)                                                                  \
 	ParameterizedTestParameters(redteam7, name)                                         \

@@ -9,6 +9,7 @@
  * all owned by `who`, so without the sandbox the user could write them (the
  * control test proves it with danger-full-access). */
 #include "common.h"
+#include "runner_params.h"
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -26,17 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-enum runner { NAMESPACE = 0, LANDLOCK = 1 };
-static const char *const runner_name[] = {"namespace", "landlock"};
 static const char *const dialect[] = {"Read-only file system", "Permission denied"};
 
-struct cp {
-	int runner; /* enum runner */
-	int user;   /* enum e2e_user */
-};
-
-static struct cp all_params[] = {
-	{NAMESPACE, AS_CALLER}, {NAMESPACE, AS_NOBODY}, {LANDLOCK, AS_CALLER}, {LANDLOCK, AS_NOBODY}};
 static struct cp ns_params[] = {{NAMESPACE, AS_CALLER}, {NAMESPACE, AS_NOBODY}};
 static struct cp ll_params[] = {{LANDLOCK, AS_CALLER}, {LANDLOCK, AS_NOBODY}};
 

@@ -14,6 +14,7 @@
  *    even after the one probe for that answer failed for want of a process
  *    (the result's refused_calls and denied). */
 #include "serve_client.h"
+#include "runner_params.h"
 
 #include "sbx.h"
 
@@ -37,17 +38,6 @@ static void __attribute__((unused)) shared_helpers_unused(void)
 	(void)start_bg;
 }
 
-enum runner { NAMESPACE = 0, LANDLOCK = 1 };
-static const char *const runner_name[] = { "namespace", "landlock" };
-
-struct cp {
-	int runner;
-	int user;
-};
-
-static struct cp all_params[] = {
-	{ NAMESPACE, AS_CALLER }, { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY }
-};
 /* --net none needs network namespaces in the build. */
 #ifdef CONFIG_NETNS
 #define N_NETS 2

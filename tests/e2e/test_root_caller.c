@@ -13,6 +13,7 @@
  *    utimes). Under the landlock runner this needs the syscall supervisor
  *    (issue 12, CONTRACT section 10): Landlock does not cover metadata. */
 #include "common.h"
+#include "runner_params.h"
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -23,18 +24,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-enum runner { NAMESPACE = 0, LANDLOCK = 1 };
-static const char *const runner_name[] = { "namespace", "landlock" };
-
-struct cp {
-	int runner; /* enum runner */
-	int user;   /* enum e2e_user */
-};
-
-static struct cp all_params[] = {
-	{ NAMESPACE, AS_CALLER }, { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY }
-};
 
 #define PARAMS(name)                                                                       \
 	ParameterizedTestParameters(root_caller, name)                                      \

@@ -14,6 +14,7 @@
  *  - shell start-up variables and credentials in the environment.
  * Root callers' capabilities: test_root_caller.c. */
 #include "common.h"
+#include "runner_params.h"
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -33,18 +34,6 @@
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
-
-enum runner { NAMESPACE = 0, LANDLOCK = 1 };
-static const char *const runner_name[] = { "namespace", "landlock" };
-
-struct cp {
-	int runner; /* enum runner */
-	int user;   /* enum e2e_user */
-};
-
-static struct cp all_params[] = {
-	{ NAMESPACE, AS_CALLER }, { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY }
-};
 
 #define PARAMS(name)                                                                       \
 	ParameterizedTestParameters(sidedoors, name)                                        \

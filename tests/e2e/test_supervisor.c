@@ -17,6 +17,7 @@
  *    enforcement partial), and `sbx probe` says why.
  * Every case runs as the caller (root here) and as nobody. */
 #include "common.h"
+#include "runner_params.h"
 
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -54,17 +55,6 @@
 #endif
 static const char *const nets[] = { "allow", "none" };
 
-enum runner { NAMESPACE = 0, LANDLOCK = 1 };
-static const char *const runner_name[] = { "namespace", "landlock" };
-
-struct cp {
-	int runner;
-	int user;
-};
-
-static struct cp all_params[] = {
-	{ NAMESPACE, AS_CALLER }, { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY }
-};
 static struct cp ll_params[] = { { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY } };
 
 #define PARAMS(name, arr)                                                                  \
@@ -536,7 +526,6 @@ static void wait_for(const char *path)
 		usleep(5000);
 	cr_assert(e2e_exists(path), "the test daemon never made %s", path);
 }
-
 
 static char *host_tmp_dir; /* made in the host's /tmp, removed at exit too */
 
