@@ -28,7 +28,9 @@
 #include "seccomp_notify.h"
 #include "supervisor_int.h"
 
-#define X32_SYSCALL_BIT 0x40000000U
+/* Linux 6.6 headers; Debian 12 has 6.1's. */
+#define SV_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#define SV_USER_NOTIF_FD_SYNC_WAKE_UP 1UL
 
 void sv_ref(struct supervisor *sv)
 {
@@ -134,9 +136,6 @@ void sv_respond(struct supervisor *sv, uint64_t id, const struct sv_answer *a)
 	ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
-#define SV_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#define SV_USER_NOTIF_FD_SYNC_WAKE_UP 1UL
-
 /* Keep only the capabilities in keep (and never more than we hold). */
 static int lower_caps(uint64_t keep)
 {
@@ -185,8 +184,8 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 	} else if (sv->metadata && sv_is_listen_call(&c.n)) {
 		sv_listen_call(&c, &a); /* x32's too: only noted */
 	} else if (sv_is_mkdir_call(&c.n)) {
-		sv_mkdir_call(&c, &a); /* x32's too: only counted */
-	} else if (c.n.data.arch != AUDIT_ARCH_X86_64 || (c.n.data.nr & X32_SYSCALL_BIT)) {
+		sv_mkdir_call(&c, &a); /* x32's too: only noted */
+	} else if (c.n.data.arch != AUDIT_ARCH_X86_64 || (c.n.data.nr & SV_X32_SYSCALL_BIT)) {
 		/* The 32-bit ABIs (i386, x32) are trapped so they are no way
 		 * around us, and refused rather than emulated. */
 		a.err = -sv_refuse(sv, EACCES);

@@ -15,6 +15,7 @@
 #include "supervisor.h"
 
 #define SV_MAX_INFLIGHT 64 /* blocking calls performed at once per run */
+#define SV_X32_SYSCALL_BIT 0x40000000U /* x32's numbers: x86-64's with this bit */
 #define SV_MAX_NOTED 64     /* soft refusals remembered per run, by path */
 
 /* A call handed to a worker (supervisor_worker.c). */

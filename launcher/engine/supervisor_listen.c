@@ -33,14 +33,13 @@
 /* pidfs (Linux 6.9): one inode per process, never reused while the system
  * runs. Before it every pidfd shared one anonymous inode: nothing noted. */
 #define PIDFS_MAGIC 0x50494446
-#define X32_SYSCALL_BIT 0x40000000U
 /* A run that calls listen more often than this forgets its oldest. */
 #define SV_MAX_LISTENERS 4096
 
 bool sv_is_listen_call(const struct seccomp_notif *n)
 {
 	return n->data.arch == AUDIT_ARCH_X86_64 &&
-	       (n->data.nr & ~X32_SYSCALL_BIT) == (int)SYS_listen;
+	       (n->data.nr & ~SV_X32_SYSCALL_BIT) == (int)SYS_listen;
 }
 
 /* The pidfs inode of a pidfd; 0 where pidfds have none of their own. */

@@ -26,11 +26,9 @@
 
 #include "supervisor_int.h"
 
-#define X32_BIT 0x40000000U
-
 bool sv_is_mkdir_call(const struct seccomp_notif *n)
 {
-	unsigned nr = n->data.nr & ~X32_BIT;
+	unsigned nr = n->data.nr & ~SV_X32_SYSCALL_BIT;
 
 	return n->data.arch == AUDIT_ARCH_X86_64 && (nr == SYS_mkdir || nr == SYS_mkdirat);
 }
@@ -67,23 +65,24 @@ static bool refused_by_sandbox(struct sv_call *c, int dirfd, uint64_t addr, char
 	h = sv_resolve(c, dirfd, dir, SV_FOLLOW);
 	if (h < 0)
 		return false; /* ENOENT, ENOTDIR...: the kernel's own answer */
-	if (fstatat(h, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT ||
-	    sv_view_path(c, h, view, sizeof(view)) < 0 || view[0] != '/')
+	if (fstatat(h, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
 		goto out;
-	if (snprintf(made, made_size, "%s/%s", strcmp(view, "/") ? view : "", name) >=
-	    (int)made_size)
+	/* The namespace runner's view is the host's, bound read-only, apart
+	 * from its own mounts (the root, /tmp, the cache), which are writable:
+	 * a mkdir its mount allows is no refusal (most are; asked first). */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", h);
+	if (!c->sv->metadata &&
+	    !(faccessat(AT_FDCWD, link, W_OK | X_OK, AT_EACCESS) < 0 && errno == EROFS))
 		goto out;
-	if (c->sv->metadata) {
-		/* Landlock grants the writable set and nothing else. */
-		refused = !supervise_in_writable(&c->sv->writable, made) && host_allows(view);
-	} else {
-		/* The run's view is the host's, bound read-only, apart from its
-		 * own mounts (the root, /tmp, the cache), which are writable. A
-		 * host mount that is read-only itself refuses the caller too. */
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", h);
-		refused = faccessat(AT_FDCWD, link, W_OK | X_OK, AT_EACCESS) < 0 &&
-			  errno == EROFS && host_allows(view);
-	}
+	if (sv_view_path(c, h, view, sizeof(view)) < 0 || view[0] != '/' ||
+	    snprintf(made, made_size, "%s/%s", strcmp(view, "/") ? view : "", name) >=
+		    (int)made_size)
+		goto out;
+	/* Landlock grants the writable set and nothing else. Either way, a
+	 * directory the host refuses the caller is the kernel's refusal too
+	 * (a host mount read-only itself, another user's directory). */
+	refused = (!c->sv->metadata || !supervise_in_writable(&c->sv->writable, made)) &&
+		  host_allows(view);
 out:
 	close(h);
 	return refused;
@@ -92,12 +91,12 @@ out:
 void sv_mkdir_call(struct sv_call *c, struct sv_answer *a)
 {
 	const __u64 *arg = c->n.data.args;
-	bool at = (c->n.data.nr & ~X32_BIT) == SYS_mkdirat;
+	bool at = (c->n.data.nr & ~SV_X32_SYSCALL_BIT) == SYS_mkdirat;
 	char made[PATH_MAX], given[PATH_MAX];
 
 	a->cont = true;
 	/* x32's calls go on unnoted, as they are rare. */
-	if (c->n.data.nr & X32_BIT)
+	if (c->n.data.nr & SV_X32_SYSCALL_BIT)
 		return;
 	if (refused_by_sandbox(c, at ? (int)arg[0] : AT_FDCWD, at ? arg[1] : arg[0], made,
 			       sizeof(made), given))

@@ -63,7 +63,7 @@ static const unsigned listen_64[] = { SYS_listen };
  * (supervisor_watch.c), under both runners: the namespace runner's /dev
  * binds the host's /dev/tty, one inode for every terminal's I/O. */
 static const unsigned watch_64[] = { SYS_inotify_add_watch, SYS_fanotify_mark };
-/* mkdir: counted where the sandbox refuses it, then continued
+/* mkdir: noted where the sandbox refuses it, then continued
  * (supervisor_mkdir.c). x86-64's only: i386's keeps going past us. */
 static const unsigned mkdir_64[] = { SYS_mkdir, SYS_mkdirat };
 static const unsigned watch_32[] = { 292, 339 }; /* inotify_add_watch fanotify_mark */
