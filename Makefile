@@ -69,7 +69,7 @@ obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o launcher/run
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o
 obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
 	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o supervisor_pty.o \
-		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o \
+		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o supervisor_release.o \
 		supervisor_listen.o supervisor_refusal.o supervisor_ptypool.o supervisor_runs.o supervisor_watch.o \
 		supervisor_mkdir.o supervisor_noted.o)
 
@@ -119,7 +119,7 @@ E2E_COMMON := tests/e2e/common.o
 HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper tests/helpers/forkloop \
 	   tests/helpers/sidedoor tests/helpers/sockserver tests/helpers/symrace tests/helpers/abi32 \
 	   tests/helpers/syscallprobe tests/helpers/ptinject tests/helpers/cloneparent \
-	   tests/helpers/lingerclose
+	   tests/helpers/lingerclose tests/helpers/lingerpass
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)

@@ -6,6 +6,9 @@
 #                  the same unsupervised (as on a kernel without user
 #                  notification: tests/helpers/nofeature user_notif), and the
 #                  namespace runner (which does not supervise metadata)
+#   fchmod x10000  the same by fd: each call takes a copy of the command's
+#                  fd, reopens the object from it and hands the copy to the
+#                  closer thread (supervisor_release.c)
 #   build          a small C build with no supervised call (make -j2 of 24
 #                  gcc -c, then ar): plain, supervised, unsupervised
 #   connect x2000  2,000 TCP connects to loopback (every connect is
@@ -50,6 +53,12 @@ cat >"$WORK/root/chmods.py" <<'PY'
 import os
 for i in range(10000):
     os.chmod("file", 0o600 if i & 1 else 0o640)
+PY
+cat >"$WORK/root/fchmods.py" <<'PY'
+import os
+fd = os.open("file", os.O_RDONLY)
+for i in range(10000):
+    os.fchmod(fd, 0o600 if i & 1 else 0o640)
 PY
 cat >"$WORK/root/connects.py" <<'PY'
 import socket
@@ -117,6 +126,7 @@ def sbx(runner, cmd, supervised=True):
 
 
 CHMOD = "cd %s && python3 chmods.py" % R
+FCHMOD = "cd %s && python3 fchmods.py" % R
 BUILD = "cd %s && rm -rf out lib.a && make -s -j2 >/dev/null" % R
 CONNECT = "cd %s && python3 connects.py" % R
 WATCH = "cd %s && python3 watches.py" % R
@@ -127,6 +137,11 @@ groups = [
         ("sbx landlock, supervised", sbx("landlock", CHMOD)),
         ("sbx landlock, unsupervised", sbx("landlock", CHMOD, False)),
         ("sbx namespace (no metadata calls trapped)", sbx("namespace", CHMOD)),
+    ]),
+    ("fchmod x10000 (by fd: a copy of it taken and handed to the closer)", 10000, [
+        ("plain bash", [bash, "-c", FCHMOD]),
+        ("sbx landlock, supervised", sbx("landlock", FCHMOD)),
+        ("sbx landlock, unsupervised", sbx("landlock", FCHMOD, False)),
     ]),
     ("build (no supervised call)", 0, [
         ("plain bash", [bash, "-c", BUILD]),

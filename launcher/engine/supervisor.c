@@ -63,11 +63,11 @@ void sv_unref(struct supervisor *sv)
 {
 	if (__atomic_sub_fetch(&sv->refs, 1, __ATOMIC_SEQ_CST) != 0)
 		return;
-	for (size_t i = 0; i < SV_MAX_INFLIGHT; i++) {
+	/* No op is left: the dispatcher's end freed the ones never taken,
+	 * and its drain waited for the workers. */
+	for (size_t i = 0; i < SV_MAX_INFLIGHT; i++)
 		if (sv->inflight[i].used && sv->inflight[i].pidfd >= 0)
 			close(sv->inflight[i].pidfd);
-		sv_net_free(sv->inflight[i].op); /* handed over, never taken */
-	}
 	/* Closing the listener makes any call still waiting fail (ENOSYS):
 	 * nothing passes unchecked once we are gone. */
 	close(sv->listener);
@@ -80,6 +80,9 @@ void sv_unref(struct supervisor *sv)
 	pty_pool_unref(sv->pty_pool);
 	pthread_cond_destroy(&sv->work);
 	pthread_mutex_destroy(&sv->lock);
+	pthread_cond_destroy(&sv->drop_work);
+	pthread_cond_destroy(&sv->drop_room);
+	pthread_mutex_destroy(&sv->drop_lock);
 	free(sv);
 }
 
@@ -248,6 +251,7 @@ static void *dispatcher_main(void *arg)
 				sv_worker_caller_gone(sv, slot_of[i - first]);
 	}
 	sv_worker_stop_all(sv);
+	sv_release_drain(sv);
 	sv_unref(sv);
 	return NULL;
 }
@@ -279,6 +283,9 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->run = p->run;
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_cond_init(&sv->work, NULL);
+	pthread_mutex_init(&sv->drop_lock, NULL);
+	pthread_cond_init(&sv->drop_work, NULL);
+	pthread_cond_init(&sv->drop_room, NULL);
 	for (size_t i = 0; i < p->writable.n && i < SUPERVISE_MAX_WRITABLE; i++) {
 		strncpy(sv->writable_dirs[i], p->writable.dirs[i], PATH_MAX - 1);
 		sv->writable.dirs[i] = sv->writable_dirs[i];

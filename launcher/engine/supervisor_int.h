@@ -17,6 +17,20 @@
 #define SV_MAX_INFLIGHT 64 /* blocking calls performed at once per run */
 #define SV_X32_SYSCALL_BIT 0x40000000U /* x32's numbers: x86-64's with this bit */
 #define SV_MAX_NOTED 64     /* soft refusals remembered per run, by path */
+#define SV_MAX_DROPS 256    /* files of the command's waiting to be dropped */
+#define SV_DROP_LOOK_AT 64  /* queued drops from which a closer may be stuck */
+#define SV_ADDFD_FLAG_SETFD (1UL << 0) /* Linux 5.9 */
+
+/* A file of the command's to drop (supervisor_release.c): our copy fd, or,
+ * for a swap, our pooled pty put at newfd in the caller, then the call
+ * answered CONTINUE. */
+struct sv_drop {
+	int fd;
+	bool swap;
+	uint64_t id;
+	uint32_t newfd, newfd_flags;
+};
+struct sv_closer;
 
 /* A call handed to a worker (supervisor_worker.c). */
 struct sv_inflight {
@@ -39,6 +53,14 @@ struct supervisor {
 	pthread_cond_t work;      /* idle workers wait here for a call */
 	size_t n_idle, n_unclaimed, n_workers;
 	struct sv_inflight inflight[SV_MAX_INFLIGHT];
+	/* supervisor_release.c, under drop_lock */
+	pthread_mutex_t drop_lock;
+	pthread_cond_t drop_work, drop_room;
+	struct sv_drop drops[SV_MAX_DROPS];
+	size_t first_drop, n_drops;
+	struct sv_closer *closer;   /* the one taking drops, or NULL */
+	unsigned cancelled_pending; /* closers cancelled, not gone yet */
+	unsigned long drops_started, stuck_mark;
 
 	bool metadata;
 	uint64_t caps;
@@ -127,16 +149,21 @@ pid_t sv_tgid(struct sv_call *c);
 /* The caller's pidfd (a thread's own where the kernel has PIDFD_THREAD). */
 int sv_pidfd(struct sv_call *c);
 /* A copy of the command's fd (pidfd_getfd): the same open file. -errno.
- * Our close of it may be the last one (the command closed or exited
- * meanwhile), which for a lingering TCP socket waits: to look at or act on
- * the object alone, take sv_fd_path. */
+ * Never closed but by sv_release_fd: our close may be the last one. */
 int sv_getfd(struct sv_call *c, int fd);
-/* An O_PATH handle on the object behind the command's fd (its
- * /proc/<tid>/fd/N reopened), released with nothing to wait for. -errno
- * (-EBADF: no such fd). */
-int sv_fd_path(struct sv_call *c, int fd);
-/* The open flags of the command's fd (its fdinfo), or -EBADF. */
-int sv_fd_flags(struct sv_call *c, int fd);
+/* An O_PATH handle on the object behind the command's fd, ours to close;
+ * flags (or NULL) gets its open flags. -errno (-EBADF: no such fd). */
+int sv_fd_path(struct sv_call *c, int fd, int *flags);
+
+/* supervisor_release.c: files of the command's are dropped on a thread of
+ * their own, never by the dispatcher or a worker. */
+void sv_release_fd(struct supervisor *sv, int fd);
+/* Put our pooled pty at newfd in the caller of call id (replacing what is
+ * there), close pooled, answer the call CONTINUE. */
+void sv_release_swap(struct supervisor *sv, uint64_t id, int pooled, int newfd, int newfd_flags);
+/* The run is over: return once everything handed over is dropped, a drop
+ * that keeps waiting cut short. */
+void sv_release_drain(struct supervisor *sv);
 
 /* Split path (modified) into the directory a new entry goes in and its
  * name, trailing slashes dropped ("a/b/" makes b in a). false: no name to

@@ -46,7 +46,7 @@ void sv_net_free(struct sv_net_op *op)
 		struct net_msg *m = &op->msgs[i];
 
 		for (size_t k = 0; k < m->n_fds; k++)
-			close(m->fds[k]);
+			sv_release_fd(op->sv, m->fds[k]);
 		free(m->fds);
 		if (m->target >= 0)
 			close(m->target);
@@ -54,8 +54,7 @@ void sv_net_free(struct sv_net_op *op)
 		free(m->control);
 	}
 	free(op->msgs);
-	if (op->sock >= 0)
-		close(op->sock);
+	sv_release_fd(op->sv, op->sock);
 	if (op->pidfd >= 0)
 		close(op->pidfd);
 	if (op->mem >= 0)

@@ -251,8 +251,8 @@ static bool copy_matches(int got, const unsigned long *ino, size_t n, const stru
 /* A process of ours whose /proc/<pid>/fd we may not list (non-dumpable, as
  * ssh-agent makes itself: its /proc files become root's) but may inspect
  * (we own its user namespace): ask for its descriptors one by one. */
-static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n,
-				  const struct stat *bound)
+static bool holds_socket_by_getfd(struct supervisor *sv, pid_t pid, const unsigned long *ino,
+				  size_t n, const struct stat *bound)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	bool found = false;
@@ -268,7 +268,7 @@ static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n,
 			continue;
 		}
 		found = copy_matches(got, ino, n, bound);
-		close(got);
+		sv_release_fd(sv, got);
 	}
 	close(pidfd);
 	return found;
@@ -276,7 +276,8 @@ static bool holds_socket_by_getfd(pid_t pid, const unsigned long *ino, size_t n,
 
 /* pid holds a socket with one of these inodes (and bound to bound's file,
  * where given: asked of a copy). */
-static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n, const struct stat *bound)
+static bool holds_socket(struct supervisor *sv, pid_t pid, const unsigned long *ino, size_t n,
+			 const struct stat *bound)
 {
 	char dir[32], link[64], want[40];
 	struct dirent *e;
@@ -287,7 +288,7 @@ static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n, const st
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
 	d = opendir(dir);
 	if (!d && errno == EACCES)
-		return holds_socket_by_getfd(pid, ino, n, bound);
+		return holds_socket_by_getfd(sv, pid, ino, n, bound);
 	/* A listening socket is among a server's first descriptors; a process
 	 * of another run holding thousands must not make every connect slow. */
 	for (int k = 0; d && !found && k < HOLDER_MAX_FDS && (e = readdir(d)); k++) {
@@ -309,7 +310,7 @@ static bool holds_socket(pid_t pid, const unsigned long *ino, size_t n, const st
 			got = pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, atoi(e->d_name), 0) : -1;
 			named = got >= 0 && copy_matches(got, ino, n, bound);
 			if (got >= 0)
-				close(got);
+				sv_release_fd(sv, got);
 		}
 		found = named;
 	}
@@ -386,7 +387,7 @@ static bool held_by_a_run(struct supervisor *sv, const unsigned long *ino, size_
 					: 0;
 
 		for (size_t i = 0; i < n_tree && !ours; i++)
-			ours = holds_socket(tree[i], ino, n, bound);
+			ours = holds_socket(sv, tree[i], ino, n, bound);
 	}
 	free(tree);
 	return ours;

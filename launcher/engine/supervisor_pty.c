@@ -66,21 +66,21 @@ void sv_pty_peer_call(struct sv_call *c, struct sv_answer *a)
 		 * here: if another thread puts a master at that fd number
 		 * meanwhile, the kernel opens its slave itself, and Landlock
 		 * refuses that as it always did. */
-		close(master);
+		sv_release_fd(c->sv, master);
 		a->cont = true;
 		return;
 	}
 	/* Why still valid: the pidfd was opened by pid; had the caller died
 	 * and its pid been reused, the fd would be another process's. */
 	if (!sv_still_valid(c)) {
-		close(master);
+		sv_release_fd(c->sv, master);
 		a->abandon = true;
 		return;
 	}
 	/* Only what open(2) of a tty means; O_PATH, O_TRUNC and the rest
 	 * are no business of a pty. */
 	if ((flags & ~allowed) || (flags & O_ACCMODE) == O_ACCMODE) {
-		close(master);
+		sv_release_fd(c->sv, master);
 		a->err = EINVAL;
 		return;
 	}
@@ -94,7 +94,7 @@ void sv_pty_peer_call(struct sv_call *c, struct sv_answer *a)
 	 * pty later (it would hold a slave without its master). */
 	if (slave >= 0 && c->sv->pty_pool)
 		pty_pool_note_peer(c->sv->pty_pool, master);
-	close(master);
+	sv_release_fd(c->sv, master);
 	if (slave < 0) {
 		a->err = got;
 		return;

@@ -38,9 +38,6 @@
 #ifndef TIOCGPTLCK
 #define TIOCGPTLCK _IOR('T', 0x39, int) /* Linux 3.8 */
 #endif
-#ifndef SECCOMP_ADDFD_FLAG_SETFD
-#define SECCOMP_ADDFD_FLAG_SETFD (1UL << 0) /* Linux 5.9 */
-#endif
 
 bool sv_is_pty_number_call(const struct seccomp_notif *n)
 {
@@ -98,7 +95,6 @@ void sv_pty_number_call(struct sv_call *c, struct sv_answer *a)
 	struct pty_pool *pool = c->sv->pty_pool;
 	/* The kernel takes fd as an unsigned int. */
 	int fd = (int)(uint32_t)c->n.data.args[0];
-	struct seccomp_notif_addfd add = { .id = c->n.id, .flags = SECCOMP_ADDFD_FLAG_SETFD };
 	int mine, pooled, cloexec = -1;
 
 	/* Why CONTINUE, where supervisor.h says a decided call never
@@ -117,23 +113,23 @@ void sv_pty_number_call(struct sv_call *c, struct sv_answer *a)
 	/* Why still valid: the fdinfo is read by the caller's pid, which a
 	 * dead caller's successor could hold. */
 	if (!swappable(pool, mine) || (cloexec = fd_cloexec(c, fd)) < 0 || !sv_still_valid(c)) {
-		close(mine);
+		sv_release_fd(c->sv, mine);
 		return;
 	}
 	pooled = pty_pool_take(pool);
 	if (pooled < 0) {
-		close(mine);
+		sv_release_fd(c->sv, mine);
 		return;
 	}
 	copy_state(mine, pooled);
-	close(mine);
-	add.srcfd = (uint32_t)pooled;
-	add.newfd = (uint32_t)fd;
-	add.newfd_flags = cloexec ? O_CLOEXEC : 0;
+	sv_release_fd(c->sv, mine);
 	/* SETFD replaces the fd as dup2 would, atomically in the caller's
-	 * table. Failed, the kernel answers for the command's own pty: before
-	 * Linux 5.9 (no ADDFD) the pool is never used. */
-	if (ioctl(c->sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno == ENOENT)
-		a->abandon = true; /* the caller is gone */
-	close(pooled);
+	 * table, and so drops what the command holds there: by then perhaps
+	 * not its pty (another thread may have put any file there), so the
+	 * closer does it, and answers (supervisor_release.c). Before Linux
+	 * 5.9 (no ADDFD) the kernel answers for the command's own pty: the
+	 * pool is never used. */
+	sv_release_swap(c->sv, c->n.id, pooled, fd, cloexec ? O_CLOEXEC : 0);
+	a->cont = false;
+	a->abandon = true;
 }

@@ -149,6 +149,7 @@ void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 	bool follow = inotify ? !(mask & IN_DONT_FOLLOW) : !(flags & FAN_MARK_DONT_FOLLOW);
 	char path[PATH_MAX], view[PATH_MAX], link[40];
 	int group = -1, handle = -1, rc;
+	bool handle_copied = false; /* a copy of the command's file: sv_release_fd */
 
 	/* Only an inode mark names an object we must judge. Removing and
 	 * flushing add nothing; mount and filesystem marks the kernel gives
@@ -173,8 +174,9 @@ void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 		/* fanotify_mark with no path marks dirfd's own object; the
 		 * kernel takes neither AT_FDCWD nor an O_PATH fd there. */
 		handle = dirfd == AT_FDCWD ? -EBADF : sv_getfd(c, dirfd);
+		handle_copied = handle >= 0;
 		if (handle >= 0 && (fcntl(handle, F_GETFL) & O_PATH)) {
-			close(handle);
+			sv_release_fd(c->sv, handle);
 			handle = -EBADF;
 		}
 	} else {
@@ -211,10 +213,12 @@ void sv_watch_call(struct sv_call *c, struct sv_answer *a)
 	if (rc < 0)
 		rc = -errno;
 out:
-	if (handle >= 0)
+	if (handle >= 0 && handle_copied)
+		sv_release_fd(c->sv, handle);
+	else if (handle >= 0)
 		close(handle);
 	if (group >= 0)
-		close(group);
+		sv_release_fd(c->sv, group);
 	if (!a->abandon) {
 		a->val = rc > 0 ? rc : 0;
 		a->err = rc < 0 ? -rc : 0;

@@ -192,11 +192,26 @@ void sv_worker_caller_gone(struct supervisor *sv, size_t slot)
 
 void sv_worker_stop_all(struct supervisor *sv)
 {
+	struct sv_net_op *untaken[SV_MAX_INFLIGHT];
+	size_t n = 0;
+
 	pthread_mutex_lock(&sv->lock);
-	for (size_t i = 0; i < SV_MAX_INFLIGHT; i++)
-		cancel_slot(&sv->inflight[i]);
+	for (size_t i = 0; i < SV_MAX_INFLIGHT; i++) {
+		struct sv_inflight *f = &sv->inflight[i];
+
+		cancel_slot(f);
+		if (f->used && !f->running && !f->done) {
+			untaken[n++] = f->op;
+			f->op = NULL;
+			f->done = true;
+			sv->n_unclaimed--;
+		}
+	}
 	pthread_cond_broadcast(&sv->work);
 	pthread_mutex_unlock(&sv->lock);
+	/* Outside the lock: freeing hands the ops' copies to the closer. */
+	for (size_t i = 0; i < n; i++)
+		sv_net_free(untaken[i]);
 }
 
 size_t sv_worker_watch(struct supervisor *sv, struct pollfd *pfd, size_t *slot_of)

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -1550,6 +1551,92 @@ Test(supervisor, caller_killed_mid_call_ends_its_worker)
 {
 	killed_mid_call(AS_CALLER, true);
 	killed_mid_call(AS_NOBODY, true);
+}
+
+/* ---- the last reference to a command's file ---- */
+
+struct lingering_case {
+	const char *root, *cmd;
+	int runner;
+};
+
+/* Through the library, in a child (dropping to nobody where asked): a
+ * supervised send holds a copy of a lingering socket the command then
+ * drops. Whatever thread of ours closes that copy waits for the linger (a
+ * day) until the run's end cuts it short: after the run the process has
+ * its threads and fds of before. */
+static int lingering_child(const struct lingering_case *k)
+{
+	struct sbx_run *run = sbx_run_new();
+	struct sbx_result *res = NULL;
+	struct sbx_error err;
+	int baseline = count_threads(), fds = count_entries("/proc/self/fd");
+	char *out;
+	bool done;
+
+	sbx_run_set_command(run, k->cmd);
+	sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
+	sbx_run_set_root(run, k->root);
+	sbx_run_set_runner(run, k->runner == LANDLOCK ? SBX_RUNNER_LANDLOCK : SBX_RUNNER_NAMESPACE);
+	sbx_run_set_net(run, SBX_NET_ALLOW);
+	sbx_run_set_timeout_ms(run, 30000);
+	if (sbx_run_execute(run, &res, &err) < 0) {
+		fprintf(stderr, "sbx: %s: %s (%s)\n", err.code, err.message, err.detail);
+		return 2;
+	}
+	out = sbx_result_to_json(res);
+	done = out && strstr(out, "done");
+	free(out);
+	sbx_result_free(res);
+	sbx_run_free(run);
+	if (!done)
+		return 3;
+	if (!threads_settle(baseline))
+		return 1;
+	return count_entries("/proc/self/fd") == fds ? 0 : 6;
+}
+
+PARAMS(last_reference_to_a_lingering_socket_holds_no_thread, all_params)
+ParameterizedTest(struct cp *p, supervisor, last_reference_to_a_lingering_socket_holds_no_thread,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	int small = 4096, sink = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
+	pid_t pid;
+
+	fx_setup(&f, p);
+	/* a peer that takes connections and never reads a byte */
+	cr_assert(sink >= 0 && setsockopt(sink, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0 &&
+		  bind(sink, (struct sockaddr *)&a, sizeof a) == 0 && listen(sink, 8) == 0 &&
+		  getsockname(sink, (struct sockaddr *)&a, &len) == 0);
+	struct lingering_case k = {
+		.root = f.R, .runner = f.runner,
+		.cmd = e2e_fmt("%s %d", helper(&f, "lingerpass"), ntohs(a.sin_port)),
+	};
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		if (f.who == AS_NOBODY && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+					   setresuid(65534, 65534, 65534) < 0))
+			_exit(5);
+		/* as a process started as nobody is (its /proc files its own:
+		 * the namespace runner writes its uid map there) */
+		prctl(PR_SET_DUMPABLE, 1);
+		_exit(lingering_child(&k));
+	}
+	cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	cr_assert(WEXITSTATUS(status) != 2 && WEXITSTATUS(status) != 3,
+		  "%s the run failed or did not finish (status %d)", f.tag, WEXITSTATUS(status));
+	cr_assert(WEXITSTATUS(status) != 6, "%s the supervisor left fds open", f.tag);
+	cr_assert(WEXITSTATUS(status) == 0,
+		  "%s status %d: a thread of sbx stayed caught in the last close of the "
+		  "command's lingering socket after the run", f.tag, WEXITSTATUS(status));
+	close(sink);
+	fx_teardown(&f);
 }
 
 #else

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/* lingerpass PORT [TIMES [PAUSE_MS]]: passes a lingering TCP socket in a send that sbx
+ * performs, then leaves sbx the last holder of it. The socket is connected
+ * to a peer on 127.0.0.1:PORT that takes no data, its send buffer filled,
+ * SO_LINGER set to a day. A thread sends it (SCM_RIGHTS) on a unix socket
+ * whose buffer is full, so the supervised sendmsg blocks in sbx holding a
+ * copy of it; meanwhile this closes its own fd and the receiving end, the
+ * send fails, and sbx's copy is the last reference: its close waits out
+ * the linger wherever sbx makes it. TIMES times (1), waiting PAUSE_MS
+ * (1000) for each send to reach sbx. Prints the last send's error and
+ * "done". */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int pair[2], lingering;
+static int send_errno;
+
+static void fill(int fd)
+{
+	char buf[4096];
+
+	memset(buf, 'x', sizeof(buf));
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	while (write(fd, buf, sizeof(buf)) > 0)
+		;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+}
+
+static void *pass(void *arg)
+{
+	char byte = 'x', control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			    .msg_controllen = sizeof(control) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	(void)arg;
+	memset(control, 0, sizeof(control));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &lingering, sizeof(int));
+	send_errno = sendmsg(pair[0], &m, 0) < 0 ? errno : 0;
+	return NULL;
+}
+
+static int one(const struct sockaddr_in *a, unsigned pause_ms)
+{
+	struct linger day = { .l_onoff = 1, .l_linger = 86400 };
+	pthread_t t;
+
+	lingering = socket(AF_INET, SOCK_STREAM, 0);
+	if (lingering < 0 || connect(lingering, (const struct sockaddr *)a, sizeof(*a)) < 0) {
+		perror("connect");
+		return 1;
+	}
+	fill(lingering);
+	if (setsockopt(lingering, SOL_SOCKET, SO_LINGER, &day, sizeof(day)) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, pair) < 0) {
+		perror("setup");
+		return 1;
+	}
+	fill(pair[0]);
+	if (pthread_create(&t, NULL, pass, NULL) != 0)
+		return 1;
+	/* The send has reached sbx and blocks there, holding its copy. */
+	usleep(pause_ms * 1000);
+	close(lingering);
+	close(pair[1]);
+	pthread_join(t, NULL);
+	close(pair[0]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int times = argc > 2 ? atoi(argv[2]) : 1;
+	unsigned pause_ms = argc > 3 ? (unsigned)atoi(argv[3]) : 1000;
+
+	if (argc < 2)
+		return 2;
+	signal(SIGPIPE, SIG_IGN);
+	a.sin_port = htons((unsigned short)atoi(argv[1]));
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	for (int i = 0; i < times; i++)
+		if (one(&a, pause_ms) != 0)
+			return 1;
+	printf("send: %s\ndone\n", send_errno ? strerror(send_errno) : "sent");
+	return 0;
+}
