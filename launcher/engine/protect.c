@@ -94,6 +94,23 @@ static bool resolves(int root_fd, const char *path)
 	return found;
 }
 
+static void dir_chmod(int fd, mode_t mode)
+{
+	char proc[32];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (chmod(proc, mode) < 0)
+		errno = 0;
+}
+
+void protect_dir_reopen(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0300) != 0300)
+		dir_chmod(fd, (st.st_mode & 07777) | 0700);
+}
+
 /* Move name (below parent, too deep to enter) into top under a fresh name,
  * to be removed from there by top's next pass. */
 static int move_up(int parent, const char *name, int top)
@@ -135,12 +152,23 @@ static int remove_at(int parent, const char *name, int depth, int top, bool *mov
 			*moved = true;
 		return rc;
 	}
-	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* A directory the run made unwritable, unlistable or unsearchable
+	 * (chmod 100 .git/hooks: git still runs a hook by its name) must
+	 * still be emptied: opened first as a handle, which needs no right
+	 * on it, and opened to be listed only once it is u+rwx again. */
+	fd = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* A directory the run made unwritable must still be emptied. */
 	if ((st.st_mode & 0700) != 0700)
-		fchmod(fd, (st.st_mode & 07777) | 0700);
+		dir_chmod(fd, (st.st_mode & 07777) | 0700);
+	{
+		int listed = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		close(fd);
+		if (listed < 0)
+			return -errno;
+		fd = listed;
+	}
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);

@@ -71,6 +71,7 @@ struct protect_state {
 	int dir_fd;             /* sbx's state for this root (protect/KEY); -1: none */
 	int lock_fd;            /* the root's lock file, -1: not held */
 	bool shared;            /* the records are the root's baseline file's */
+	unsigned root_mode;     /* the root's mode when the run began */
 	/* Paths put back at the start, to a baseline an earlier run left when
 	 * its sbx died (sandbox.recovered). */
 	char *recovered[PROTECT_REPORT_MAX];
@@ -123,5 +124,9 @@ int protect_open_dir_nofollow(int dirfd, const char *rel);
 /* Remove name below dirfd, recursively, never following a symlink. 0 or
  * -errno. */
 int protect_remove_tree(int dirfd, const char *name);
+/* Give the owner of the directory behind fd (any handle, O_PATH too) back
+ * read, write and search on it when it lacks write or search: best effort,
+ * never through a path. */
+void protect_dir_reopen(int fd);
 
 #endif

@@ -66,6 +66,18 @@ bool protect_ancestor_restore(const struct protect_record *rec, int root_fd)
 		protect_snapshot_put_back(&rec->snap, dir, last, &changed);
 	else if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
 		changed = unlinkat(dir, last, 0) == 0;
+	else if (rec->was == PROTECT_DIR) {
+		/* A run that closed it (chmod 000 .git) kept us from the
+		 * protected paths below, and git opens it again for the hook
+		 * planted there: without write and search for its owner it is
+		 * no repository git could use anyway. */
+		int fd = openat(dir, last, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd >= 0) {
+			protect_dir_reopen(fd);
+			close(fd);
+		}
+	}
 	close(dir);
 	return changed;
 }

@@ -224,6 +224,7 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 		return 0;
 	if (fstat(root_fd, &st) < 0)
 		return -errno;
+	ps->root_mode = st.st_mode & 07777;
 	if (ps->dir_fd >= 0 && all_plain(paths))
 		ps->lock_fd = open_lock(ps->dir_fd);
 	if (ps->lock_fd >= 0) {
@@ -276,6 +277,7 @@ static void note(const char **list, size_t *n, size_t max, const char *path)
 size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted, size_t max)
 {
 	size_t n = 0;
+	struct stat st;
 	bool turn;
 
 	if (!ps->begun)
@@ -284,6 +286,11 @@ size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted,
 	/* Under the turn, so two runs ending at once do not rebuild the same
 	 * path over each other. */
 	turn = ps->lock_fd >= 0 && take_turn(ps->lock_fd) == 0;
+	/* A run that took its owner's write or search on the root (chmod 000
+	 * .) would keep what it planted there: given back first. Only when
+	 * the run changed the root's mode, never a user's own setting. */
+	if (fstat(root_fd, &st) == 0 && (st.st_mode & 07777) != ps->root_mode)
+		protect_dir_reopen(root_fd);
 	/* The ancestors first: what lies below them is found through them. */
 	for (size_t k = 0; k < ps->n_anc; k++) {
 		const struct protect_record *rec = &ps->base.rec[ps->anc_rec[k]];

@@ -37,6 +37,36 @@ static int open_own_dir(int dirfd, const char *name, unsigned mode)
 	return fd;
 }
 
+/* The run's own /tmp or cache, below a directory of ours that no one else
+ * may enter: the command may change its mode (chmod 777 /tmp, chmod 000
+ * $XDG_CACHE_HOME) and, as a root caller, its owner, and that must not leave
+ * every later run of the root without its /tmp and cache. So not refused
+ * like the levels above it: its owner and the mode it asks for (the umask
+ * trimmed it at mkdir) are put back, through the handle, never the path. */
+static int run_dir(int parent, const char *name, unsigned mode)
+{
+	char proc[32];
+	struct stat st;
+	int fd;
+
+	if (mkdirat(parent, name, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (fstat(fd, &st) < 0 ||
+	    (st.st_uid != geteuid() &&
+	     fchownat(fd, "", geteuid(), getegid(), AT_EMPTY_PATH) < 0) ||
+	    chmod(proc, mode) < 0) {
+		int e = errno ? errno : EPERM;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
 /* Walk an absolute path from "/", making the components from `make_from`
  * (a byte offset) on. Components before it must exist; they need not be
  * ours (/home, /var/tmp). */
@@ -181,24 +211,22 @@ int statedir_for_root(const char *base, const char *kind, const char *root, unsi
 	    size)
 		return sbx_error_set(err, ENAMETOOLONG, SBX_E_INTERNAL, NULL, "state path too long");
 	base_len = strlen(base);
+	/* Every level but the last is checked as ours and closed (open_path);
+	 * the last is the run's /tmp or cache, taken as it is (run_dir). */
+	char *slash = strrchr(out, '/');
+
+	*slash = '\0';
 	rc = open_path(out, base_len, 0700);
+	*slash = '/';
+	if (rc >= 0) {
+		int parent = rc;
+
+		rc = run_dir(parent, slash + 1, mode);
+		close(parent);
+	}
 	if (rc < 0)
 		return sbx_error_set(err, -rc, SBX_E_INTERNAL, out, "unable to make %s: %s", out,
 				     strerror(-rc));
-	/* The last one is the run's /tmp or cache: the mode it asks for (the
-	 * umask trimmed it at mkdir), set through the handle, not the path. */
-	int dfd = openat(rc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (dfd < 0 || fchmod(dfd, mode) < 0) {
-		int e = errno;
-
-		if (dfd >= 0)
-			close(dfd);
-		close(rc);
-		return sbx_error_set(err, e, SBX_E_INTERNAL, out, "unable to chmod %s: %s", out,
-				     strerror(e));
-	}
-	close(dfd);
 	*fd = rc;
 	return 0;
 }
