@@ -102,6 +102,11 @@ int sbx_run_set_runner(struct sbx_run *run, enum sbx_runner runner)
 
 int sbx_run_set_timeout_ms(struct sbx_run *run, uint64_t timeout_ms)
 {
+	/* A week at most, as --timeout, timeout and serve's timeout_ms: past
+	 * that the deadline (start + timeout) could wrap and end the run at
+	 * once. */
+	if (timeout_ms > 604800000ULL)
+		return -EINVAL;
 	run->timeout_ms = timeout_ms;
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify.h"
 #include "mcp.h"
 
 static json_t *result_properties(void)
@@ -167,27 +168,68 @@ json_t *mcp_tool_started(const struct work_task *task)
 	return text_result(text, (size_t)n, json_pack("{s:s}", "task_id", task->name), false);
 }
 
-/* The task's status and new output as text; the object as it is. */
+/* Append len bytes of command output to *buf with every line that could pass
+ * for a marker prefixed (markers_neutralise): task_output's text is what the
+ * model reads, so a task must not be able to forge sbx's facts there either. */
+static bool append_output(char **buf, size_t *len, const char *what, const char *in,
+			  size_t in_len)
+{
+	size_t wl = strlen(what), n = markers_neutralise(in, in_len, NULL);
+	char *p = realloc(*buf, *len + wl + n + 1);
+
+	if (!p)
+		return false;
+	memcpy(p + *len, what, wl);
+	markers_neutralise(in, in_len, p + *len + wl);
+	*len += wl + n;
+	p[*len] = '\0';
+	*buf = p;
+	return true;
+}
+
+/* The task's status and new output as text, and once it has settled sbx's
+ * markers and how it ended (the model may never see structuredContent); the
+ * object as it is. */
 json_t *mcp_tool_task_output(json_t *output)
 {
-	const char *so = json_string_value(json_object_get(output, "stdout"));
-	const char *se = json_string_value(json_object_get(output, "stderr"));
+	json_t *so = json_object_get(output, "stdout");
+	json_t *se = json_object_get(output, "stderr");
 	json_t *res = json_object_get(output, "result");
-	char *text = NULL;
-	json_t *out;
-	int n = asprintf(&text, "task %s: %s\n%s%s%s%s",
-			 json_string_value(json_object_get(output, "task")),
-			 json_string_value(json_object_get(output, "status")), so ? so : "",
-			 se && *se ? "\n[stderr]\n" : "", se ? se : "",
-			 json_is_object(res) ? "\n[settled; the result is in structuredContent]" : "");
+	char *text = NULL, line[128];
+	size_t len = 0;
+	json_t *out, *m;
+	size_t i;
+	int n = asprintf(&text, "task %s: %s\n", json_string_value(json_object_get(output, "task")),
+			 json_string_value(json_object_get(output, "status")));
+	bool ok = n >= 0;
 
+	if (ok)
+		len = (size_t)n;
+	else
+		text = NULL;
+	ok = ok && append_output(&text, &len, "", json_string_value(so) ?: "",
+				 json_string_length(so));
+	if (ok && json_string_length(se))
+		ok = append_output(&text, &len, "\n[stderr]\n", json_string_value(se),
+				   json_string_length(se));
+	if (ok && json_is_object(res)) {
+		if (len && text[len - 1] != '\n')
+			ok = append_output(&text, &len, "\n", "", 0);
+		json_array_foreach(json_object_get(res, "markers"), i, m) {
+			if (ok && json_is_string(m))
+				ok = append_output(&text, &len, json_string_value(m), "\n", 1);
+		}
+		n = ended_line(res, line, sizeof(line));
+		ok = ok && append_output(&text, &len, line, "", 0);
+	}
 	json_object_set(output, "task_id", json_object_get(output, "task"));
 	json_object_del(output, "task");
-	if (n < 0) {
+	if (!ok) {
+		free(text);
 		json_decref(output);
 		return NULL;
 	}
-	out = text_result(text, (size_t)n, output, false);
+	out = text_result(text, len, output, false);
 	free(text);
 	return out;
 }

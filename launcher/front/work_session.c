@@ -171,6 +171,14 @@ int work_run_build(struct work *w, const struct work_session *sess,
 		return sbx_error_set(err, EPERM, SBX_E_BAD_REQUEST, NULL,
 				     "sandbox_permissions: this session has no escalation (open it "
 				     "with escalation, where the deployment allows it)");
+	/* A value outside the schema's enum is a bad param of the request (the
+	 * caller's mistake, -32602), like a bad timeout_ms, not sbx refusing. */
+	if (call->sandbox_permissions && strcmp(call->sandbox_permissions, "workspace-write") &&
+	    strcmp(call->sandbox_permissions, "danger-full-access"))
+		return sbx_error_set(err, EINVAL, SBX_E_BAD_REQUEST, call->sandbox_permissions,
+				     "bad sandbox_permissions '%.32s' (expected workspace-write or "
+				     "danger-full-access)",
+				     call->sandbox_permissions);
 	if (call->justification && !call->sandbox_permissions)
 		return sbx_error_set(err, EINVAL, SBX_E_BAD_REQUEST, NULL,
 				     "justification without sandbox_permissions: it explains an "

@@ -101,6 +101,18 @@ ParameterizedTest(enum e2e_user *who, serve, escalation, .timeout = 120)
 	p = run_params(esc, out_cmd);
 	json_object_set_new(p, "sandbox_permissions", json_string("workspace-write"));
 	cr_assert(denied(result_of(rpc_call(&s, 7, "run", p))));
+	/* a sandbox_permissions outside its enum is a bad param (-32602, as
+	 * the protocol's table says), not a refusal of sbx's, and nothing runs */
+	char *bad_cmd = e2e_fmt("echo b > %s/bad_perm", root);
+	p = run_params(esc, bad_cmd);
+	json_object_set_new(p, "sandbox_permissions", json_string("read-only"));
+	json_object_set_new(p, "justification", json_string("why"));
+	json_t *e = assert_error(rpc_call(&s, 12, "run", p), "BAD_REQUEST");
+	cr_assert_eq(json_integer_value(json_object_get(e, "code")), -32602);
+	char *bad_path = e2e_fmt("%s/bad_perm", root);
+	cr_assert(!e2e_exists(bad_path));
+	free(bad_path);
+	free(bad_cmd);
 	/* justification alone is refused */
 	p = run_params(esc, "true");
 	json_object_set_new(p, "justification", json_string("why"));
