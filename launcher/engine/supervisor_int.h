@@ -20,16 +20,6 @@
 #define SV_MAX_DROPS 256    /* files of the command's waiting to be dropped */
 #define SV_DROP_LOOK_AT 64  /* queued drops from which a closer may be stuck */
 #define SV_ADDFD_FLAG_SETFD (1UL << 0) /* Linux 5.9 */
-
-/* A file of the command's to drop (supervisor_release.c): our copy fd, or,
- * for a swap, our pooled pty put at newfd in the caller, then the call
- * answered CONTINUE. */
-struct sv_drop {
-	int fd;
-	bool swap;
-	uint64_t id;
-	uint32_t newfd, newfd_flags;
-};
 struct sv_closer;
 
 /* A call handed to a worker (supervisor_worker.c). */
@@ -56,7 +46,7 @@ struct supervisor {
 	/* supervisor_release.c, under drop_lock */
 	pthread_mutex_t drop_lock;
 	pthread_cond_t drop_work, drop_room;
-	struct sv_drop drops[SV_MAX_DROPS];
+	int drops[SV_MAX_DROPS];   /* our copies, oldest first from first_drop */
 	size_t first_drop, n_drops;
 	struct sv_closer *closer;   /* the one taking drops, or NULL */
 	unsigned cancelled_pending; /* closers cancelled, not gone yet */
@@ -155,12 +145,9 @@ int sv_getfd(struct sv_call *c, int fd);
  * flags (or NULL) gets its open flags. -errno (-EBADF: no such fd). */
 int sv_fd_path(struct sv_call *c, int fd, int *flags);
 
-/* supervisor_release.c: files of the command's are dropped on a thread of
- * their own, never by the dispatcher or a worker. */
+/* supervisor_release.c: our copies of the command's files are closed on a
+ * thread of their own, never by the dispatcher or a worker. */
 void sv_release_fd(struct supervisor *sv, int fd);
-/* Put our pooled pty at newfd in the caller of call id (replacing what is
- * there), close pooled, answer the call CONTINUE. */
-void sv_release_swap(struct supervisor *sv, uint64_t id, int pooled, int newfd, int newfd_flags);
 /* The run is over: return once everything handed over is dropped, a drop
  * that keeps waiting cut short. */
 void sv_release_drain(struct supervisor *sv);

@@ -95,6 +95,7 @@ void sv_pty_number_call(struct sv_call *c, struct sv_answer *a)
 	struct pty_pool *pool = c->sv->pty_pool;
 	/* The kernel takes fd as an unsigned int. */
 	int fd = (int)(uint32_t)c->n.data.args[0];
+	struct seccomp_notif_addfd add = { .id = c->n.id, .flags = SV_ADDFD_FLAG_SETFD };
 	int mine, pooled, cloexec = -1;
 
 	/* Why CONTINUE, where supervisor.h says a decided call never
@@ -123,13 +124,14 @@ void sv_pty_number_call(struct sv_call *c, struct sv_answer *a)
 	}
 	copy_state(mine, pooled);
 	sv_release_fd(c->sv, mine);
+	add.srcfd = (uint32_t)pooled;
+	add.newfd = (uint32_t)fd;
+	add.newfd_flags = cloexec ? O_CLOEXEC : 0;
 	/* SETFD replaces the fd as dup2 would, atomically in the caller's
-	 * table, and so drops what the command holds there: by then perhaps
-	 * not its pty (another thread may have put any file there), so the
-	 * closer does it, and answers (supervisor_release.c). Before Linux
-	 * 5.9 (no ADDFD) the kernel answers for the command's own pty: the
-	 * pool is never used. */
-	sv_release_swap(c->sv, c->n.id, pooled, fd, cloexec ? O_CLOEXEC : 0);
-	a->cont = false;
-	a->abandon = true;
+	 * table, in the caller's own thread (which drops what was there, not
+	 * we). Failed, the kernel answers for the command's own pty: before
+	 * Linux 5.9 (no ADDFD) the pool is never used. */
+	if (ioctl(c->sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno == ENOENT)
+		a->abandon = true; /* the caller is gone */
+	close(pooled);
 }

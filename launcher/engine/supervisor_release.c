@@ -1,26 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* The one thread that drops files of the command's: our copies of its fds
- * (pidfd_getfd), and the file a pty swap replaces in its table. Why: such a
- * drop may be the last reference (the command closed its fd, or exited,
- * meanwhile), and some last closes wait: a TCP socket with SO_LINGER and
- * unsent data waits for its peer as long as the command set, a day or more.
- * On the dispatcher that stopped every later call of the run, and in serve
- * outlived it (test_supervisor.c:
+/* The one thread that closes our copies of the command's files (pidfd_getfd).
+ * Why: such a close may drop the last reference (the command closed its fd,
+ * or exited, meanwhile), and some last closes wait: a TCP socket with
+ * SO_LINGER and unsent data waits for its peer as long as the command set, a
+ * day or more. On the dispatcher that stopped every later call of the run,
+ * and in serve outlived it (test_supervisor.c:
  * last_reference_to_a_lingering_socket_holds_no_thread).
  *
- * A closer takes jobs from a queue and may get caught in such a wait;
+ * A closer takes copies from a queue and may get caught in such a wait;
  * nobody waits for it. When the queue fills up behind a closer that does not
  * move, or when the run ends, the closer is cancelled: the signal that
  * carries the cancellation ends the wait (the kernel finishes the close at
  * once and sends the data in the background, as it does for a process that
- * exits), the cancelled closer puts its job back, and another takes over.
- * Doing a job twice is harmless: a copy already swapped for /dev/null is
- * swapped again, a pooled pty already swapped in is swapped in again. */
+ * exits), the cancelled closer puts its copy back, and another takes over.
+ * The copy is never closed while the file may still be dropped: it is first
+ * swapped for /dev/null (dup3, which drops the file), so its fd number stays
+ * ours until the close that cannot wait, and a second swap is harmless. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,64 +33,29 @@
 struct sv_closer {
 	struct supervisor *sv;
 	pthread_t thread;
-	struct sv_drop job;
-	bool in_job;
+	int fd;       /* the copy in hand, -1: none */
 	int null_fd;
 };
 
-/* With cancellation off. */
-static void finish_job(struct supervisor *sv, const struct sv_drop *j, int err)
-{
-	if (j->swap) {
-		struct sv_answer a = { .cont = true };
-
-		/* ENOENT: the caller is gone, nothing to answer. Anything else:
-		 * the kernel's own ioctl answers, for the command's own pty. */
-		if (err != ENOENT)
-			sv_respond(sv, j->id, &a);
-	}
-	close(j->fd);
-}
-
 /* The drop itself, the only place a closer may be cancelled: nothing but
- * raw syscalls between enabling and disabling, so an asynchronous
- * cancellation can land anywhere in it. null_fd -1: not on a closer (no
- * thread to be had), where nothing may be cancelled: a worker's own
- * cancellation must not land here. */
-static int drop(struct supervisor *sv, int null_fd, const struct sv_drop *j)
+ * a raw syscall between enabling and disabling, so an asynchronous
+ * cancellation can land anywhere in it. */
+static void drop(int null_fd, int fd)
 {
-	struct seccomp_notif_addfd add = {
-		.id = j->id, .flags = SV_ADDFD_FLAG_SETFD, .srcfd = (uint32_t)j->fd,
-		.newfd = j->newfd, .newfd_flags = j->newfd_flags,
-	};
-	int old, err = 0;
+	int old;
 
-	if (null_fd < 0) {
-		if (j->swap && ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0)
-			err = errno;
-		return err;
-	}
 	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
 	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-	if (j->swap) {
-		if (syscall(SYS_ioctl, sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0)
-			err = errno;
-	} else {
-		/* Our copy becomes /dev/null; the command's file goes with
-		 * the swap, and the close that follows never waits. */
-		(void)syscall(SYS_dup3, null_fd, j->fd, O_CLOEXEC);
-	}
+	(void)syscall(SYS_dup3, null_fd, fd, O_CLOEXEC);
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &old);
-	return err;
 }
 
 static void closer_free(struct sv_closer *cl)
 {
 	struct supervisor *sv = cl->sv;
 
-	if (cl->null_fd >= 0)
-		close(cl->null_fd);
+	close(cl->null_fd);
 	free(cl);
 	sv_unref(sv);
 }
@@ -99,31 +63,31 @@ static void closer_free(struct sv_closer *cl)
 static bool start_closer(struct supervisor *sv);
 
 /* The queue, oldest first; with drop_lock held. */
-static struct sv_drop take(struct supervisor *sv)
+static int take(struct supervisor *sv)
 {
-	struct sv_drop j = sv->drops[sv->first_drop];
+	int fd = sv->drops[sv->first_drop];
 
 	sv->first_drop = (sv->first_drop + 1) % SV_MAX_DROPS;
 	sv->n_drops--;
-	return j;
+	return fd;
 }
 
-static void put_back(struct supervisor *sv, const struct sv_drop *j)
+static void put_back(struct supervisor *sv, int fd)
 {
 	sv->first_drop = (sv->first_drop + SV_MAX_DROPS - 1) % SV_MAX_DROPS;
-	sv->drops[sv->first_drop] = *j;
+	sv->drops[sv->first_drop] = fd;
 	sv->n_drops++;
 }
 
-/* Cancelled inside drop(): the job goes back (the room was kept). */
+/* Cancelled inside drop(): the copy goes back (a slot was kept for it). */
 static void closer_cancelled(void *arg)
 {
 	struct sv_closer *cl = arg;
 	struct supervisor *sv = cl->sv;
 
 	pthread_mutex_lock(&sv->drop_lock);
-	if (cl->in_job)
-		put_back(sv, &cl->job);
+	if (cl->fd >= 0)
+		put_back(sv, cl->fd);
 	sv->cancelled_pending--;
 	if (!sv->closer && sv->n_drops)
 		start_closer(sv);
@@ -143,7 +107,6 @@ static void *closer_main(void *arg)
 	pthread_mutex_lock(&sv->drop_lock);
 	for (;;) {
 		struct timespec until;
-		int err;
 
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += CLOSER_IDLE_SECONDS;
@@ -155,15 +118,14 @@ static void *closer_main(void *arg)
 		 * take nothing more. */
 		if (sv->closer != cl || sv->n_drops == 0)
 			break;
-		cl->job = take(sv);
-		cl->in_job = true;
+		cl->fd = take(sv);
 		sv->drops_started++;
 		pthread_cond_broadcast(&sv->drop_room);
 		pthread_mutex_unlock(&sv->drop_lock);
-		err = drop(sv, cl->null_fd, &cl->job);
-		finish_job(sv, &cl->job, err);
+		drop(cl->null_fd, cl->fd);
+		close(cl->fd); /* /dev/null now */
 		pthread_mutex_lock(&sv->drop_lock);
-		cl->in_job = false;
+		cl->fd = -1;
 		pthread_cond_broadcast(&sv->drop_room);
 	}
 	if (sv->closer == cl)
@@ -189,6 +151,7 @@ static bool start_closer(struct supervisor *sv)
 	if (!cl)
 		return false;
 	cl->sv = sv;
+	cl->fd = -1;
 	cl->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	ok = cl->null_fd >= 0 && pthread_attr_init(&attr) == 0;
 	if (ok) {
@@ -211,14 +174,14 @@ static bool start_closer(struct supervisor *sv)
 	return ok;
 }
 
-/* With drop_lock held: a closer caught in one job since the last look
+/* With drop_lock held: a closer caught in one drop since the last look
  * (stuck_mark) is cancelled and replaced. One cancellation at a time, so a
- * single kept slot is room enough for the job it puts back. */
+ * single kept slot is room enough for the copy it puts back. */
 static void cancel_if_stuck(struct supervisor *sv)
 {
 	struct sv_closer *cl = sv->closer;
 
-	if (!cl || !cl->in_job || sv->cancelled_pending)
+	if (!cl || cl->fd < 0 || sv->cancelled_pending)
 		return;
 	if (sv->stuck_mark != sv->drops_started) {
 		sv->stuck_mark = sv->drops_started;
@@ -230,11 +193,13 @@ static void cancel_if_stuck(struct supervisor *sv)
 	start_closer(sv);
 }
 
-static void hand_over(struct supervisor *sv, const struct sv_drop *j)
+void sv_release_fd(struct supervisor *sv, int fd)
 {
+	if (fd < 0)
+		return;
 	pthread_mutex_lock(&sv->drop_lock);
 	while (sv->n_drops >= SV_MAX_DROPS - 1) {
-		/* Full behind a closer in a job: no second look. */
+		/* Full behind a closer in a drop: no second look. */
 		sv->stuck_mark = sv->drops_started;
 		cancel_if_stuck(sv);
 		if (!sv->closer && !start_closer(sv))
@@ -242,32 +207,16 @@ static void hand_over(struct supervisor *sv, const struct sv_drop *j)
 		pthread_cond_wait(&sv->drop_room, &sv->drop_lock);
 	}
 	if (sv->n_drops >= SV_MAX_DROPS - 1 || (!sv->closer && !start_closer(sv))) {
-		/* No thread to be had: drop it here, as sbx did before. */
+		/* No thread to be had: closed here, as sbx did before. */
 		pthread_mutex_unlock(&sv->drop_lock);
-		finish_job(sv, j, drop(sv, -1, j));
+		close(fd);
 		return;
 	}
 	if (sv->n_drops >= SV_DROP_LOOK_AT)
 		cancel_if_stuck(sv);
-	sv->drops[(sv->first_drop + sv->n_drops++) % SV_MAX_DROPS] = *j;
+	sv->drops[(sv->first_drop + sv->n_drops++) % SV_MAX_DROPS] = fd;
 	pthread_cond_signal(&sv->drop_work);
 	pthread_mutex_unlock(&sv->drop_lock);
-}
-
-void sv_release_fd(struct supervisor *sv, int fd)
-{
-	struct sv_drop j = { .fd = fd };
-
-	if (fd >= 0)
-		hand_over(sv, &j);
-}
-
-void sv_release_swap(struct supervisor *sv, uint64_t id, int pooled, int newfd, int newfd_flags)
-{
-	struct sv_drop j = { .swap = true, .fd = pooled, .id = id,
-			     .newfd = (uint32_t)newfd, .newfd_flags = (uint32_t)newfd_flags };
-
-	hand_over(sv, &j);
 }
 
 void sv_release_drain(struct supervisor *sv)
@@ -275,17 +224,17 @@ void sv_release_drain(struct supervisor *sv)
 	pthread_mutex_lock(&sv->drop_lock);
 	pthread_cond_broadcast(&sv->drop_work);
 	for (;;) {
-		bool busy = sv->closer && sv->closer->in_job;
+		bool busy = sv->closer && sv->closer->fd >= 0;
 		struct timespec until;
 
 		if (!sv->n_drops && !busy && !sv->cancelled_pending &&
 		    !__atomic_load_n(&sv->n_workers, __ATOMIC_ACQUIRE))
 			break;
 		if (sv->n_drops && !sv->closer && !start_closer(sv)) {
-			struct sv_drop j = take(sv);
+			int fd = take(sv);
 
 			pthread_mutex_unlock(&sv->drop_lock);
-			finish_job(sv, &j, drop(sv, -1, &j));
+			close(fd);
 			pthread_mutex_lock(&sv->drop_lock);
 			continue;
 		}
