@@ -50,7 +50,6 @@ struct supervisor {
 	size_t first_drop, n_drops;
 	struct sv_closer *closer;   /* the one taking drops, or NULL */
 	unsigned cancelled_pending; /* closers cancelled, not gone yet */
-	unsigned long drops_started, stuck_mark;
 
 	bool metadata;
 	uint64_t caps;
