@@ -1467,8 +1467,9 @@ static void *sample_after_mark(void *arg)
 
 /* In a child of the test (dropping to nobody where asked), through the
  * library: the threads of the process are counted from outside the run. */
-static int killed_child(const struct killed_case *k)
+static int killed_child(const void *arg)
 {
+	const struct killed_case *k = arg;
 	struct sbx_run *run = sbx_run_new();
 	struct sbx_result *res = NULL;
 	struct sbx_error err;
@@ -1505,12 +1506,33 @@ static int killed_child(const struct killed_case *k)
 	return count_entries("/proc/self/fd") == fds ? 0 : 6;
 }
 
+/* fn(arg) in a child of the test, as who (dumpable again, as a process
+ * started as nobody is: the namespace runner writes its maps in its /proc);
+ * the child's exit status. */
+static int in_child_as(enum e2e_user who, int (*fn)(const void *), const void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		if (who == AS_NOBODY && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+					 setresuid(65534, 65534, 65534) < 0))
+			_exit(5);
+		prctl(PR_SET_DUMPABLE, 1);
+		_exit(fn(arg));
+	}
+	cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
 static void killed_mid_call(enum e2e_user who, bool kill_inside)
 {
 	struct fx f;
 	struct cp p = { LANDLOCK, who };
 	int fill, status;
-	pid_t pid;
 
 	fx_setup(&f, &p);
 	struct killed_case k = { .root = f.R, .unix_stuck = e2e_fmt("%s/stuck.sock", f.D),
@@ -1520,23 +1542,14 @@ static void killed_mid_call(enum e2e_user who, bool kill_inside)
 	k.port = stuck_tcp(&fill);
 	spawn_daemon(&f, argv);
 	wait_for(k.unix_stuck);
-	fflush(NULL);
-	pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		if (who == AS_NOBODY && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-					 setresuid(65534, 65534, 65534) < 0))
-			_exit(5);
-		_exit(killed_child(&k));
-	}
-	cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
-	cr_assert(WEXITSTATUS(status) != 2, "[user %s] the run failed", e2e_user_name(who));
-	cr_assert(WEXITSTATUS(status) != 3, "[user %s] a worker outlived its killed caller",
+	status = in_child_as(who, killed_child, &k);
+	cr_assert(status != 2, "[user %s] the run failed", e2e_user_name(who));
+	cr_assert(status != 3, "[user %s] a worker outlived its killed caller",
 		  e2e_user_name(who));
-	cr_assert(WEXITSTATUS(status) != 6, "[user %s] the supervisor left fds open",
+	cr_assert(status != 6, "[user %s] the supervisor left fds open",
 		  e2e_user_name(who));
-	cr_assert(WEXITSTATUS(status) == 0, "[user %s] status %d: a supervisor thread outlived the run",
-		  e2e_user_name(who), WEXITSTATUS(status));
+	cr_assert(status == 0, "[user %s] status %d: a supervisor thread outlived the run",
+		  e2e_user_name(who), status);
 	close(fill);
 	fx_teardown(&f);
 }
@@ -1565,8 +1578,9 @@ struct lingering_case {
  * drops. Whatever thread of ours closes that copy waits for the linger (a
  * day) until the run's end cuts it short: after the run the process has
  * its threads and fds of before. */
-static int lingering_child(const struct lingering_case *k)
+static int lingering_child(const void *arg)
 {
+	const struct lingering_case *k = arg;
 	struct sbx_run *run = sbx_run_new();
 	struct sbx_result *res = NULL;
 	struct sbx_error err;
@@ -1604,7 +1618,6 @@ ParameterizedTest(struct cp *p, supervisor, last_reference_to_a_lingering_socket
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof a;
 	int small = 4096, sink = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
-	pid_t pid;
 
 	fx_setup(&f, p);
 	/* a peer that takes connections and never reads a byte */
@@ -1616,25 +1629,13 @@ ParameterizedTest(struct cp *p, supervisor, last_reference_to_a_lingering_socket
 		.cmd = e2e_fmt("%s %d", helper(&f, "lingerpass"), ntohs(a.sin_port)),
 	};
 
-	fflush(NULL);
-	pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		if (f.who == AS_NOBODY && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-					   setresuid(65534, 65534, 65534) < 0))
-			_exit(5);
-		/* as a process started as nobody is (its /proc files its own:
-		 * the namespace runner writes its uid map there) */
-		prctl(PR_SET_DUMPABLE, 1);
-		_exit(lingering_child(&k));
-	}
-	cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
-	cr_assert(WEXITSTATUS(status) != 2 && WEXITSTATUS(status) != 3,
-		  "%s the run failed or did not finish (status %d)", f.tag, WEXITSTATUS(status));
-	cr_assert(WEXITSTATUS(status) != 6, "%s the supervisor left fds open", f.tag);
-	cr_assert(WEXITSTATUS(status) == 0,
+	status = in_child_as(f.who, lingering_child, &k);
+	cr_assert(status != 2 && status != 3,
+		  "%s the run failed or did not finish (status %d)", f.tag, status);
+	cr_assert(status != 6, "%s the supervisor left fds open", f.tag);
+	cr_assert(status == 0,
 		  "%s status %d: a thread of sbx stayed caught in the last close of the "
-		  "command's lingering socket after the run", f.tag, WEXITSTATUS(status));
+		  "command's lingering socket after the run", f.tag, status);
 	close(sink);
 	fx_teardown(&f);
 }
