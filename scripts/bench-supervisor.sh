@@ -6,9 +6,8 @@
 #                  the same unsupervised (as on a kernel without user
 #                  notification: tests/helpers/nofeature user_notif), and the
 #                  namespace runner (which does not supervise metadata)
-#   fchmod x10000  the same by fd: each call takes a copy of the command's
-#                  fd, reopens the object from it and hands the copy to the
-#                  closer thread (supervisor_release.c)
+#   fchmod x10000  the same by fd: each call reopens the object behind the
+#                  command's fd (/proc/<tid>/fd/N, O_PATH)
 #   build          a small C build with no supervised call (make -j2 of 24
 #                  gcc -c, then ar): plain, supervised, unsupervised
 #   connect x2000  2,000 TCP connects to loopback (every connect is
@@ -138,7 +137,7 @@ groups = [
         ("sbx landlock, unsupervised", sbx("landlock", CHMOD, False)),
         ("sbx namespace (no metadata calls trapped)", sbx("namespace", CHMOD)),
     ]),
-    ("fchmod x10000 (by fd: a copy of it taken and handed to the closer)", 10000, [
+    ("fchmod x10000 (by fd)", 10000, [
         ("plain bash", [bash, "-c", FCHMOD]),
         ("sbx landlock, supervised", sbx("landlock", FCHMOD)),
         ("sbx landlock, unsupervised", sbx("landlock", FCHMOD, False)),

@@ -80,6 +80,11 @@ void sv_unref(struct supervisor *sv)
 	pty_pool_unref(sv->pty_pool);
 	pthread_cond_destroy(&sv->work);
 	pthread_mutex_destroy(&sv->lock);
+	/* Empty by now (the drain waited for every copy in flight). */
+	if (sv->handoff[0] >= 0) {
+		close(sv->handoff[0]);
+		close(sv->handoff[1]);
+	}
 	pthread_cond_destroy(&sv->drop_work);
 	pthread_cond_destroy(&sv->drop_room);
 	pthread_mutex_destroy(&sv->drop_lock);
@@ -283,6 +288,7 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->run = p->run;
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_cond_init(&sv->work, NULL);
+	sv->handoff[0] = sv->handoff[1] = sv->put_back = -1;
 	pthread_mutex_init(&sv->drop_lock, NULL);
 	pthread_cond_init(&sv->drop_work, NULL);
 	pthread_cond_init(&sv->drop_room, NULL);

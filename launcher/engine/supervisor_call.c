@@ -208,28 +208,43 @@ int sv_getfd(struct sv_call *c, int fd)
 	return errno == EBADF ? -EBADF : -EACCES;
 }
 
-/* An O_PATH handle on the object behind the command's fd: a copy of its
- * open file (pidfd_getfd) reopened through our own /proc/self/fd, the copy
- * then handed to the closer. Why not /proc/<tid>/fd/N of the command: the
- * kernel's look-up there takes the file for an instant, in our thread, and
- * if the command closes its fd or exits in that instant ours is the last
- * reference, whose drop may wait (supervisor_release.c). pidfd_getfd's own
- * reference never is the last: the copy it installs holds one. */
-int sv_fd_path(struct sv_call *c, int fd, int *flags)
+/* An O_PATH handle on the object behind the command's fd, for a look-up
+ * from it: the magic link /proc/<tid>/fd/N reopened, never the command's
+ * own open file (pidfd_getfd). Why: our close of a copy may be the last one
+ * (the command closed its fd, or exited, meanwhile), and the last close of
+ * a TCP socket with SO_LINGER waits until the peer takes its data, for as
+ * long as the command set: the dispatcher would hang, and every later call
+ * of the run with it, and in serve it would outlive the run. An O_PATH file
+ * is released with nothing to wait for. */
+int sv_fd_path(struct sv_call *c, int fd)
 {
-	char name[40];
-	int copy = sv_getfd(c, fd), h;
+	char name[24];
+	int proc = sv_proc_dir(c), h;
 
-	if (copy < 0)
-		return copy;
-	snprintf(name, sizeof(name), "/proc/self/fd/%d", copy);
-	h = open(name, O_PATH | O_CLOEXEC);
-	if (h < 0)
-		h = -EACCES;
-	else if (flags)
-		*flags = fcntl(copy, F_GETFL);
-	sv_release_fd(c->sv, copy);
-	return h;
+	if (proc < 0)
+		return proc;
+	if (fd < 0)
+		return -EBADF;
+	snprintf(name, sizeof(name), "fd/%d", fd);
+	h = openat(proc, name, O_PATH | O_CLOEXEC);
+	if (h >= 0)
+		return h;
+	return errno == ENOENT ? -EBADF : -EACCES;
+}
+
+int sv_fd_flags(struct sv_call *c, int fd)
+{
+	char name[32], buf[512];
+	int proc = sv_proc_dir(c);
+	long long flags;
+
+	if (proc < 0)
+		return proc;
+	snprintf(name, sizeof(name), "fdinfo/%d", fd);
+	if (fd < 0 || sv_read_small(proc, name, buf, sizeof(buf)) < 0)
+		return -EBADF;
+	flags = sv_field(buf, "\nflags:", 8);
+	return flags < 0 ? -EBADF : (int)flags;
 }
 
 static int read_link(int dirfd, const char *name, char *buf, size_t size)
@@ -299,7 +314,7 @@ static int start_dir(struct sv_call *c, int dirfd, char *buf, size_t size)
 		rc = read_link(proc, "cwd", buf, size);
 		return rc < 0 ? rc : strip_root(c, buf);
 	}
-	fd = sv_fd_path(c, dirfd, NULL);
+	fd = sv_fd_path(c, dirfd);
 	if (fd < 0)
 		return fd;
 	rc = fstat(fd, &st) < 0 ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
@@ -353,7 +368,7 @@ static int resolve_here(struct sv_call *c, int dirfd, const char *path, struct o
 		if (base < 0)
 			return errno == ENOENT ? -ENOENT : -EACCES;
 	} else if (path[0] != '/') {
-		base = sv_fd_path(c, dirfd, NULL);
+		base = sv_fd_path(c, dirfd);
 		if (base < 0)
 			return base;
 	}
@@ -404,7 +419,7 @@ int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags)
 	int proc, root, fd, rc, n = magic_fd(path, &rest);
 
 	if (n >= 0) {
-		fd = sv_fd_path(c, n, NULL);
+		fd = sv_fd_path(c, n);
 		if (fd < 0 || rest[0] == '\0')
 			return fd == -EBADF ? -ENOENT : fd;
 		/* below a directory fd: from its path in the command's view */
@@ -436,9 +451,9 @@ int sv_resolve(struct sv_call *c, int dirfd, const char *path, int flags)
 		if (!(flags & SV_EMPTY_OK))
 			return -ENOENT;
 		/* The fd's own object: an O_PATH reopen of it is the handle
-		 * (sv_fd_path). */
+		 * (sv_fd_path: never the command's own open file). */
 		if (dirfd != AT_FDCWD)
-			return sv_fd_path(c, dirfd, NULL);
+			return sv_fd_path(c, dirfd);
 		path = ".";
 	}
 	if (path[0] == '/') {

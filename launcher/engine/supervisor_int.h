@@ -17,8 +17,7 @@
 #define SV_MAX_INFLIGHT 64 /* blocking calls performed at once per run */
 #define SV_X32_SYSCALL_BIT 0x40000000U /* x32's numbers: x86-64's with this bit */
 #define SV_MAX_NOTED 64     /* soft refusals remembered per run, by path */
-#define SV_MAX_DROPS 256    /* files of the command's waiting to be dropped */
-#define SV_DROP_LOOK_AT 64  /* queued drops from which a closer may be stuck */
+#define SV_DROP_LOOK_AT 64  /* copies in flight from which a closer may be stuck */
 #define SV_ADDFD_FLAG_SETFD (1UL << 0) /* Linux 5.9 */
 struct sv_closer;
 
@@ -46,8 +45,9 @@ struct supervisor {
 	/* supervisor_release.c, under drop_lock */
 	pthread_mutex_t drop_lock;
 	pthread_cond_t drop_work, drop_room;
-	int drops[SV_MAX_DROPS];   /* our copies, oldest first from first_drop */
-	size_t first_drop, n_drops;
+	int handoff[2];             /* copies in flight: sent on [0], taken from [1] */
+	size_t n_drops;             /* copies in flight on handoff */
+	int put_back;               /* the copy a cancelled closer held, or -1 */
 	struct sv_closer *closer;   /* the one taking drops, or NULL */
 	unsigned cancelled_pending; /* closers cancelled, not gone yet */
 
@@ -138,11 +138,15 @@ pid_t sv_tgid(struct sv_call *c);
 /* The caller's pidfd (a thread's own where the kernel has PIDFD_THREAD). */
 int sv_pidfd(struct sv_call *c);
 /* A copy of the command's fd (pidfd_getfd): the same open file. -errno.
- * Never closed but by sv_release_fd: our close may be the last one. */
+ * Never closed but by sv_release_fd: our close may be the last one. To
+ * look at or act on the object alone, take sv_fd_path. */
 int sv_getfd(struct sv_call *c, int fd);
-/* An O_PATH handle on the object behind the command's fd, ours to close;
- * flags (or NULL) gets its open flags. -errno (-EBADF: no such fd). */
-int sv_fd_path(struct sv_call *c, int fd, int *flags);
+/* An O_PATH handle on the object behind the command's fd (its
+ * /proc/<tid>/fd/N reopened), released with nothing to wait for. -errno
+ * (-EBADF: no such fd). */
+int sv_fd_path(struct sv_call *c, int fd);
+/* The open flags of the command's fd (its fdinfo), or -EBADF. */
+int sv_fd_flags(struct sv_call *c, int fd);
 
 /* supervisor_release.c: our copies of the command's files are closed on a
  * thread of their own, never by the dispatcher or a worker. */

@@ -215,10 +215,11 @@ static int object_of(struct sv_call *c, const struct meta_req *q)
 			return -EINVAL;
 		/* The object, not a copy of the command's open file (whose
 		 * last close may wait: sv_getfd). */
-		fd = sv_fd_path(c, q->fd, &flags);
+		fd = sv_fd_path(c, q->fd);
 		if (fd < 0)
 			return fd;
 		/* fchmod(2) and friends refuse an O_PATH fd: so do we. */
+		flags = sv_fd_flags(c, q->fd);
 		if (flags < 0 || (flags & O_PATH)) {
 			close(fd);
 			return -EBADF;

@@ -7,19 +7,27 @@
  * and in serve outlived it (test_supervisor.c:
  * last_reference_to_a_lingering_socket_holds_no_thread).
  *
- * A closer takes copies from a queue and may get caught in such a wait;
- * nobody waits for it. A closer in one drop for 5 ms is cancelled when 64
- * copies queue behind it, or when the run ends: the signal that
- * carries the cancellation ends the wait (the kernel finishes the close at
- * once and sends the data in the background, as it does for a process that
- * exits), the cancelled closer puts its copy back, and another takes over.
- * The copy is never closed while the file may still be dropped: it is first
- * swapped for /dev/null (dup3, which drops the file), so its fd number stays
- * ours until the close that cannot wait, and a second swap is harmless. */
+ * Waiting copies are kept out of our fd table: each is sent over a socket
+ * pair (SCM_RIGHTS) and our fd closed at once (never the last reference:
+ * the message holds one). Why: a run's child is cloned from this process and
+ * inherits its fd table; had it inherited a copy the closer then dropped, its
+ * own close at exec would be the last, and the next run (another session's,
+ * in serve) would hang in it. A closer takes one copy at a time and may get
+ * caught in such a wait; nobody waits for it. A closer in one drop for
+ * 100 ms is cancelled when 64 copies wait behind it, or when the run ends: the
+ * signal that carries the cancellation ends the wait (the kernel finishes
+ * the close at once and sends the data in the background, as it does for a
+ * process that exits), the cancelled closer puts its copy back, and another
+ * takes over. The copy is first swapped for /dev/null (dup3, which drops the
+ * file), so its fd number stays ours until a close that cannot wait, and a
+ * second swap is harmless.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,7 +39,7 @@
 #define LOOK_AGAIN_NS (10 * 1000 * 1000)
 /* A drop longer than this is a wait on a peer, not work: cancelled when it
  * holds others up, or when the run is over. */
-#define STUCK_AFTER_NS (5 * 1000 * 1000LL)
+#define STUCK_AFTER_NS (100 * 1000 * 1000LL)
 
 struct sv_closer {
 	struct supervisor *sv;
@@ -86,21 +94,55 @@ static void closer_free(struct sv_closer *cl)
 
 static bool start_closer(struct supervisor *sv);
 
-/* The queue, oldest first; with drop_lock held. */
+/* One copy off the pair (with drop_lock held), or -1. */
 static int take(struct supervisor *sv)
 {
-	int fd = sv->drops[sv->first_drop];
+	char byte, control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			    .msg_controllen = sizeof(control) };
+	struct cmsghdr *cm;
+	int fd = -1;
 
-	sv->first_drop = (sv->first_drop + 1) % SV_MAX_DROPS;
+	if (sv->put_back >= 0) {
+		fd = sv->put_back;
+		sv->put_back = -1;
+		return fd;
+	}
+	if (recvmsg(sv->handoff[1], &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0) {
+		sv->n_drops = 0; /* nothing in flight after all */
+		return -1;
+	}
 	sv->n_drops--;
+	cm = CMSG_FIRSTHDR(&m);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
 	return fd;
 }
 
-static void put_back(struct supervisor *sv, int fd)
+/* With drop_lock held: 0, or -errno. */
+static int send_copy(struct supervisor *sv, int fd)
 {
-	sv->first_drop = (sv->first_drop + SV_MAX_DROPS - 1) % SV_MAX_DROPS;
-	sv->drops[sv->first_drop] = fd;
+	char byte = 0, control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			    .msg_controllen = sizeof(control) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	if (sv->handoff[0] < 0 &&
+	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv->handoff) < 0) {
+		sv->handoff[0] = sv->handoff[1] = -1;
+		return -errno;
+	}
+	memset(control, 0, sizeof(control));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
+	if (sendmsg(sv->handoff[0], &m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		return -errno;
 	sv->n_drops++;
+	return 0;
 }
 
 /* Cancelled inside drop(): the copy goes back (a slot was kept for it). */
@@ -111,9 +153,9 @@ static void closer_cancelled(void *arg)
 
 	pthread_mutex_lock(&sv->drop_lock);
 	if (cl->fd >= 0)
-		put_back(sv, cl->fd);
+		sv->put_back = cl->fd;
 	sv->cancelled_pending--;
-	if (!sv->closer && sv->n_drops)
+	if (!sv->closer && (sv->n_drops || sv->put_back >= 0))
 		start_closer(sv);
 	pthread_cond_broadcast(&sv->drop_room);
 	pthread_cond_signal(&sv->drop_work);
@@ -132,15 +174,17 @@ static void *closer_main(void *arg)
 	for (;;) {
 		struct timespec until = realtime_in(CLOSER_IDLE_SECONDS * 1000000000LL);
 
-		while (sv->closer == cl && sv->n_drops == 0 &&
+		while (sv->closer == cl && sv->n_drops == 0 && sv->put_back < 0 &&
 		       !__atomic_load_n(&sv->stopping, __ATOMIC_ACQUIRE) &&
 		       pthread_cond_timedwait(&sv->drop_work, &sv->drop_lock, &until) == 0)
 			;
 		/* Replaced (a cancellation is pending and would act in drop):
 		 * take nothing more. */
-		if (sv->closer != cl || sv->n_drops == 0)
+		if (sv->closer != cl || (sv->n_drops == 0 && sv->put_back < 0))
 			break;
 		cl->fd = take(sv);
+		if (cl->fd < 0)
+			continue;
 		cl->since = now_ns();
 		pthread_cond_broadcast(&sv->drop_room);
 		pthread_mutex_unlock(&sv->drop_lock);
@@ -154,7 +198,7 @@ static void *closer_main(void *arg)
 		sv->closer = NULL;
 	else
 		sv->cancelled_pending--; /* cancelled where it could not act */
-	if (!sv->closer && sv->n_drops)
+	if (!sv->closer && (sv->n_drops || sv->put_back >= 0))
 		start_closer(sv);
 	pthread_cond_broadcast(&sv->drop_room);
 	pthread_mutex_unlock(&sv->drop_lock);
@@ -213,28 +257,40 @@ static void cancel_if_stuck(struct supervisor *sv)
 
 void sv_release_fd(struct supervisor *sv, int fd)
 {
+	int rc;
+
 	if (fd < 0)
 		return;
 	pthread_mutex_lock(&sv->drop_lock);
-	while (sv->n_drops >= SV_MAX_DROPS - 1) {
+	for (;;) {
 		struct timespec until = realtime_in(LOOK_AGAIN_NS);
 
-		cancel_if_stuck(sv);
-		if (!sv->closer && !start_closer(sv))
+		if (!sv->closer && !start_closer(sv)) {
+			rc = -EAGAIN;
 			break;
+		}
+		if (sv->n_drops >= SV_DROP_LOOK_AT)
+			cancel_if_stuck(sv);
+		rc = send_copy(sv, fd);
+		if (rc != -EAGAIN && rc != -ENOBUFS)
+			break;
+		/* The pair is full behind a closer: room comes as it takes
+		 * copies, or once a stuck one gives way. */
+		cancel_if_stuck(sv);
 		pthread_cond_timedwait(&sv->drop_room, &sv->drop_lock, &until);
 	}
-	if (sv->n_drops >= SV_MAX_DROPS - 1 || (!sv->closer && !start_closer(sv))) {
-		/* No thread to be had: closed here, as sbx did before. */
-		pthread_mutex_unlock(&sv->drop_lock);
+	if (rc == 0) {
+		/* Before a closer can take the message (it takes under the
+		 * lock): the message holds the file, so this is not the last
+		 * close. */
 		close(fd);
-		return;
+		pthread_cond_signal(&sv->drop_work);
 	}
-	if (sv->n_drops >= SV_DROP_LOOK_AT)
-		cancel_if_stuck(sv);
-	sv->drops[(sv->first_drop + sv->n_drops++) % SV_MAX_DROPS] = fd;
-	pthread_cond_signal(&sv->drop_work);
 	pthread_mutex_unlock(&sv->drop_lock);
+	/* Not sent (no thread or no socket to be had): closed here, as sbx
+	 * did before. */
+	if (rc != 0)
+		close(fd);
 }
 
 void sv_release_drain(struct supervisor *sv)
@@ -245,14 +301,15 @@ void sv_release_drain(struct supervisor *sv)
 		bool busy = sv->closer && sv->closer->fd >= 0;
 		struct timespec until = realtime_in(LOOK_AGAIN_NS);
 
-		if (!sv->n_drops && !busy && !sv->cancelled_pending &&
+		if (!sv->n_drops && sv->put_back < 0 && !busy && !sv->cancelled_pending &&
 		    !__atomic_load_n(&sv->n_workers, __ATOMIC_ACQUIRE))
 			break;
-		if (sv->n_drops && !sv->closer && !start_closer(sv)) {
+		if ((sv->n_drops || sv->put_back >= 0) && !sv->closer && !start_closer(sv)) {
 			int fd = take(sv);
 
 			pthread_mutex_unlock(&sv->drop_lock);
-			close(fd);
+			if (fd >= 0)
+				close(fd);
 			pthread_mutex_lock(&sv->drop_lock);
 			continue;
 		}

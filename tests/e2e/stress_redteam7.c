@@ -15,14 +15,14 @@
  * run's dispatcher, every later supervised call of the run with it, and in
  * serve outlives the run. The run must finish, not time out.
  *
- * Why not in the suite: it is a race, and 18 s of it. Before commit
- * bff37a3 the dispatcher held a copy of the command's open file for the
- * whole call, and this failed in every case (about one stall in 300 tries);
- * until the closer (supervisor_release.c) the kernel's own look-up of
- * /proc/<tid>/fd/N still took the file for an instant in our thread (one
- * stall in about 70,000 tries: one run of this file in 8 failed). Now every
- * copy is taken with pidfd_getfd and dropped by the closer alone, and the
- * suite has a test of that which needs no race:
+ * Why not in the suite: it is a race. Before commit bff37a3 the dispatcher
+ * held a copy of the command's open file for the whole call, and this
+ * fails in every case (about one stall in 300 tries). Since, it holds only
+ * an O_PATH reopen, but the kernel's own look-up of /proc/<tid>/fd/N takes
+ * the file for an instant, in our thread: about one stall in 70,000 tries
+ * remains (one case in about 8 runs of this file). The copies sbx does
+ * take are dropped by the closer alone (supervisor_release.c), and the
+ * suite tests that without a race:
  * supervisor::last_reference_to_a_lingering_socket_holds_no_thread.
  */
 #include "common.h"
