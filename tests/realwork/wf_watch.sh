@@ -14,6 +14,9 @@ EOF
 wf watch-tail-f "tail -f and tail -F see lines another process appends" fast
 watch_tree
 call <<'EOF'
+# The files exist before the first grep: a background job's redirect may
+# run after the loop's first look.
+: > "$RW.f"; : > "$RW.F"
 tail -f app.log > "$RW.f" & f=$!
 tail -F app.log > "$RW.F" & F=$!
 for i in $(seq 1 200); do
@@ -45,6 +48,7 @@ EOF
 wf watch-inotifywait "inotifywait -m -r: a file made in a subdirectory, a directory made, a file rewritten" need=inotifywait
 watch_tree
 call <<'EOF'
+: > "$RW.ev"
 inotifywait -q -m -r -e create,close_write --format '%e %w%f' src > "$RW.ev" 2> "$RW.err" & p=$!
 sleep 0.2
 for i in $(seq 1 200); do
@@ -59,6 +63,7 @@ EOF
 wf watch-vim-save "a watcher sees vim write the file it watches (vim -es, :wq)" need=inotifywait,vim
 watch_tree
 call <<'EOF'
+: > "$RW.ev"
 inotifywait -q -m -e close_write,moved_to --format '%e %f' src/a/b > "$RW.ev" & p=$!
 for i in $(seq 1 100); do
 	vim -es -i NONE -c "%s/.*/edit $i/" -c wq src/a/b/f.txt
