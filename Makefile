@@ -59,7 +59,7 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
 	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
-	 fds.o bpf_eval.o pty_pool.o)
+	 fds.o bpf_eval.o pty_pool.o inflight.o)
 obj-y += $(addprefix launcher/front/,serve_main.o spawner.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
 	mcp_main.o mcp_call.o mcp_tools.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
@@ -119,7 +119,7 @@ E2E_COMMON := tests/e2e/common.o
 HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper tests/helpers/forkloop \
 	   tests/helpers/sidedoor tests/helpers/sockserver tests/helpers/symrace tests/helpers/abi32 \
 	   tests/helpers/syscallprobe tests/helpers/ptinject tests/helpers/cloneparent \
-	   tests/helpers/lingerclose tests/helpers/lingerpass
+	   tests/helpers/lingerclose tests/helpers/lingerpass tests/helpers/inflighthog
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)

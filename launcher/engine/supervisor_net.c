@@ -25,6 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "inflight.h"
 #include "supervisor_net.h"
 
 bool sv_is_socket_call(const struct seccomp_notif *n)
@@ -255,6 +256,10 @@ static ssize_t do_sendmsg(struct sv_net_op *op, struct net_msg *m, int flags)
 		.msg_control = m->control,
 		.msg_controllen = m->controllen,
 	};
+	/* Why never exempt: fds passed for the command count against its
+	 * user's in-flight limit as its own send would (inflight.h); a root
+	 * caller's thread would not be checked at all. */
+	uint64_t exempt = m->controllen ? inflight_exempt_drop() : 0;
 	int old, err;
 	ssize_t n;
 
@@ -262,6 +267,7 @@ static ssize_t do_sendmsg(struct sv_net_op *op, struct net_msg *m, int flags)
 	n = sendmsg(op->sock, &h, flags);
 	err = errno;
 	pthread_setcancelstate(old, NULL);
+	inflight_exempt_restore(exempt);
 	errno = err;
 	return n;
 }

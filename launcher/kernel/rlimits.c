@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "inflight.h"
 #include "rlimits.h"
 
 int child_cgroup_join(const struct child_limits *lim, struct child_status *st)
@@ -45,5 +46,9 @@ int child_rlimits_apply(const struct child_limits *lim, struct child_status *st)
 	    lower(RLIMIT_DATA, lim->data, "RLIMIT_DATA", st) < 0 ||
 	    lower(RLIMIT_FSIZE, lim->fsize, "RLIMIT_FSIZE", st) < 0)
 		return -1;
+	int rc = inflight_room_restore(lim->nofile_soft);
+
+	if (rc < 0)
+		return child_status_set(st, STAGE_LIMITS, -rc, "setrlimit", "RLIMIT_NOFILE");
 	return 0;
 }

@@ -12,8 +12,8 @@
 int child_cgroup_join(const struct child_limits *lim, struct child_status *st);
 
 /* Lower RLIMIT_NPROC, RLIMIT_DATA and RLIMIT_FSIZE (soft and hard) to the
- * values asked for, never raising what the caller had. 0, or -1 with st
- * filled (STAGE_LIMITS). */
+ * values asked for, never raising what the caller had, and put the caller's
+ * soft RLIMIT_NOFILE back. 0, or -1 with st filled (STAGE_LIMITS). */
 int child_rlimits_apply(const struct child_limits *lim, struct child_status *st);
 
 #endif

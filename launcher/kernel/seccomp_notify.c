@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "inflight.h"
 #include "seccomp_notify.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
@@ -383,6 +384,9 @@ static int handoff_main(void *arg)
 		c->cmsg_type = SCM_RIGHTS;
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		/* The whole hard limit: sends made for commands are checked
+		 * against less (inflight.h), so they cannot use this up. */
+		inflight_room_take();
 		if (syscall(SYS_sendmsg, h->sock, &msg, MSG_NOSIGNAL) != 1)
 			h->result = errno ? errno : EIO;
 	}

@@ -38,6 +38,8 @@ struct child_limits {
 	uint64_t nproc;            /* RLIMIT_NPROC */
 	uint64_t data;             /* RLIMIT_DATA */
 	uint64_t fsize;            /* RLIMIT_FSIZE */
+	uint64_t nofile_soft;      /* the caller's soft RLIMIT_NOFILE, put back
+				    * (sbx keeps its own lower: inflight.h); 0: as is */
 	bool cgroup;               /* join the run's cgroup through cgroup_procs_fd */
 	int cgroup_procs_fd;       /* O_WRONLY cgroup.procs (v1: tasks) of the run's cgroup */
 };

@@ -1640,6 +1640,45 @@ ParameterizedTest(struct cp *p, supervisor, last_reference_to_a_lingering_socket
 	fx_teardown(&f);
 }
 
+/* A command that fills its user's count of fds in flight (sent to sockets
+ * nobody reads) must not stop the next run of that user: the next run's
+ * setup hands the supervisor its listener with an SCM_RIGHTS send, which
+ * the kernel refuses past the sender's soft RLIMIT_NOFILE. On the old code
+ * the second run failed (SANDBOX_UNAVAILABLE: "send the supervisor its
+ * listener: Too many references"): as nobody, the hog's sends went up to
+ * sbx's soft limit, which was the hard one; as root, sbx's thread made them
+ * exempt. */
+PARAMS(full_inflight_count_does_not_stop_the_next_run, all_params)
+ParameterizedTest(struct cp *p, supervisor, full_inflight_count_does_not_stop_the_next_run,
+		  .timeout = 180)
+{
+	struct fx f;
+	struct e2e_out o;
+	int st;
+
+	fx_setup(&f, p);
+	char *report = e2e_fmt("%s/full", f.R), *stop = e2e_fmt("%s/stop", f.R);
+	char *cmd = e2e_fmt("%s %s %s", helper(&f, "inflighthog"), report, stop);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", (char *)runner_name[f.runner],
+			 "--mode", "workspace-write", "--root", f.R, "--timeout", "150", "--",
+			 cmd, NULL };
+	pid_t hog = e2e_spawn(f.who, f.R, argv);
+	char *got = NULL;
+
+	for (int i = 0; i < 1200 && !(got = e2e_read_file(report)); i++)
+		usleep(50000);
+	cr_assert(got && strncmp(got, "full ", 5) == 0, "%s the hog never filled the count: %s",
+		  f.tag, got ? got : "(no report)");
+	sbx(&f, "workspace-write", NULL, NULL, false, "echo second", &o);
+	cr_assert(e2e_write_file(AS_CALLER, stop, "") == 0);
+	cr_assert(waitpid(hog, &st, 0) == hog);
+	cr_assert(o.status == 0 && strcmp(o.out, "second\n") == 0,
+		  "%s with the hog holding (%s) the next run failed: status %d: %s%s", f.tag, got,
+		  o.status, o.out, o.err);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
 #else
 
 /* A build without the supervisor says so, and runs anyway: the landlock

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Room for sbx's own fd passing. The kernel refuses an SCM_RIGHTS send once
+ * the sender's user has more files in flight (sent, not yet received) than
+ * the sender's soft RLIMIT_NOFILE, unless the sending thread has
+ * CAP_SYS_RESOURCE or CAP_SYS_ADMIN (net/unix/af_unix.c, too_many_unix_fds).
+ * The count is per user, across the host. A command's sends with fds are
+ * all performed by sbx's supervisor; these keep them from using up the room
+ * a run's setup needs to hand the supervisor its listener. */
+#ifndef SBX_INFLIGHT_H
+#define SBX_INFLIGHT_H
+
+#include <stdint.h>
+
+/* Once per process: when our soft RLIMIT_NOFILE is within a margin of the
+ * hard one, lower it to leave that margin. Returns the soft limit the
+ * process had before (for the child to put back), or 0 when unchanged. */
+uint64_t inflight_room_reserve(void);
+
+/* Child side, allocation-free: the soft RLIMIT_NOFILE up to the hard one
+ * (0 or -errno). */
+int inflight_room_take(void);
+
+/* Put the soft RLIMIT_NOFILE back to soft (0: nothing to do). 0 or -errno. */
+int inflight_room_restore(uint64_t soft);
+
+/* For a send performed for the command: drop CAP_SYS_RESOURCE and
+ * CAP_SYS_ADMIN from this thread's effective set (capset is per thread),
+ * so the kernel counts it as it counts the command's own. Returns what to
+ * pass to inflight_exempt_restore. */
+uint64_t inflight_exempt_drop(void);
+void inflight_exempt_restore(uint64_t saved);
+
+#endif
