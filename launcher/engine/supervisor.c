@@ -85,6 +85,7 @@ void sv_unref(struct supervisor *sv)
 		close(sv->handoff[0]);
 		close(sv->handoff[1]);
 	}
+	free(sv->held);
 	pthread_cond_destroy(&sv->drop_work);
 	pthread_cond_destroy(&sv->drop_room);
 	pthread_mutex_destroy(&sv->drop_lock);

@@ -48,6 +48,8 @@ struct supervisor {
 	int handoff[2];             /* copies in flight: sent on [0], taken from [1] */
 	size_t n_drops;             /* copies in flight on handoff */
 	int put_back;               /* the copy a cancelled closer held, or -1 */
+	int *held;                  /* copies the pair refused (ETOOMANYREFS), in our table */
+	size_t n_held, cap_held;
 	struct sv_closer *closer;   /* the one taking drops, or NULL */
 	unsigned cancelled_pending; /* closers cancelled, not gone yet */
 

@@ -20,7 +20,8 @@
  * process that exits), the cancelled closer puts its copy back, and another
  * takes over. The copy is first swapped for /dev/null (dup3, which drops the
  * file), so its fd number stays ours until a close that cannot wait, and a
- * second swap is harmless.
+ * second swap is harmless. A copy the pair refuses (ETOOMANYREFS: hold())
+ * waits in our table, taken first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,7 +95,35 @@ static void closer_free(struct sv_closer *cl)
 
 static bool start_closer(struct supervisor *sv);
 
-/* One copy off the pair (with drop_lock held), or -1. */
+/* With drop_lock held: copies wait for a closer. */
+static bool queued(const struct supervisor *sv)
+{
+	return sv->n_drops || sv->n_held || sv->put_back >= 0;
+}
+
+/* With drop_lock held: fd (a copy the pair would not take) waits in our
+ * table instead. Why: a send with SCM_RIGHTS fails with ETOOMANYREFS once
+ * the user has more files in flight than RLIMIT_NOFILE, and a command of
+ * the same user (sbx performs its sends) can put them there; closing the
+ * copy on the caller then (the dispatcher, a worker, neither cancellable
+ * there) let it wait out a lingering socket: a day-long stall of the run,
+ * and in serve two threads and the socket kept past it. false: no memory. */
+static bool hold(struct supervisor *sv, int fd)
+{
+	if (sv->n_held == sv->cap_held) {
+		size_t cap = sv->cap_held ? 2 * sv->cap_held : 16;
+		int *grown = realloc(sv->held, cap * sizeof(*grown));
+
+		if (!grown)
+			return false;
+		sv->held = grown;
+		sv->cap_held = cap;
+	}
+	sv->held[sv->n_held++] = fd;
+	return true;
+}
+
+/* One copy (with drop_lock held): put back, held, or off the pair; or -1. */
 static int take(struct supervisor *sv)
 {
 	char byte, control[CMSG_SPACE(sizeof(int))];
@@ -109,6 +138,10 @@ static int take(struct supervisor *sv)
 		sv->put_back = -1;
 		return fd;
 	}
+	/* First: they are in our table, where a run's child cloned now
+	 * would inherit them. */
+	if (sv->n_held)
+		return sv->held[--sv->n_held];
 	if (recvmsg(sv->handoff[1], &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0) {
 		sv->n_drops = 0; /* nothing in flight after all */
 		return -1;
@@ -155,7 +188,7 @@ static void closer_cancelled(void *arg)
 	if (cl->fd >= 0)
 		sv->put_back = cl->fd;
 	sv->cancelled_pending--;
-	if (!sv->closer && (sv->n_drops || sv->put_back >= 0))
+	if (!sv->closer && queued(sv))
 		start_closer(sv);
 	pthread_cond_broadcast(&sv->drop_room);
 	pthread_cond_signal(&sv->drop_work);
@@ -174,13 +207,13 @@ static void *closer_main(void *arg)
 	for (;;) {
 		struct timespec until = realtime_in(CLOSER_IDLE_SECONDS * 1000000000LL);
 
-		while (sv->closer == cl && sv->n_drops == 0 && sv->put_back < 0 &&
+		while (sv->closer == cl && !queued(sv) &&
 		       !__atomic_load_n(&sv->stopping, __ATOMIC_ACQUIRE) &&
 		       pthread_cond_timedwait(&sv->drop_work, &sv->drop_lock, &until) == 0)
 			;
 		/* Replaced (a cancellation is pending and would act in drop):
 		 * take nothing more. */
-		if (sv->closer != cl || (sv->n_drops == 0 && sv->put_back < 0))
+		if (sv->closer != cl || !queued(sv))
 			break;
 		cl->fd = take(sv);
 		if (cl->fd < 0)
@@ -198,7 +231,7 @@ static void *closer_main(void *arg)
 		sv->closer = NULL;
 	else
 		sv->cancelled_pending--; /* cancelled where it could not act */
-	if (!sv->closer && (sv->n_drops || sv->put_back >= 0))
+	if (!sv->closer && queued(sv))
 		start_closer(sv);
 	pthread_cond_broadcast(&sv->drop_room);
 	pthread_mutex_unlock(&sv->drop_lock);
@@ -269,7 +302,7 @@ void sv_release_fd(struct supervisor *sv, int fd)
 			rc = -EAGAIN;
 			break;
 		}
-		if (sv->n_drops >= SV_DROP_LOOK_AT)
+		if (sv->n_drops + sv->n_held >= SV_DROP_LOOK_AT)
 			cancel_if_stuck(sv);
 		rc = send_copy(sv, fd);
 		if (rc != -EAGAIN && rc != -ENOBUFS)
@@ -284,12 +317,16 @@ void sv_release_fd(struct supervisor *sv, int fd)
 		 * lock): the message holds the file, so this is not the last
 		 * close. */
 		close(fd);
+		fd = -1;
+		pthread_cond_signal(&sv->drop_work);
+	} else if (sv->closer && hold(sv, fd)) {
+		fd = -1;
 		pthread_cond_signal(&sv->drop_work);
 	}
 	pthread_mutex_unlock(&sv->drop_lock);
-	/* Not sent (no thread or no socket to be had): closed here, as sbx
-	 * did before. */
-	if (rc != 0)
+	/* Neither sent nor held (no thread, or no memory to be had):
+	 * closed here, as sbx did before. */
+	if (fd >= 0)
 		close(fd);
 }
 
@@ -301,10 +338,10 @@ void sv_release_drain(struct supervisor *sv)
 		bool busy = sv->closer && sv->closer->fd >= 0;
 		struct timespec until = realtime_in(LOOK_AGAIN_NS);
 
-		if (!sv->n_drops && sv->put_back < 0 && !busy && !sv->cancelled_pending &&
+		if (!queued(sv) && !busy && !sv->cancelled_pending &&
 		    !__atomic_load_n(&sv->n_workers, __ATOMIC_ACQUIRE))
 			break;
-		if ((sv->n_drops || sv->put_back >= 0) && !sv->closer && !start_closer(sv)) {
+		if (queued(sv) && !sv->closer && !start_closer(sv)) {
 			int fd = take(sv);
 
 			pthread_mutex_unlock(&sv->drop_lock);

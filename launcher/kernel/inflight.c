@@ -38,7 +38,9 @@ static void reserve_once(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_max == RLIM_INFINITY)
 		return;
 	want = rl.rlim_max - margin_for(rl.rlim_max);
-	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > want) {
+	/* Raised too: a serve with many sessions holds many fds, and copies
+	 * of a command's fds (its sends) must not fill our table first. */
+	if (rl.rlim_cur != want && rl.rlim_cur != 0) {
 		uint64_t had = rl.rlim_cur;
 
 		rl.rlim_cur = want;

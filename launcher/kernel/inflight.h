@@ -11,9 +11,9 @@
 
 #include <stdint.h>
 
-/* Once per process: when our soft RLIMIT_NOFILE is within a margin of the
- * hard one, lower it to leave that margin. Returns the soft limit the
- * process had before (for the child to put back), or 0 when unchanged. */
+/* Once per process: our soft RLIMIT_NOFILE set a margin below the hard one
+ * (lowered or raised). Returns the soft limit the process had before (for
+ * the child to put back), or 0 when unchanged. */
 uint64_t inflight_room_reserve(void);
 
 /* Child side, allocation-free: the soft RLIMIT_NOFILE up to the hard one

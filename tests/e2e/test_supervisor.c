@@ -1640,6 +1640,41 @@ ParameterizedTest(struct cp *p, supervisor, last_reference_to_a_lingering_socket
 	fx_teardown(&f);
 }
 
+/* The same, after the command put more files in flight (SCM_RIGHTS sends it
+ * never lets anyone receive) than RLIMIT_NOFILE: then every send with
+ * SCM_RIGHTS by its user fails with ETOOMANYREFS, sbx's hand-over of its
+ * copy to the closer too. sbx closed the copy where it stood then, on the
+ * worker: the worker stayed caught in the lingering close (a day), the
+ * dispatcher with it, waiting for the worker. */
+PARAMS(lingering_socket_past_the_in_flight_limit_holds_no_thread, all_params)
+ParameterizedTest(struct cp *p, supervisor, lingering_socket_past_the_in_flight_limit_holds_no_thread,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	int small = 4096, sink = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
+
+	fx_setup(&f, p);
+	cr_assert(sink >= 0 && setsockopt(sink, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0 &&
+		  bind(sink, (struct sockaddr *)&a, sizeof a) == 0 && listen(sink, 8) == 0 &&
+		  getsockname(sink, (struct sockaddr *)&a, &len) == 0);
+	struct lingering_case k = {
+		.root = f.R, .runner = f.runner,
+		.cmd = e2e_fmt("%s %d", helper(&f, "lingerfull"), ntohs(a.sin_port)),
+	};
+
+	status = in_child_as(f.who, lingering_child, &k);
+	cr_assert(status != 2 && status != 3,
+		  "%s the run failed or did not finish (status %d)", f.tag, status);
+	cr_assert(status != 6, "%s the supervisor left fds open", f.tag);
+	cr_assert(status == 0,
+		  "%s status %d: past the in-flight limit, a thread of sbx stayed caught in the "
+		  "last close of the command's lingering socket after the run", f.tag, status);
+	close(sink);
+	fx_teardown(&f);
+}
+
 /* A command that fills its user's count of fds in flight (sent to sockets
  * nobody reads) must not stop the next run of that user: the next run's
  * setup hands the supervisor its listener with an SCM_RIGHTS send, which
