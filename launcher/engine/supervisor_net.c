@@ -39,21 +39,26 @@ int sv_net_socket(const struct sv_net_op *op)
 	return op->sock;
 }
 
+void sv_net_msg_clear(struct sv_net_op *op, struct net_msg *m)
+{
+	for (size_t k = 0; k < m->n_fds; k++)
+		sv_release_fd(op->sv, m->fds[k]);
+	__atomic_sub_fetch(&op->sv->passing, m->n_counted, __ATOMIC_SEQ_CST);
+	free(m->fds);
+	if (m->target >= 0)
+		close(m->target);
+	free(m->data);
+	free(m->control);
+	memset(m, 0, sizeof(*m));
+	m->target = -1;
+}
+
 void sv_net_free(struct sv_net_op *op)
 {
 	if (!op)
 		return;
-	for (size_t i = 0; i < op->n_msgs; i++) {
-		struct net_msg *m = &op->msgs[i];
-
-		for (size_t k = 0; k < m->n_fds; k++)
-			sv_release_fd(op->sv, m->fds[k]);
-		free(m->fds);
-		if (m->target >= 0)
-			close(m->target);
-		free(m->data);
-		free(m->control);
-	}
+	for (size_t i = 0; i < op->n_msgs; i++)
+		sv_net_msg_clear(op, &op->msgs[i]);
 	free(op->msgs);
 	sv_release_fd(op->sv, op->sock);
 	if (op->pidfd >= 0)

@@ -37,6 +37,7 @@ struct net_msg {
 	size_t controllen;
 	int *fds;                 /* our copies of SCM_RIGHTS fds */
 	size_t n_fds;
+	size_t n_counted;         /* of sv->passing, given back with the message */
 	int target;               /* O_PATH on the unix socket file, -1 */
 };
 
@@ -64,5 +65,8 @@ int sv_net_read(struct sv_call *c, struct sv_net_op *op);
 /* supervisor_net.c: decide a message's name where the kernel would look it
  * up, and replace a unix path by our handle on the socket file. */
 int sv_net_decide_name(struct sv_call *c, struct sv_net_op *op, struct net_msg *m);
+/* supervisor_net.c: give back what a message holds (its copies to the
+ * closer), leaving it empty. */
+void sv_net_msg_clear(struct sv_net_op *op, struct net_msg *m);
 
 #endif

@@ -98,6 +98,15 @@ static int read_control(struct sv_call *c, uint64_t addr, uint64_t len, struct n
 		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		if (n > SCM_MAX_FDS || m->n_fds + n > 4 * SCM_MAX_FDS)
 			return -EINVAL;
+		/* Why a bound per run: each fd passed is a copy in our fd table
+		 * until the send is done, which a serve shares with every
+		 * session; a batch of 1024 messages of 1012 fds filled it. The
+		 * kernel's own error for too many fds in flight. */
+		if (__atomic_add_fetch(&c->sv->passing, n, __ATOMIC_SEQ_CST) > SV_MAX_PASSING) {
+			__atomic_sub_fetch(&c->sv->passing, n, __ATOMIC_SEQ_CST);
+			return sv_refuse(c->sv, ETOOMANYREFS);
+		}
+		m->n_counted += n;
 		int *grown = realloc(m->fds, (m->n_fds + n) * sizeof(int));
 
 		if (!grown)
@@ -212,6 +221,10 @@ int sv_net_read(struct sv_call *c, struct sv_net_op *op)
 			if (rc < 0 || total > NET_MAX_DATA) {
 				if (i == 0)
 					return rc < 0 ? rc : -EMSGSIZE;
+				/* What it holds already (copies of the fds read
+				 * before a bad one) goes back now: the batch's
+				 * end is no longer freed with it. */
+				sv_net_msg_clear(op, &op->msgs[i]);
 				op->n_msgs = i;
 				break;
 			}

@@ -1571,7 +1571,28 @@ Test(supervisor, caller_killed_mid_call_ends_its_worker)
 struct lingering_case {
 	const char *root, *cmd;
 	int runner;
+	int peak_bound; /* > 0: the most fds the process may have above its
+			 * own during the run (sampled), else status 7 */
 };
+
+struct fd_sampler {
+	volatile bool stop;
+	int peak;
+};
+
+static void *sample_fds(void *arg)
+{
+	struct fd_sampler *s = arg;
+
+	while (!s->stop) {
+		int n = count_entries("/proc/self/fd");
+
+		if (n > s->peak)
+			s->peak = n;
+		usleep(500);
+	}
+	return NULL;
+}
 
 /* Through the library, in a child (dropping to nobody where asked): a
  * supervised send holds a copy of a lingering socket the command then
@@ -1585,16 +1606,30 @@ static int lingering_child(const void *arg)
 	struct sbx_result *res = NULL;
 	struct sbx_error err;
 	int baseline = count_threads(), fds = count_entries("/proc/self/fd");
+	struct fd_sampler sampler = { .stop = false, .peak = 0 };
+	pthread_t sampling;
 	char *out;
 	bool done;
 
+	if (k->peak_bound && pthread_create(&sampling, NULL, sample_fds, &sampler) != 0)
+		return 4;
 	sbx_run_set_command(run, k->cmd);
 	sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
 	sbx_run_set_root(run, k->root);
 	sbx_run_set_runner(run, k->runner == LANDLOCK ? SBX_RUNNER_LANDLOCK : SBX_RUNNER_NAMESPACE);
 	sbx_run_set_net(run, SBX_NET_ALLOW);
 	sbx_run_set_timeout_ms(run, 30000);
-	if (sbx_run_execute(run, &res, &err) < 0) {
+	int rc = sbx_run_execute(run, &res, &err);
+
+	if (k->peak_bound) {
+		sampler.stop = true;
+		pthread_join(sampling, NULL);
+		if (sampler.peak - fds > k->peak_bound) {
+			fprintf(stderr, "%d fds at the peak, %d before\n", sampler.peak, fds);
+			return 7;
+		}
+	}
+	if (rc < 0) {
 		fprintf(stderr, "sbx: %s: %s (%s)\n", err.code, err.message, err.detail);
 		return 2;
 	}
@@ -1672,6 +1707,45 @@ ParameterizedTest(struct cp *p, supervisor, lingering_socket_past_the_in_flight_
 		  "%s status %d: past the in-flight limit, a thread of sbx stayed caught in the "
 		  "last close of the command's lingering socket after the run", f.tag, status);
 	close(sink);
+	fx_teardown(&f);
+}
+
+/* Copies of the fds a send passes sit in our fd table until the send is
+ * done; in serve that table is every session's. On the old code a batch
+ * (sendmmsg) of 64 messages of 253 fds made sbx hold them all at once, up to
+ * EMFILE, and a batch whose second message named an fd that was not open
+ * kept the copies taken before it for good (the message was dropped from
+ * the batch, not freed). Now at most SV_MAX_PASSING copies are held per
+ * run (past it: ETOOMANYREFS, the kernel's own error for too many in
+ * flight), and the dropped message's copies go back. */
+PARAMS(copies_for_passed_fds_are_bounded_and_given_back, all_params)
+ParameterizedTest(struct cp *p, supervisor, copies_for_passed_fds_are_bounded_and_given_back,
+		  .timeout = 120)
+{
+	struct fx f;
+	int status;
+
+	fx_setup(&f, p);
+	struct lingering_case leak = {
+		.root = f.R, .runner = f.runner,
+		.cmd = e2e_fmt("%s leak", helper(&f, "fdbatch")),
+	};
+	struct lingering_case burst = {
+		.root = f.R, .runner = f.runner, .peak_bound = 4096 + 128,
+		.cmd = e2e_fmt("%s burst 20", helper(&f, "fdbatch")),
+	};
+
+	status = in_child_as(f.who, lingering_child, &leak);
+	cr_assert(status != 2 && status != 3, "%s the run failed or did not finish (status %d)",
+		  f.tag, status);
+	cr_assert(status == 0, "%s status %d: copies of a batch's dropped message stayed open in sbx",
+		  f.tag, status);
+	status = in_child_as(f.who, lingering_child, &burst);
+	cr_assert(status != 2 && status != 3, "%s the run failed or did not finish (status %d)",
+		  f.tag, status);
+	cr_assert(status != 7, "%s sbx held more copies of passed fds at once than its bound",
+		  f.tag);
+	cr_assert(status == 0, "%s status %d after the burst", f.tag, status);
 	fx_teardown(&f);
 }
 
