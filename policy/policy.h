@@ -183,6 +183,11 @@ bool supervise_in_writable(const struct supervise_writable *w, const char *path)
  * or directory" names /r/.config/go. path is absolute, or relative with a
  * '/' in it (src/x.log); never "/". */
 bool supervise_error_names(const char *text, size_t len, const char *path);
+/* The same for a bare name (no '/': "mkdir newdir"), which must stand as
+ * a message puts a file name: from the line's start, a space, '(' or an
+ * opening quote, to a '/', a colon or a closing quote ('newdir',
+ * ‘newdir’, "cd: newdir: No such file", "open newdir/x: ENOENT"). */
+bool supervise_error_names_bare(const char *text, size_t len, const char *name);
 /* path (canonical, absolute) is one of paths or lies below one. */
 bool supervise_in_paths(const char *const *paths, size_t n, const char *path);
 /* name ("/canonical/path" or "@abstract") matches an allow-list entry; '*'

@@ -105,6 +105,55 @@ bool supervise_error_names(const char *text, size_t len, const char *path)
 	return false;
 }
 
+/* Where a file name starts in a message: the line's start, a space, a
+ * parenthesis, an opening quote (ASCII, or U+2018, coreutils' in a UTF-8
+ * locale). */
+static bool starts_name(const char *text, const char *hit)
+{
+	if (hit == text || hit[-1] == '\n')
+		return true;
+	if (hit - text >= 3 && memcmp(hit - 3, "\xe2\x80\x98", 3) == 0)
+		return true;
+	return strchr(" \t('\"`", hit[-1]) != NULL;
+}
+
+/* Where it ends: a '/' (a path below it), a colon, a closing quote. */
+static bool ends_name(const char *end, const char *after)
+{
+	if (after == end)
+		return false;
+	if (end - after >= 3 && memcmp(after, "\xe2\x80\x99", 3) == 0)
+		return true;
+	return strchr("/:'\"", *after) != NULL;
+}
+
+bool supervise_error_names_bare(const char *text, size_t len, const char *name)
+{
+	size_t nlen = name ? strlen(name) : 0;
+	const char *end = text + len;
+
+	/* Why only as a file name stands in a message (quoted, or before a
+	 * colon or a '/'): a bare word is in too many messages. */
+	if (!text || nlen == 0 || strchr(name, '/'))
+		return false;
+	for (const char *at = text; (size_t)(end - at) >= nlen;) {
+		const char *hit = memmem(at, (size_t)(end - at), name, nlen);
+		const char *ls, *le;
+
+		if (!hit)
+			return false;
+		at = hit + 1;
+		if (!starts_name(text, hit) || !ends_name(end, hit + nlen))
+			continue;
+		for (ls = hit; ls > text && ls[-1] != '\n'; ls--)
+			;
+		le = memchr(hit, '\n', (size_t)(end - hit));
+		if (line_has_error(ls, (size_t)((le ? le : end) - ls)))
+			return true;
+	}
+	return false;
+}
+
 bool supervise_socket_listed(const char *const *patterns, size_t n, const char *name)
 {
 	if (!name || (name[0] != '/' && name[0] != '@'))

@@ -78,9 +78,10 @@ void sv_note_refused(struct supervisor *sv, const char *view, const char *given)
 			    (int)sizeof(as_home))
 			note(sv, as_home);
 	}
-	/* Also as the command named it (a symlink, a relative name with a
-	 * directory in it), which its own message repeats. */
-	if (given && (given[0] == '/' || strchr(given, '/')) && strcmp(given, view ? view : ""))
+	/* Also as the command named it (a symlink, a relative name, a bare
+	 * name), which its own message repeats; a bare one is matched only
+	 * where a message quotes it (supervisor_refusal_named). */
+	if (given && given[0] && strcmp(given, view ? view : ""))
 		note(sv, given);
 	pthread_mutex_unlock(&sv->lock);
 }
@@ -93,7 +94,9 @@ bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t le
 		return false;
 	pthread_mutex_lock(&sv->lock);
 	for (size_t i = 0; i < sv->n_noted && !named; i++)
-		named = supervise_error_names(text, len, sv->noted[i]);
+		named = strchr(sv->noted[i], '/')
+				? supervise_error_names(text, len, sv->noted[i])
+				: supervise_error_names_bare(text, len, sv->noted[i]);
 	pthread_mutex_unlock(&sv->lock);
 	return named;
 }

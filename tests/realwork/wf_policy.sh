@@ -56,3 +56,9 @@ EOF
 call <<'EOF'
 cat ~/.ssh/known_hosts ~/.ssh/id_ed25519.pub && ls ~/.ssh | grep -c pub
 EOF
+
+wf home-mkdir-bare "from inside \$HOME, a refused mkdir of a bare name ignored, then a write into it" fast
+call <<'EOF'
+cd ~ && mkdir -p newdir 2>/dev/null; echo data > newdir/file
+EOF
+deny home/newdir

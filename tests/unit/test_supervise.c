@@ -112,6 +112,42 @@ Test(supervise_error, names_a_path_or_below_on_an_error_line)
 	cr_assert_not(supervise_error_names(NULL, 0, "/r"));
 }
 
+static bool names_bare(const char *text, const char *name)
+{
+	return supervise_error_names_bare(text, strlen(text), name);
+}
+
+Test(supervise_error_names, bare_names_only_where_a_file_name_stands)
+{
+	cr_assert(names_bare("mkdir: cannot create directory \xe2\x80\x98newdir\xe2\x80\x99: "
+			     "Read-only file system", "newdir"), "coreutils, UTF-8");
+	cr_assert(names_bare("mkdir: cannot create directory 'newdir': Permission denied", "newdir"),
+		  "coreutils, C locale");
+	cr_assert(names_bare("OSError: [Errno 30] Read-only file system: 'newdir'", "newdir"),
+		  "Python");
+	cr_assert(names_bare("Error: EROFS: read-only file system, mkdir \"newdir\"", "newdir"));
+	cr_assert(names_bare("Error: EACCES: permission denied, mkdir 'newdir'", "newdir"), "node");
+	cr_assert(names_bare("mkdir newdir: read-only file system", "newdir"), "Go");
+	cr_assert(names_bare("cannot open `newdir': No such file or directory", "newdir"));
+	cr_assert(names_bare("bash: line 1: newdir/file: No such file or directory", "newdir"),
+		  "a path below it");
+	cr_assert(names_bare("cd: newdir: No such file or directory", "newdir"));
+	cr_assert(names_bare("FileNotFoundError: [Errno 2] No such file or directory: "
+			     "'newdir/data.csv'", "newdir"));
+	cr_assert_not(names_bare("error: newdir failed: No such file or directory", "newdir"),
+		      "a word, not a file name");
+	cr_assert_not(names_bare("open x.newdir: ENOENT", "newdir"), "inside another name");
+	cr_assert_not(names_bare("open 'newdir2': ENOENT", "newdir"), "a longer name");
+	cr_assert_not(names_bare("open 'my-newdir': ENOENT", "newdir"), "inside another name");
+	cr_assert_not(names_bare("created 'newdir'\nls: No such file or directory", "newdir"),
+		      "the error on another line");
+	cr_assert_not(names_bare("warning: 'newdir' is not writable, using /tmp", "newdir"),
+		      "no error");
+	cr_assert_not(names_bare("open 'a/newdir': ENOENT", "a/newdir"), "a path is not bare");
+	cr_assert_not(names_bare("open 'x': ENOENT", ""));
+	cr_assert_not(supervise_error_names_bare(NULL, 0, "newdir"));
+}
+
 Test(supervise_listed, paths_and_patterns)
 {
 	const char *const allow[] = { "/run/postgresql/*", "/var/run/docker.sock", "@/tmp/.X11-unix/X0" };
