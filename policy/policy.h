@@ -188,6 +188,10 @@ bool supervise_error_names(const char *text, size_t len, const char *path);
  * opening quote, to a '/', a colon or a closing quote ('newdir',
  * ‘newdir’, "cd: newdir: No such file", "open newdir/x: ENOENT"). */
 bool supervise_error_names_bare(const char *text, size_t len, const char *name);
+/* Text holds Rust's Debug form of an OS error with this errno, which names
+ * no path: "Os { code: 30, kind: ReadOnlyFilesystem, ... }" (what
+ * `create_dir_all(..).unwrap()` panics with). */
+bool supervise_error_is_rust_os(const char *text, size_t len, int code);
 /* path (canonical, absolute) is one of paths or lies below one. */
 bool supervise_in_paths(const char *const *paths, size_t n, const char *path);
 /* name ("/canonical/path" or "@abstract") matches an allow-list entry; '*'

@@ -154,6 +154,14 @@ bool supervise_error_names_bare(const char *text, size_t len, const char *name)
 	return false;
 }
 
+bool supervise_error_is_rust_os(const char *text, size_t len, int code)
+{
+	char form[40];
+	int n = snprintf(form, sizeof(form), "Os { code: %d, kind: ", code);
+
+	return text && n > 0 && memmem(text, len, form, (size_t)n) != NULL;
+}
+
 bool supervise_socket_listed(const char *const *patterns, size_t n, const char *name)
 {
 	if (!name || (name[0] != '/' && name[0] != '@'))

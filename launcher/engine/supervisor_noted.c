@@ -7,6 +7,7 @@
  * (run_finish.c). Each is kept as the command's view names it, as the
  * command wrote it, and as $HOME names it where a symlink lies on $HOME's
  * way (/home -> /var/home): the command's messages repeat its own names. */
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -97,6 +98,12 @@ bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t le
 		named = strchr(sv->noted[i], '/')
 				? supervise_error_names(text, len, sv->noted[i])
 				: supervise_error_names_bare(text, len, sv->noted[i]);
+	/* Rust's Debug form names no path: with a refusal noted, the errno
+	 * the sandbox gave it is enough (a mkdir's: EROFS under the namespace
+	 * runner, EACCES under Landlock; a watch's: EACCES). */
+	if (!named && sv->n_noted)
+		named = supervise_error_is_rust_os(text, len, EACCES) ||
+			(!sv->metadata && supervise_error_is_rust_os(text, len, EROFS));
 	pthread_mutex_unlock(&sv->lock);
 	return named;
 }

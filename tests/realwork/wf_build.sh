@@ -91,6 +91,20 @@ EOF
 volatile '^hello/target/'
 scratch '^hello/target/debug/incremental/'
 
+wf rust-config-dir "a Rust program's create_dir_all(~/.config/..).unwrap(): its panic names no path" need=rustc
+call <<'EOF'
+cat > t.rs <<'RS'
+fn main() {
+    let dir = std::env::var("HOME").unwrap() + "/.config/rwtool-rs/db";
+    std::fs::create_dir_all(&dir).unwrap();
+    println!("made");
+}
+RS
+rustc -o t t.rs && ./t
+EOF
+deny home/.config
+volatile '^t$'
+
 wf go "go mod init, build, test, vet (GOCACHE in the tool cache)" need=go
 setup <<'EOF'
 cat > main.go <<'GO'

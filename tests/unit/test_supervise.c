@@ -148,6 +148,19 @@ Test(supervise_error_names, bare_names_only_where_a_file_name_stands)
 	cr_assert_not(supervise_error_names_bare(NULL, 0, "newdir"));
 }
 
+Test(supervise_error_names, rust_debug_form)
+{
+	const char *panic = "thread 'main' panicked at t.rs:1:80:\ncalled `Result::unwrap()` on "
+			    "an `Err` value: Os { code: 30, kind: ReadOnlyFilesystem, message: "
+			    "\"Read-only file system\" }";
+
+	cr_assert(supervise_error_is_rust_os(panic, strlen(panic), 30));
+	cr_assert_not(supervise_error_is_rust_os(panic, strlen(panic), 13), "another errno");
+	cr_assert_not(supervise_error_is_rust_os(panic, strlen(panic), 3), "a prefix of 30");
+	cr_assert_not(supervise_error_is_rust_os("Os { code: 30, kind: ", 10, 30), "past len");
+	cr_assert_not(supervise_error_is_rust_os(NULL, 0, 30));
+}
+
 Test(supervise_listed, paths_and_patterns)
 {
 	const char *const allow[] = { "/run/postgresql/*", "/var/run/docker.sock", "@/tmp/.X11-unix/X0" };
