@@ -54,7 +54,7 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 	 protect.o protect_ancestors.o protect_snapshot.o protect_base.o protect_base_file.o pipes.o spawn.o tree.o stream.o spill.o spill_clean.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
-	 locale_dialect.o root_pin.o stream_view.o stream_splice.o run_supervise.o reap.o probe_causes.o \
+	 locale_dialect.o root_pin.o stream_view.o stream_splice.o run_supervise.o run_named.o reap.o probe_causes.o \
 	 exit_watch.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \

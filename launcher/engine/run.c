@@ -162,6 +162,7 @@ static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
 		 * report on stdout), so a denial followed by much other output
 		 * still counts. */
 		evidence_feed(&r->ev, is_err ? EVIDENCE_STDERR : EVIDENCE_STDOUT, buf, (size_t)n);
+		run_named_feed(r, is_err, buf, (size_t)n);
 		return;
 	}
 	if (is_err)

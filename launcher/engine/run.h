@@ -12,6 +12,7 @@
 #include "protect.h"
 #include "runner.h"
 #include "run_limits.h"
+#include "run_named.h"
 
 /* Per-stream read buffer. 64 KiB keeps the copy out of the pipe in cache: a
  * 256 KiB buffer measured 1.9x slower than `| cat` here, 64 KiB 0.8x. */
@@ -63,6 +64,7 @@ struct run_state {
 	struct stream out, err;
 	struct evidence ev;
 	bool ev_pending;            /* ev waits for the dialect texts (first output) */
+	struct run_named named;     /* whole lines that name a soft refusal */
 
 	/* its clock */
 	uint64_t start_ms;

@@ -193,8 +193,10 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	 * (a connect, a setgid bit, a nested user namespace): counted where
 	 * they were refused, they make a failed run a denied one. */
 	res->refused_calls = run_supervise_refusals(r);
+	run_named_finish(r);
 	res->denied = refused || reverted || (failed && res->refused_calls) ||
-		      (failed && (run_supervise_refusal_named(r, res->err_text, res->err_len) ||
+		      (failed && (r->named.seen ||
+				  run_supervise_refusal_named(r, res->err_text, res->err_len) ||
 				  run_supervise_refusal_named(r, res->out_text, res->out_len)));
 	markers_build(markers, sizeof(markers), sbx_mode_name(r->mode), res->denied,
 		      r->escalation, false);

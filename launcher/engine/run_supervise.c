@@ -107,6 +107,11 @@ bool run_supervise_refusal_named(const struct run_state *r, const char *text, si
 	return supervisor_refusal_named(r->sup, text, len);
 }
 
+bool run_supervise_noted_any(const struct run_state *r)
+{
+	return supervisor_noted_any(r->sup);
+}
+
 void run_supervise_end(struct run_state *r)
 {
 	supervisor_stop(r->sup);
@@ -144,6 +149,12 @@ bool run_supervise_refusal_named(const struct run_state *r, const char *text, si
 	(void)r;
 	(void)text;
 	(void)len;
+	return false;
+}
+
+bool run_supervise_noted_any(const struct run_state *r)
+{
+	(void)r;
 	return false;
 }
 

@@ -68,6 +68,8 @@ unsigned supervisor_refusals(const struct supervisor *sv);
  * names it is one (`go env -w`: "open ~/.config/go/env: no such file or
  * directory"). */
 bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len);
+/* Whether any soft refusal was noted yet (cheap: no lock). */
+bool supervisor_noted_any(struct supervisor *sv);
 
 /* Parent: can this kernel and process supervise (cached)? 0, or -errno with
  * a plain reason. */

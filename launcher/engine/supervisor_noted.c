@@ -87,6 +87,11 @@ void sv_note_refused(struct supervisor *sv, const char *view, const char *given)
 	pthread_mutex_unlock(&sv->lock);
 }
 
+bool supervisor_noted_any(struct supervisor *sv)
+{
+	return sv && __atomic_load_n(&sv->n_noted, __ATOMIC_ACQUIRE) > 0;
+}
+
 bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len)
 {
 	bool named = false;

@@ -1710,6 +1710,38 @@ ParameterizedTest(struct cp *p, supervisor, lingering_socket_past_the_in_flight_
 	fx_teardown(&f);
 }
 
+/* A refused mkdir the command ignores, then its error on the missing
+ * directory, with so much output around it that the result's bounded
+ * stderr keeps neither: the line is still seen (as it streamed), and the
+ * failed run is marked. On the old code it was not (issue 19). */
+PARAMS(refusal_named_on_a_line_cut_from_the_output, all_params)
+ParameterizedTest(struct cp *p, supervisor, refusal_named_on_a_line_cut_from_the_output)
+{
+	struct fx f;
+	struct e2e_out o;
+	json_t *j;
+
+	fx_setup(&f, p);
+	char *cmd = e2e_fmt("cd %s && mkdir -p newdir 2>/dev/null; seq 1 100000 >&2; "
+			    "echo data > newdir/file; r=$?; seq 1 100000 >&2; exit $r", f.O);
+
+	sbx(&f, "workspace-write", NULL, NULL, true, cmd, &o);
+	j = json_loads(o.out, 0, NULL);
+	cr_assert(j, "%s not JSON: %s%s", f.tag, o.out, o.err);
+	const char *err = json_string_value(json_object_get(j, "stderr"));
+
+	cr_assert(err && !strstr(err, "newdir") && json_is_true(json_object_get(j, "truncated")),
+		  "%s the error line was not cut from the output: the test shows nothing", f.tag);
+	cr_assert(json_integer_value(json_object_get(j, "exit_code")) == 1, "%s %s", f.tag, o.out);
+	cr_assert(json_is_true(json_object_get(json_object_get(j, "sandbox"), "denied")),
+		  "%s a failure on a refused mkdir, named on a line cut from the output, is not "
+		  "marked", f.tag);
+	cr_assert(!e2e_exists(e2e_fmt("%s/newdir", f.O)), "%s newdir was made", f.tag);
+	json_decref(j);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
 /* Copies of the fds a send passes sit in our fd table until the send is
  * done; in serve that table is every session's. On the old code a batch
  * (sendmmsg) of 64 messages of 253 fds made sbx hold them all at once, up to
