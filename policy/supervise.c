@@ -75,24 +75,21 @@ static bool line_has_error(const char *line, size_t len)
 	return false;
 }
 
-bool supervise_error_names(const char *text, size_t len, const char *path)
+/* A whole occurrence of name, as stands() tells, on a line with an error. */
+static bool named_on_error_line(const char *text, size_t len, const char *name,
+				bool (*stands)(const char *, const char *, const char *, size_t))
 {
-	size_t plen = path ? strlen(path) : 0;
+	size_t n = strlen(name);
 	const char *end = text + len;
 
-	/* Not "/", and not a bare name ("foo" is in too many messages). */
-	if (!text || plen < 2 || !strchr(path, '/'))
-		return false;
-	for (const char *at = text; (size_t)(end - at) >= plen;) {
-		const char *hit = memmem(at, (size_t)(end - at), path, plen);
+	for (const char *at = text; (size_t)(end - at) >= n;) {
+		const char *hit = memmem(at, (size_t)(end - at), name, n);
 		const char *ls, *le;
 
 		if (!hit)
 			return false;
 		at = hit + 1;
-		/* "/x/root/.cfg/go" and "/root/.cfg/gopher" are other paths */
-		if ((hit > text && (hit[-1] == '/' || name_byte(hit[-1]))) ||
-		    (hit + plen < end && name_byte(hit[plen])))
+		if (!stands(text, end, hit, n))
 			continue;
 		/* An error about it, not a warning that it is not writable
 		 * (matplotlib's, before it goes on with a temporary directory). */
@@ -103,6 +100,21 @@ bool supervise_error_names(const char *text, size_t len, const char *path)
 			return true;
 	}
 	return false;
+}
+
+/* "/x/root/.cfg/go" and "/root/.cfg/gopher" are other paths. */
+static bool path_stands(const char *text, const char *end, const char *hit, size_t n)
+{
+	return !((hit > text && (hit[-1] == '/' || name_byte(hit[-1]))) ||
+		 (hit + n < end && name_byte(hit[n])));
+}
+
+bool supervise_error_names(const char *text, size_t len, const char *path)
+{
+	/* Not "/", and not a bare name (supervise_error_names_bare). */
+	if (!text || !path || strlen(path) < 2 || !strchr(path, '/'))
+		return false;
+	return named_on_error_line(text, len, path, path_stands);
 }
 
 /* Where a file name starts in a message: the line's start, a space, a
@@ -127,31 +139,18 @@ static bool ends_name(const char *end, const char *after)
 	return strchr("/:'\"", *after) != NULL;
 }
 
+static bool bare_stands(const char *text, const char *end, const char *hit, size_t n)
+{
+	return starts_name(text, hit) && ends_name(end, hit + n);
+}
+
 bool supervise_error_names_bare(const char *text, size_t len, const char *name)
 {
-	size_t nlen = name ? strlen(name) : 0;
-	const char *end = text + len;
-
 	/* Why only as a file name stands in a message (quoted, or before a
 	 * colon or a '/'): a bare word is in too many messages. */
-	if (!text || nlen == 0 || strchr(name, '/'))
+	if (!text || !name || !name[0] || strchr(name, '/'))
 		return false;
-	for (const char *at = text; (size_t)(end - at) >= nlen;) {
-		const char *hit = memmem(at, (size_t)(end - at), name, nlen);
-		const char *ls, *le;
-
-		if (!hit)
-			return false;
-		at = hit + 1;
-		if (!starts_name(text, hit) || !ends_name(end, hit + nlen))
-			continue;
-		for (ls = hit; ls > text && ls[-1] != '\n'; ls--)
-			;
-		le = memchr(hit, '\n', (size_t)(end - hit));
-		if (line_has_error(ls, (size_t)((le ? le : end) - ls)))
-			return true;
-	}
-	return false;
+	return named_on_error_line(text, len, name, bare_stands);
 }
 
 bool supervise_error_is_rust_os(const char *text, size_t len, int code)

@@ -1645,9 +1645,11 @@ static int lingering_child(const void *arg)
 	return count_entries("/proc/self/fd") == fds ? 0 : 6;
 }
 
-PARAMS(last_reference_to_a_lingering_socket_holds_no_thread, all_params)
-ParameterizedTest(struct cp *p, supervisor, last_reference_to_a_lingering_socket_holds_no_thread,
-		  .timeout = 120)
+/* The command (lingerpass PORT ARGS, PORT a peer that takes connections
+ * and never reads a byte) leaves sbx the last holder of a
+ * lingering socket; after the run the process has its threads and fds of
+ * before. */
+static void check_lingering(const struct cp *p, const char *args, const char *when)
 {
 	struct fx f;
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -1655,13 +1657,12 @@ ParameterizedTest(struct cp *p, supervisor, last_reference_to_a_lingering_socket
 	int small = 4096, sink = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
 
 	fx_setup(&f, p);
-	/* a peer that takes connections and never reads a byte */
 	cr_assert(sink >= 0 && setsockopt(sink, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0 &&
 		  bind(sink, (struct sockaddr *)&a, sizeof a) == 0 && listen(sink, 8) == 0 &&
 		  getsockname(sink, (struct sockaddr *)&a, &len) == 0);
 	struct lingering_case k = {
 		.root = f.R, .runner = f.runner,
-		.cmd = e2e_fmt("%s %d", helper(&f, "lingerpass"), ntohs(a.sin_port)),
+		.cmd = e2e_fmt("%s %d %s", helper(&f, "lingerpass"), ntohs(a.sin_port), args),
 	};
 
 	status = in_child_as(f.who, lingering_child, &k);
@@ -1669,10 +1670,17 @@ ParameterizedTest(struct cp *p, supervisor, last_reference_to_a_lingering_socket
 		  "%s the run failed or did not finish (status %d)", f.tag, status);
 	cr_assert(status != 6, "%s the supervisor left fds open", f.tag);
 	cr_assert(status == 0,
-		  "%s status %d: a thread of sbx stayed caught in the last close of the "
-		  "command's lingering socket after the run", f.tag, status);
+		  "%s status %d: %sa thread of sbx stayed caught in the last close of the "
+		  "command's lingering socket after the run", f.tag, status, when);
 	close(sink);
 	fx_teardown(&f);
+}
+
+PARAMS(last_reference_to_a_lingering_socket_holds_no_thread, all_params)
+ParameterizedTest(struct cp *p, supervisor, last_reference_to_a_lingering_socket_holds_no_thread,
+		  .timeout = 120)
+{
+	check_lingering(p, "", "");
 }
 
 /* The same, after the command put more files in flight (SCM_RIGHTS sends it
@@ -1685,29 +1693,7 @@ PARAMS(lingering_socket_past_the_in_flight_limit_holds_no_thread, all_params)
 ParameterizedTest(struct cp *p, supervisor, lingering_socket_past_the_in_flight_limit_holds_no_thread,
 		  .timeout = 120)
 {
-	struct fx f;
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	int small = 4096, sink = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
-
-	fx_setup(&f, p);
-	cr_assert(sink >= 0 && setsockopt(sink, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0 &&
-		  bind(sink, (struct sockaddr *)&a, sizeof a) == 0 && listen(sink, 8) == 0 &&
-		  getsockname(sink, (struct sockaddr *)&a, &len) == 0);
-	struct lingering_case k = {
-		.root = f.R, .runner = f.runner,
-		.cmd = e2e_fmt("%s %d", helper(&f, "lingerfull"), ntohs(a.sin_port)),
-	};
-
-	status = in_child_as(f.who, lingering_child, &k);
-	cr_assert(status != 2 && status != 3,
-		  "%s the run failed or did not finish (status %d)", f.tag, status);
-	cr_assert(status != 6, "%s the supervisor left fds open", f.tag);
-	cr_assert(status == 0,
-		  "%s status %d: past the in-flight limit, a thread of sbx stayed caught in the "
-		  "last close of the command's lingering socket after the run", f.tag, status);
-	close(sink);
-	fx_teardown(&f);
+	check_lingering(p, "1 1000 1073741824", "past the in-flight limit, ");
 }
 
 /* A refused mkdir the command ignores, then its error on the missing
