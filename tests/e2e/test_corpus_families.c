@@ -47,7 +47,13 @@ static void ensure_locale(const char *name, const char *input)
 	}
 	cr_assert(geteuid() == 0, "locale %s is missing and only root can generate it "
 		  "(localedef -i %s -f UTF-8 %s)", name, input, name);
-	char *argv[] = { "localedef", "-i", (char *)input, "-f", "UTF-8", (char *)name, NULL };
+	/* Test processes run in parallel: localedef rewrites the one locale
+	 * archive, and a second one racing the first left the locale missing
+	 * (seen on a fresh machine). One at a time, and not again once there. */
+	char *argv[] = { "flock", "/tmp/sbx-test-localedef.lock", "sh", "-c",
+			 "case \"$(locale -a)\" in *\"${1%.*}.utf8\"*) exit 0 ;; esac; "
+			 "exec localedef -i \"$2\" -f UTF-8 \"$1\"",
+			 "sh", (char *)name, (char *)input, NULL };
 	e2e_run(AS_CALLER, argv, NULL, &o);
 	cr_assert(o.status == 0 || o.status == 1, "localedef %s failed (%d):\n%s", name, o.status, o.err);
 	e2e_out_free(&o);
