@@ -20,8 +20,9 @@
  * process that exits), the cancelled closer puts its copy back, and another
  * takes over. The copy is first swapped for /dev/null (dup3, which drops the
  * file), so its fd number stays ours until a close that cannot wait, and a
- * second swap is harmless. A copy the pair refuses (ETOOMANYREFS: hold())
- * waits in our table, taken first.
+ * second swap is harmless. A copy the pair refuses (ETOOMANYREFS: hold()),
+ * or that finds no closer (no thread to be had), waits in our table, taken
+ * first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,9 @@
 /* A drop longer than this is a wait on a peer, not work: cancelled when it
  * holds others up, or when the run is over. */
 #define STUCK_AFTER_NS (100 * 1000 * 1000LL)
+/* At the run's end, how many looks (LOOK_AGAIN_NS apart) for a thread to
+ * close with before a copy is closed in place. */
+#define NO_THREAD_TRIES 300
 
 struct sv_closer {
 	struct supervisor *sv;
@@ -319,19 +323,28 @@ void sv_release_fd(struct supervisor *sv, int fd)
 		close(fd);
 		fd = -1;
 		pthread_cond_signal(&sv->drop_work);
-	} else if (sv->closer && hold(sv, fd)) {
+	} else if (hold(sv, fd)) {
+		/* No closer to be had (its user out of processes: a command
+		 * can take every slot, RLIMIT_NPROC) waits too: the next
+		 * release, or the run's end (sv_release_drain, its processes
+		 * gone), starts one. Closed here, on a worker or the
+		 * dispatcher, it kept both caught after the run in a
+		 * lingering close (supervisor::lingering_socket_with_no_
+		 * thread_to_be_had_holds_no_thread). */
 		fd = -1;
 		pthread_cond_signal(&sv->drop_work);
 	}
 	pthread_mutex_unlock(&sv->drop_lock);
-	/* Neither sent nor held (no thread, or no memory to be had):
-	 * closed here, as sbx did before. */
+	/* Neither sent nor held (no memory to be had): closed here, as sbx
+	 * did before. */
 	if (fd >= 0)
 		close(fd);
 }
 
 void sv_release_drain(struct supervisor *sv)
 {
+	int no_thread = 0;
+
 	pthread_mutex_lock(&sv->drop_lock);
 	pthread_cond_broadcast(&sv->drop_work);
 	for (;;) {
@@ -342,7 +355,16 @@ void sv_release_drain(struct supervisor *sv)
 		    !__atomic_load_n(&sv->n_workers, __ATOMIC_ACQUIRE))
 			break;
 		if (queued(sv) && !sv->closer && !start_closer(sv)) {
-			int fd = take(sv);
+			int fd;
+
+			/* No thread yet: the run's processes may still be
+			 * going (killed, not yet reaped), holding the slots
+			 * of its user. A while, then in place. */
+			if (++no_thread < NO_THREAD_TRIES) {
+				pthread_cond_timedwait(&sv->drop_room, &sv->drop_lock, &until);
+				continue;
+			}
+			fd = take(sv);
 
 			pthread_mutex_unlock(&sv->drop_lock);
 			if (fd >= 0)

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -1725,6 +1726,77 @@ ParameterizedTest(struct cp *p, supervisor, refusal_named_on_a_line_cut_from_the
 	cr_assert(!e2e_exists(e2e_fmt("%s/newdir", f.O)), "%s newdir was made", f.tag);
 	json_decref(j);
 	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* Tasks (threads too) of this process's real uid, as RLIMIT_NPROC counts them. */
+static long count_uid_tasks(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	struct stat st;
+	long n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char task[300];
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(task, sizeof task, "/proc/%s/task", e->d_name);
+		if (stat(task, &st) == 0 && st.st_uid == getuid())
+			n += count_entries(task);
+	}
+	closedir(d);
+	return n;
+}
+
+/* lingering_child with RLIMIT_NPROC a little above what the user runs now,
+ * so the command can take every process slot. */
+static int nproc_lingering_child(const void *arg)
+{
+	long now = count_uid_tasks();
+	struct rlimit rl = { .rlim_cur = (rlim_t)now + 64, .rlim_max = (rlim_t)now + 64 };
+
+	if (now < 0 || setrlimit(RLIMIT_NPROC, &rl) < 0)
+		return 4;
+	return lingering_child(arg);
+}
+
+/* The same, with the command's user out of processes (RLIMIT_NPROC) when
+ * sbx is left the last holder of the lingering socket: no closer thread
+ * can be started then. sbx closed the copy where it stood, on the worker:
+ * the worker stayed caught in the lingering close (a day), the dispatcher
+ * with it, waiting for the worker. Only for a caller who is not root (root
+ * is exempt from RLIMIT_NPROC). */
+static struct cp nobody_params[] = { { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_NOBODY } };
+PARAMS(lingering_socket_with_no_thread_to_be_had_holds_no_thread, nobody_params)
+ParameterizedTest(struct cp *p, supervisor, lingering_socket_with_no_thread_to_be_had_holds_no_thread,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	int small = 4096, sink = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
+
+	fx_setup(&f, p);
+	cr_assert(sink >= 0 && setsockopt(sink, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0 &&
+		  bind(sink, (struct sockaddr *)&a, sizeof a) == 0 && listen(sink, 8) == 0 &&
+		  getsockname(sink, (struct sockaddr *)&a, &len) == 0);
+	struct lingering_case k = {
+		.root = f.R, .runner = f.runner,
+		.cmd = e2e_fmt("%s %d", helper(&f, "lingernproc"), ntohs(a.sin_port)),
+	};
+
+	status = in_child_as(f.who, nproc_lingering_child, &k);
+	cr_assert(status != 2 && status != 3 && status != 4,
+		  "%s the run failed or did not finish (status %d)", f.tag, status);
+	cr_assert(status != 6, "%s the supervisor left fds open", f.tag);
+	cr_assert(status == 0,
+		  "%s status %d: with no thread to be had, a thread of sbx stayed caught in the "
+		  "last close of the command's lingering socket after the run", f.tag, status);
+	close(sink);
 	fx_teardown(&f);
 }
 
