@@ -64,9 +64,22 @@ static void perform(struct worker *w)
 {
 	struct sv_inflight *f = &w->sv->inflight[w->slot];
 	struct sv_answer a = { 0 };
+	struct sv_net_op *op;
 
 	w->in_call = true;
 	sv_net_perform(f->op, &a);
+	/* The copies go back before the answer, as on the dispatcher. Why:
+	 * answered first, a command that sends and receives 253 fds at a time
+	 * ran ahead of the workers still handing their copies to the closer
+	 * (a few at a time through its pair), and hit the run's bound of
+	 * SV_MAX_PASSING with 253 in flight (test_supervisor.c:
+	 * passing_fds_in_lockstep_stays_under_the_bound). No cancellation
+	 * lands here: it is enabled only inside the send. */
+	pthread_mutex_lock(&w->sv->lock);
+	op = f->op;
+	f->op = NULL;
+	pthread_mutex_unlock(&w->sv->lock);
+	sv_net_free(op);
 	sv_respond(w->sv, f->id, &a);
 	finish_call(w);
 	/* A cancellation aimed at the call just done ends us here. */

@@ -1839,6 +1839,29 @@ ParameterizedTest(struct cp *p, supervisor, copies_for_passed_fds_are_bounded_an
 	fx_teardown(&f);
 }
 
+/* A command that passes 253 fds per blocking send and receives them before
+ * the next (never more than 253 in flight) is never refused by the run's
+ * bound on copies. On the old code a worker answered the send before it had
+ * handed its copies to the closer, which takes them a few at a time: the
+ * command ran ahead and the copies of a few dozen finished sends counted
+ * against SV_MAX_PASSING, so "lockstep 200" failed with ETOOMANYREFS after
+ * 20 to 60 sends (Python's multiprocessing.reduction.sendfds does the same). */
+PARAMS(passing_fds_in_lockstep_stays_under_the_bound, all_params)
+ParameterizedTest(struct cp *p, supervisor, passing_fds_in_lockstep_stays_under_the_bound,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	sbx(&f, "workspace-write", NULL, NULL, false,
+	    e2e_fmt("%s lockstep 200", helper(&f, "fdbatch")), &o);
+	cr_assert(o.status == 0 && strcmp(o.out, "200 of 200 sent\ndone\n") == 0,
+		  "%s status %d: %s%s", f.tag, o.status, o.out, o.err);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
 /* A command that fills its user's count of fds in flight (sent to sockets
  * nobody reads) must not stop the next run of that user: the next run's
  * setup hands the supervisor its listener with an SCM_RIGHTS send, which

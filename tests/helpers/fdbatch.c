@@ -4,7 +4,10 @@
  *  leak: a batch of two, the second passing an open fd and then one that is
  *    not open: the kernel (or sbx) sends the first message only;
  *  burst: ROUNDS batches of 64 messages, each passing one fd 253 times (the
- *    other end drops what it gets).
+ *    other end drops what it gets);
+ *  lockstep ROUNDS: ROUNDS blocking sendmsg calls passing one fd 253 times,
+ *    each received and closed before the next (never more than 253 in
+ *    flight; unconfined, every one succeeds).
  * Prints how each call went, then "done". */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,6 +101,37 @@ int main(int argc, char **argv)
 				err = errno;
 		}
 		printf("%d of %d batches sent%s%s\n", ok, rounds, err ? ", else: " : "",
+		       err ? strerror(err) : "");
+	} else if (strcmp(argv[1], "lockstep") == 0 && argc == 3) {
+		int fds[PER_MSG], rounds = atoi(argv[2]), ok = 0, err = 0;
+		char buf[16], control[CMSG_SPACE(PER_MSG * sizeof(int))];
+
+		for (int i = 0; i < PER_MSG; i++)
+			fds[i] = fd;
+		put_fds(&v[0].msg_hdr, controls[0], fds, PER_MSG);
+		for (int r = 0; r < rounds && !err; r++) {
+			struct iovec in = { .iov_base = buf, .iov_len = sizeof(buf) };
+			struct msghdr h = { .msg_iov = &in, .msg_iovlen = 1, .msg_control = control,
+					    .msg_controllen = sizeof(control) };
+
+			if (sendmsg(pair[0], &v[0].msg_hdr, 0) < 0) {
+				err = errno;
+				break;
+			}
+			if (recvmsg(pair[1], &h, 0) < 0) {
+				err = errno;
+				break;
+			}
+			for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+				int n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+				int *got = (int *)CMSG_DATA(c);
+
+				for (int i = 0; i < n; i++)
+					close(got[i]);
+			}
+			ok++;
+		}
+		printf("%d of %d sent%s%s\n", ok, rounds, err ? ", then: " : "",
 		       err ? strerror(err) : "");
 	} else {
 		return 2;
