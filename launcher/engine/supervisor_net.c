@@ -13,6 +13,7 @@
  * listener to ask: they are reachable through the allow-list only. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -23,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "inflight.h"
@@ -247,6 +249,70 @@ bool sv_net_may_block(const struct sv_net_op *op)
 	return !(op->flags & MSG_DONTWAIT);
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A send that passes fds on a socket the command would block on, made
+ * without blocking in the kernel: each try is checked against the user's
+ * fds in flight anew. Why: the kernel checks when a send starts and counts
+ * when the message is queued; blocking sends to a full peer waited in
+ * between, and 32 of them from two runs passed the check together and took
+ * the count past the hard limit once queued, where every later run's setup
+ * (its listener's hand-off) failed. Waits as the kernel would: for room (a
+ * connected peer's queue counts in poll), in naps where poll cannot tell (a
+ * datagram to a named peer), up to the socket's SO_SNDTIMEO. A stream send
+ * that went out in part sends the rest as the command asked, without the
+ * fds, which went with the first part. */
+static ssize_t send_passing(int sock, struct msghdr *h, int flags)
+{
+	struct pollfd p = { .fd = sock, .events = POLLOUT };
+	struct timeval tmo = { 0 };
+	socklen_t tl = sizeof(tmo);
+	int64_t until = -1;
+	int nap_ms = 1;
+	ssize_t n;
+
+	if (getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tmo, &tl) == 0 && (tmo.tv_sec || tmo.tv_usec))
+		until = now_ms() + (int64_t)tmo.tv_sec * 1000 + tmo.tv_usec / 1000;
+	while ((n = sendmsg(sock, h, flags | MSG_DONTWAIT)) < 0 && errno == EAGAIN) {
+		if (until >= 0 && now_ms() >= until)
+			return -1;
+		if (poll(&p, 1, 50) > 0) {
+			poll(NULL, 0, nap_ms);
+			nap_ms = nap_ms < 50 ? 2 * nap_ms : 50;
+		}
+		errno = EAGAIN;
+	}
+	size_t total = h->msg_iov[0].iov_len;
+
+	if (n >= 0 && (size_t)n < total && n > 0) {
+		int type = 0;
+		socklen_t len = sizeof(type);
+
+		if (getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM) {
+			struct iovec rest;
+			struct msghdr more = { .msg_iov = &rest, .msg_iovlen = 1 };
+
+			while ((size_t)n < total) {
+				ssize_t k;
+
+				rest.iov_base = (char *)h->msg_iov[0].iov_base + n;
+				rest.iov_len = total - (size_t)n;
+				k = sendmsg(sock, &more, flags);
+				if (k <= 0)
+					break;
+				n += k;
+			}
+		}
+	}
+	return n;
+}
+
 /* The blocking syscalls are the only points where a worker may be
  * cancelled (supervisor_stop, or the caller died): everything it holds is
  * in the op, which the cancellation's cleanup frees. */
@@ -268,8 +334,10 @@ static ssize_t do_sendmsg(struct sv_net_op *op, struct net_msg *m, int flags)
 	int old, err;
 	ssize_t n;
 
+	bool passing = m->n_fds && !(flags & MSG_DONTWAIT) && !(fcntl(op->sock, F_GETFL) & O_NONBLOCK);
+
 	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
-	n = sendmsg(op->sock, &h, flags);
+	n = passing ? send_passing(op->sock, &h, flags) : sendmsg(op->sock, &h, flags);
 	err = errno;
 	pthread_setcancelstate(old, NULL);
 	inflight_exempt_restore(exempt);

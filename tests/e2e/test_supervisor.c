@@ -1574,6 +1574,7 @@ struct lingering_case {
 	int runner;
 	int peak_bound; /* > 0: the most fds the process may have above its
 			 * own during the run (sampled), else status 7 */
+	uid_t own_uid;  /* nproc_lingering_child: a uid of its own (not 0) */
 };
 
 struct fd_sampler {
@@ -1756,9 +1757,19 @@ static long count_uid_tasks(void)
  * so the command can take every process slot. */
 static int nproc_lingering_child(const void *arg)
 {
-	long now = count_uid_tasks();
-	struct rlimit rl = { .rlim_cur = (rlim_t)now + 64, .rlim_max = (rlim_t)now + 64 };
+	const struct lingering_case *k = arg;
+	long now;
+	struct rlimit rl;
 
+	/* A uid no other test runs as: its process slots are this test's
+	 * alone (other tests' processes of nobody, run alongside, took the
+	 * slots a killed command freed before sbx could start a thread). */
+	if (setgroups(0, NULL) < 0 || setresgid(k->own_uid, k->own_uid, k->own_uid) < 0 ||
+	    setresuid(k->own_uid, k->own_uid, k->own_uid) < 0)
+		return 5;
+	prctl(PR_SET_DUMPABLE, 1);
+	now = count_uid_tasks();
+	rl.rlim_cur = rl.rlim_max = (rlim_t)now + 64;
 	if (now < 0 || setrlimit(RLIMIT_NPROC, &rl) < 0)
 		return 4;
 	return lingering_child(arg);
@@ -1787,9 +1798,11 @@ ParameterizedTest(struct cp *p, supervisor, lingering_socket_with_no_thread_to_b
 	struct lingering_case k = {
 		.root = f.R, .runner = f.runner,
 		.cmd = e2e_fmt("%s %d", helper(&f, "lingernproc"), ntohs(a.sin_port)),
+		.own_uid = 43110 + (uid_t)f.runner,
 	};
 
-	status = in_child_as(f.who, nproc_lingering_child, &k);
+	cr_assert(chown(f.B, k.own_uid, k.own_uid) == 0 && chown(f.R, k.own_uid, k.own_uid) == 0);
+	status = in_child_as(AS_CALLER, nproc_lingering_child, &k);
 	cr_assert(status != 2 && status != 3 && status != 4,
 		  "%s the run failed or did not finish (status %d)", f.tag, status);
 	cr_assert(status != 6, "%s the supervisor left fds open", f.tag);
@@ -1858,6 +1871,56 @@ ParameterizedTest(struct cp *p, supervisor, passing_fds_in_lockstep_stays_under_
 	    e2e_fmt("%s lockstep 200", helper(&f, "fdbatch")), &o);
 	cr_assert(o.status == 0 && strcmp(o.out, "200 of 200 sent\ndone\n") == 0,
 		  "%s status %d: %s%s", f.tag, o.status, o.out, o.err);
+	e2e_out_free(&o);
+	fx_teardown(&f);
+}
+
+/* The same, with sends that pass the kernel's check and then wait for room
+ * (a datagram peer's full queue): the kernel counts their fds only once
+ * they are queued. On the old code sbx performed them blocking, so two runs
+ * of 16 such sends, let go together, took the count past the hard limit, and
+ * the next run failed its setup. Now each try is checked anew. */
+PARAMS(waiting_sends_do_not_overshoot_the_inflight_count, all_params)
+ParameterizedTest(struct cp *p, supervisor, waiting_sends_do_not_overshoot_the_inflight_count,
+		  .timeout = 240)
+{
+	struct fx f;
+	struct e2e_out o;
+	pid_t hog[2];
+	char *ready[2], *done[2], *go, *stop, *got[2] = { NULL, NULL };
+	int st;
+
+	fx_setup(&f, p);
+	go = e2e_fmt("%s/go", f.R);
+	stop = e2e_fmt("%s/stop", f.R);
+	for (int i = 0; i < 2; i++) {
+		ready[i] = e2e_fmt("%s/ready.%d", f.R, i);
+		done[i] = e2e_fmt("%s/done.%d", f.R, i);
+		char *cmd = e2e_fmt("%s %s %s %s %s", helper(&f, "blockedpass"), ready[i], go,
+				    done[i], stop);
+		char *argv[] = { (char *)e2e_sbx(), "run", "--runner", (char *)runner_name[f.runner],
+				 "--mode", "workspace-write", "--root", f.R, "--timeout", "200",
+				 "--", cmd, NULL };
+
+		hog[i] = e2e_spawn(f.who, f.R, argv);
+		for (int k = 0; k < 1200 && !(got[i] = e2e_read_file(ready[i])); k++)
+			usleep(50000);
+		cr_assert(got[i], "%s hog %d never got its sends waiting", f.tag, i);
+	}
+	cr_assert(e2e_write_file(AS_CALLER, go, "") == 0);
+	for (int i = 0; i < 2; i++) {
+		got[i] = NULL;
+		for (int k = 0; k < 1200 && !(got[i] = e2e_read_file(done[i])); k++)
+			usleep(50000);
+		cr_assert(got[i], "%s hog %d never finished its sends", f.tag, i);
+	}
+	sbx(&f, "workspace-write", NULL, NULL, false, "echo third", &o);
+	cr_assert(e2e_write_file(AS_CALLER, stop, "") == 0);
+	for (int i = 0; i < 2; i++)
+		cr_assert(waitpid(hog[i], &st, 0) == hog[i]);
+	cr_assert(o.status == 0 && strcmp(o.out, "third\n") == 0,
+		  "%s with two runs' waiting sends let go (%s; %s) the next run failed: status %d: "
+		  "%s%s", f.tag, got[0], got[1], o.status, o.out, o.err);
 	e2e_out_free(&o);
 	fx_teardown(&f);
 }
