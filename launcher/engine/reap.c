@@ -9,6 +9,7 @@
  * reap_all() waits for every one of them, and SIGKILLs what is late. */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -30,24 +31,38 @@ struct reap_entry {
 	struct reap_entry *next;
 };
 
+/* Why a lock: runs of libsbx may end at once in several threads of one
+ * process, each reaping every pending helper (reap_all); two took the same
+ * entry and freed it twice. Whoever unlinks an entry finishes it. */
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct reap_entry *pending;
 
 size_t reap_pending_pids(pid_t *out, size_t max)
 {
 	size_t n = 0;
 
+	pthread_mutex_lock(&pending_lock);
 	for (struct reap_entry *e = pending; e && n < max; e = e->next)
 		out[n++] = e->pid;
+	pthread_mutex_unlock(&pending_lock);
 	return n;
 }
 
-static void finish(struct reap_entry *e)
+/* With pending_lock held: e taken off the list, or false if it was not on
+ * it (another thread has it). */
+static bool unlink_entry(struct reap_entry *e)
 {
 	for (struct reap_entry **p = &pending; *p; p = &(*p)->next)
 		if (*p == e) {
 			*p = e->next;
-			break;
+			return true;
 		}
+	return false;
+}
+
+/* e is off the list and ours alone. */
+static void finish(struct reap_entry *e)
+{
 	if (e->loop)
 		loop_remove(e->loop, &e->w);
 	while (waitpid(e->pid, NULL, __WALL) < 0 && errno == EINTR)
@@ -69,8 +84,15 @@ static void on_exited(struct loop_watch *w, const char *buf, ssize_t n)
 	/* ECHILD: not ours to wait for (any more); finished all the same, or
 	 * its readable pidfd would wake the loop forever. */
 	if (waitid(P_PID, (id_t)e->pid, &(siginfo_t){ 0 }, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 ||
-	    errno == ECHILD)
-		finish(e);
+	    errno == ECHILD) {
+		bool mine;
+
+		pthread_mutex_lock(&pending_lock);
+		mine = unlink_entry(e);
+		pthread_mutex_unlock(&pending_lock);
+		if (mine)
+			finish(e);
+	}
 }
 
 void reap_defer(pid_t pid, int pidfd, struct run_limits *limits, struct loop *loop)
@@ -95,8 +117,10 @@ void reap_defer(pid_t pid, int pidfd, struct run_limits *limits, struct loop *lo
 		e->has_cgroup = true;
 		limits->cgroup_active = false;
 	}
+	pthread_mutex_lock(&pending_lock);
 	e->next = pending;
 	pending = e;
+	pthread_mutex_unlock(&pending_lock);
 	if (loop) {
 		e->w = (struct loop_watch){ .fd = pidfd, .readiness = true, .cb = on_exited, .ctx = e };
 		if (loop_add(loop, &e->w) == 0)
@@ -116,8 +140,17 @@ void reap_all(void)
 {
 	uint64_t deadline = now_ms() + REAP_WAIT_MS;
 
-	while (pending) {
-		struct reap_entry *e = pending;
+	for (;;) {
+		struct reap_entry *e;
+
+		pthread_mutex_lock(&pending_lock);
+		e = pending;
+		if (e)
+			pending = e->next;
+		pthread_mutex_unlock(&pending_lock);
+		if (!e)
+			break;
+
 		struct pollfd p = { .fd = e->pidfd, .events = POLLIN };
 		uint64_t now = now_ms();
 		int rc = 0;
