@@ -18,7 +18,7 @@
 #define SV_X32_SYSCALL_BIT 0x40000000U /* x32's numbers: x86-64's with this bit */
 #define SV_MAX_NOTED 64     /* soft refusals remembered per run, by path */
 #define SV_DROP_LOOK_AT 64  /* copies in flight from which a closer may be stuck */
-#define SV_MAX_PASSING 4096 /* copies of fds that sends pass, held at once per run */
+#define SV_MAX_PASSING 4096 /* copies of fds that sends pass, held at once by sbx */
 #define SV_ADDFD_FLAG_SETFD (1UL << 0) /* Linux 5.9 */
 struct sv_closer;
 
@@ -43,7 +43,6 @@ struct supervisor {
 	pthread_cond_t work;      /* idle workers wait here for a call */
 	size_t n_idle, n_unclaimed, n_workers;
 	struct sv_inflight inflight[SV_MAX_INFLIGHT];
-	size_t passing;           /* copies held for sends' SCM_RIGHTS (atomic) */
 	/* supervisor_release.c, under drop_lock */
 	pthread_mutex_t drop_lock;
 	pthread_cond_t drop_work, drop_room;

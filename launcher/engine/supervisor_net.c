@@ -45,7 +45,7 @@ void sv_net_msg_clear(struct sv_net_op *op, struct net_msg *m)
 {
 	for (size_t k = 0; k < m->n_fds; k++)
 		sv_release_fd(op->sv, m->fds[k]);
-	__atomic_sub_fetch(&op->sv->passing, m->n_counted, __ATOMIC_SEQ_CST);
+	sv_passing_give_back(m->n_counted);
 	free(m->fds);
 	if (m->target >= 0)
 		close(m->target);

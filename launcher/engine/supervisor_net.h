@@ -37,7 +37,7 @@ struct net_msg {
 	size_t controllen;
 	int *fds;                 /* our copies of SCM_RIGHTS fds */
 	size_t n_fds;
-	size_t n_counted;         /* of sv->passing, given back with the message */
+	size_t n_counted;         /* of sv_passing's count, given back with it */
 	int target;               /* O_PATH on the unix socket file, -1 */
 };
 
@@ -68,5 +68,7 @@ int sv_net_decide_name(struct sv_call *c, struct sv_net_op *op, struct net_msg *
 /* supervisor_net.c: give back what a message holds (its copies to the
  * closer), leaving it empty. */
 void sv_net_msg_clear(struct sv_net_op *op, struct net_msg *m);
+/* supervisor_net_read.c: n copies of passed fds held no more. */
+void sv_passing_give_back(size_t n);
 
 #endif

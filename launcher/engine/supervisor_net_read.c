@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -67,6 +68,33 @@ static int read_iov(struct sv_call *c, struct sv_net_op *op, uint64_t iov_addr, 
 	return rc;
 }
 
+/* Copies of passed fds held now, by every run of this process: they sit in
+ * one fd table, which a serve shares with every session. */
+static size_t passing;
+
+/* The bound: SV_MAX_PASSING, or a quarter of our fd table when that is
+ * smaller, but room for one full message. */
+static size_t passing_bound(void)
+{
+	static size_t bound;
+	struct rlimit rl;
+
+	if (!__atomic_load_n(&bound, __ATOMIC_RELAXED)) {
+		size_t b = SV_MAX_PASSING;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur / 4 < b)
+			b = rl.rlim_cur / 4 > SCM_MAX_FDS ? rl.rlim_cur / 4 : SCM_MAX_FDS;
+		__atomic_store_n(&bound, b, __ATOMIC_RELAXED);
+	}
+	return bound;
+}
+
+void sv_passing_give_back(size_t n)
+{
+	__atomic_sub_fetch(&passing, n, __ATOMIC_SEQ_CST);
+}
+
 /* Control messages, with the command's SCM_RIGHTS fds replaced by our
  * copies of the same files. */
 static int read_control(struct sv_call *c, uint64_t addr, uint64_t len, struct net_msg *m)
@@ -98,12 +126,15 @@ static int read_control(struct sv_call *c, uint64_t addr, uint64_t len, struct n
 		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		if (n > SCM_MAX_FDS || m->n_fds + n > 4 * SCM_MAX_FDS)
 			return -EINVAL;
-		/* Why a bound per run: each fd passed is a copy in our fd table
-		 * until the send is done, which a serve shares with every
-		 * session; a batch of 1024 messages of 1012 fds filled it. The
-		 * kernel's own error for too many fds in flight. */
-		if (__atomic_add_fetch(&c->sv->passing, n, __ATOMIC_SEQ_CST) > SV_MAX_PASSING) {
-			__atomic_sub_fetch(&c->sv->passing, n, __ATOMIC_SEQ_CST);
+		/* Why a bound for the process, not the run: each fd passed is
+		 * a copy in our fd table until the send is done, which a serve
+		 * shares with every session; a batch of 1024 messages of 1012
+		 * fds filled it, and so did five runs under a bound each
+		 * (other sessions' runs then failed to start: no pipes). A
+		 * refused send is the lesser harm. The kernel's own error for
+		 * too many fds in flight. */
+		if (__atomic_add_fetch(&passing, n, __ATOMIC_SEQ_CST) > passing_bound()) {
+			sv_passing_give_back(n);
 			return sv_refuse(c->sv, ETOOMANYREFS);
 		}
 		m->n_counted += n;
