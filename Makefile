@@ -195,6 +195,7 @@ tests/helpers/nofeature: tests/helpers/nofeature.c $(NOFEATURE_OBJ)
 tests/helpers/syscallprobe: tests/helpers/syscallprobe.c launcher/kernel/syscall_table.o
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< launcher/kernel/syscall_table.o
 
+tests/helpers/lingerpass tests/helpers/lingernproc: tests/helpers/linger.h
 tests/helpers/%: tests/helpers/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 

@@ -1853,7 +1853,7 @@ ParameterizedTest(struct cp *p, supervisor, copies_for_passed_fds_are_bounded_an
 }
 
 /* A command that passes 253 fds per blocking send and receives them before
- * the next (never more than 253 in flight) is never refused by the run's
+ * the next (never more than 253 in flight) is never refused by sbx's
  * bound on copies. On the old code a worker answered the send before it had
  * handed its copies to the closer, which takes them a few at a time: the
  * command ran ahead and the copies of a few dozen finished sends counted
@@ -1875,11 +1875,12 @@ ParameterizedTest(struct cp *p, supervisor, passing_fds_in_lockstep_stays_under_
 	fx_teardown(&f);
 }
 
-/* The same, with sends that pass the kernel's check and then wait for room
- * (a datagram peer's full queue): the kernel counts their fds only once
- * they are queued. On the old code sbx performed them blocking, so two runs
- * of 16 such sends, let go together, took the count past the hard limit, and
- * the next run failed its setup. Now each try is checked anew. */
+/* Sends that pass the kernel's check on the user's fds in flight and then
+ * wait for room (a datagram peer's full queue): the kernel counts their fds
+ * only once they are queued. On the old code sbx performed them blocking,
+ * so two runs of 16 such sends, let go together, took the count past the
+ * hard limit, and the next run failed its setup (its listener's hand-off).
+ * Now each try is checked anew. */
 PARAMS(waiting_sends_do_not_overshoot_the_inflight_count, all_params)
 ParameterizedTest(struct cp *p, supervisor, waiting_sends_do_not_overshoot_the_inflight_count,
 		  .timeout = 240)

@@ -25,37 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static int pair[2], lingering;
-static int send_errno;
-
-static void fill(int fd)
-{
-	char buf[4096];
-
-	memset(buf, 'x', sizeof(buf));
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	while (write(fd, buf, sizeof(buf)) > 0)
-		;
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-}
-
-static void *pass(void *arg)
-{
-	char byte = 'x', control[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-			    .msg_controllen = sizeof(control) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	(void)arg;
-	memset(control, 0, sizeof(control));
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &lingering, sizeof(int));
-	send_errno = sendmsg(pair[0], &m, 0) < 0 ? errno : 0;
-	return NULL;
-}
+#include "linger.h"
 
 static int one(const struct sockaddr_in *a, unsigned pause_ms)
 {
