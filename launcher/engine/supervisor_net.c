@@ -290,7 +290,7 @@ static ssize_t send_passing(int sock, struct msghdr *h, int flags)
 	}
 	size_t total = h->msg_iov[0].iov_len;
 
-	if (n >= 0 && (size_t)n < total && n > 0) {
+	if (n > 0 && (size_t)n < total) {
 		int type = 0;
 		socklen_t len = sizeof(type);
 
@@ -331,10 +331,9 @@ static ssize_t do_sendmsg(struct sv_net_op *op, struct net_msg *m, int flags)
 	 * user's in-flight limit as its own send would (inflight.h); a root
 	 * caller's thread would not be checked at all. */
 	uint64_t exempt = m->controllen ? inflight_exempt_drop() : 0;
+	bool passing = m->n_fds && !(flags & MSG_DONTWAIT) && !(fcntl(op->sock, F_GETFL) & O_NONBLOCK);
 	int old, err;
 	ssize_t n;
-
-	bool passing = m->n_fds && !(flags & MSG_DONTWAIT) && !(fcntl(op->sock, F_GETFL) & O_NONBLOCK);
 
 	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
 	n = passing ? send_passing(op->sock, &h, flags) : sendmsg(op->sock, &h, flags);
