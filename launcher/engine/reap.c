@@ -28,12 +28,17 @@ struct reap_entry {
 	struct cgroup_run cg;
 	struct loop *loop;         /* serve's loop, watching pidfd; NULL: none */
 	struct loop_watch w;
+	bool taken;                /* a reap_all() waits for it (still listed) */
 	struct reap_entry *next;
 };
 
 /* Why a lock: runs of libsbx may end at once in several threads of one
  * process, each reaping every pending helper (reap_all); two took the same
- * entry and freed it twice. Whoever unlinks an entry finishes it. */
+ * entry and freed it twice. Whoever unlinks an entry finishes it. An entry
+ * a reap_all() is waiting for stays listed (taken) until it is reaped: off
+ * the list, another run's walk (end_tree: run_live_pids) took it for one of
+ * its own orphans, killed it and reaped it, and the pid could be another
+ * process's by the time reap_all() waited for it. */
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct reap_entry *pending;
 
@@ -60,13 +65,19 @@ static bool unlink_entry(struct reap_entry *e)
 	return false;
 }
 
-/* e is off the list and ours alone. */
-static void finish(struct reap_entry *e)
+static void wait_for(pid_t pid)
+{
+	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+}
+
+/* e is off the list and ours alone; reaped: its helper was waited for. */
+static void finish(struct reap_entry *e, bool reaped)
 {
 	if (e->loop)
 		loop_remove(e->loop, &e->w);
-	while (waitpid(e->pid, NULL, __WALL) < 0 && errno == EINTR)
-		;
+	if (!reaped)
+		wait_for(e->pid);
 	if (e->pidfd >= 0)
 		close(e->pidfd);
 	/* The helper was the cgroup's last member: it can go now. */
@@ -88,10 +99,10 @@ static void on_exited(struct loop_watch *w, const char *buf, ssize_t n)
 		bool mine;
 
 		pthread_mutex_lock(&pending_lock);
-		mine = unlink_entry(e);
+		mine = !e->taken && unlink_entry(e);
 		pthread_mutex_unlock(&pending_lock);
 		if (mine)
-			finish(e);
+			finish(e, false);
 	}
 }
 
@@ -144,9 +155,10 @@ void reap_all(void)
 		struct reap_entry *e;
 
 		pthread_mutex_lock(&pending_lock);
-		e = pending;
+		for (e = pending; e && e->taken; e = e->next)
+			;
 		if (e)
-			pending = e->next;
+			e->taken = true;
 		pthread_mutex_unlock(&pending_lock);
 		if (!e)
 			break;
@@ -160,6 +172,11 @@ void reap_all(void)
 			now = now_ms();
 		if (rc <= 0)
 			kill(e->pid, SIGKILL);
-		finish(e);
+		/* reaped while still listed: until then it is ours */
+		wait_for(e->pid);
+		pthread_mutex_lock(&pending_lock);
+		unlink_entry(e);
+		pthread_mutex_unlock(&pending_lock);
+		finish(e, true);
 	}
 }
