@@ -43,6 +43,7 @@ struct supervisor {
 	pthread_cond_t work;      /* idle workers wait here for a call */
 	size_t n_idle, n_unclaimed, n_workers;
 	struct sv_inflight inflight[SV_MAX_INFLIGHT];
+	size_t passing;           /* copies held for this run's sends' SCM_RIGHTS (atomic) */
 	/* supervisor_release.c, under drop_lock */
 	pthread_mutex_t drop_lock;
 	pthread_cond_t drop_work, drop_room;

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ void sv_net_msg_clear(struct sv_net_op *op, struct net_msg *m)
 {
 	for (size_t k = 0; k < m->n_fds; k++)
 		sv_release_fd(op->sv, m->fds[k]);
-	sv_passing_give_back(m->n_counted);
+	sv_passing_give_back(op->sv, m->n_counted);
 	free(m->fds);
 	if (m->target >= 0)
 		close(m->target);
@@ -263,9 +264,11 @@ static int64_t now_ms(void)
  * when the message is queued; blocking sends to a full peer waited in
  * between, and 32 of them from two runs passed the check together and took
  * the count past the hard limit once queued, where every later run's setup
- * (its listener's hand-off) failed. Waits as the kernel would: for room (a
- * connected peer's queue counts in poll), in naps where poll cannot tell (a
- * datagram to a named peer), up to the socket's SO_SNDTIMEO. A stream send
+ * (its listener's hand-off) failed. Waits as the kernel would: in poll,
+ * without a timeout of its own (a connected peer's queue counts there; a
+ * timeout made 64 waiting sends cost a third of a core), in naps only where
+ * poll cannot tell (writable, yet the send would wait: a datagram to a named
+ * peer), up to the socket's SO_SNDTIMEO. A stream send
  * that went out in part sends the rest as the command asked, without the
  * fds, which went with the first part. */
 static ssize_t send_passing(int sock, struct msghdr *h, int flags)
@@ -280,9 +283,11 @@ static ssize_t send_passing(int sock, struct msghdr *h, int flags)
 	if (getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tmo, &tl) == 0 && (tmo.tv_sec || tmo.tv_usec))
 		until = now_ms() + (int64_t)tmo.tv_sec * 1000 + tmo.tv_usec / 1000;
 	while ((n = sendmsg(sock, h, flags | MSG_DONTWAIT)) < 0 && errno == EAGAIN) {
-		if (until >= 0 && now_ms() >= until)
+		int64_t left = until >= 0 ? until - now_ms() : -1;
+
+		if (until >= 0 && left <= 0)
 			return -1;
-		if (poll(&p, 1, 50) > 0) {
+		if (poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left) > 0) {
 			poll(NULL, 0, nap_ms);
 			nap_ms = nap_ms < 50 ? 2 * nap_ms : 50;
 		}

@@ -68,7 +68,7 @@ int sv_net_decide_name(struct sv_call *c, struct sv_net_op *op, struct net_msg *
 /* supervisor_net.c: give back what a message holds (its copies to the
  * closer), leaving it empty. */
 void sv_net_msg_clear(struct sv_net_op *op, struct net_msg *m);
-/* supervisor_net_read.c: n copies of passed fds held no more. */
-void sv_passing_give_back(size_t n);
+/* supervisor_net_read.c: n copies of passed fds held for sv's run no more. */
+void sv_passing_give_back(struct supervisor *sv, size_t n);
 
 #endif

@@ -90,9 +90,25 @@ static size_t passing_bound(void)
 	return bound;
 }
 
-void sv_passing_give_back(size_t n)
+void sv_passing_give_back(struct supervisor *sv, size_t n)
 {
 	__atomic_sub_fetch(&passing, n, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&sv->passing, n, __ATOMIC_SEQ_CST);
+}
+
+/* n more copies for sv's run, within the process's bound and the run's
+ * share of it: a quarter, room for one full message at least. Why a
+ * share: one run's 16 waiting sends held the whole bound, and every other
+ * serve session's sends with fds were refused for as long as it lived. */
+static bool passing_take(struct supervisor *sv, size_t n)
+{
+	size_t bound = passing_bound(), share = bound / 4 > SCM_MAX_FDS ? bound / 4 : SCM_MAX_FDS;
+	bool ok = __atomic_add_fetch(&passing, n, __ATOMIC_SEQ_CST) <= bound;
+
+	ok = __atomic_add_fetch(&sv->passing, n, __ATOMIC_SEQ_CST) <= share && ok;
+	if (!ok)
+		sv_passing_give_back(sv, n);
+	return ok;
 }
 
 /* Control messages, with the command's SCM_RIGHTS fds replaced by our
@@ -133,10 +149,8 @@ static int read_control(struct sv_call *c, uint64_t addr, uint64_t len, struct n
 		 * (other sessions' runs then failed to start: no pipes). A
 		 * refused send is the lesser harm. The kernel's own error for
 		 * too many fds in flight. */
-		if (__atomic_add_fetch(&passing, n, __ATOMIC_SEQ_CST) > passing_bound()) {
-			sv_passing_give_back(n);
+		if (!passing_take(c->sv, n))
 			return sv_refuse(c->sv, ETOOMANYREFS);
-		}
 		m->n_counted += n;
 		int *grown = realloc(m->fds, (m->n_fds + n) * sizeof(int));
 
