@@ -2009,6 +2009,35 @@ ParameterizedTest(struct cp *p, supervisor, copies_for_passed_fds_are_bounded_ac
 	fx_teardown(&f);
 }
 
+/* One run's waiting sends hold at most a share of the process's bound: on
+ * the old code (one bound for all runs) a run's 16 waiting sends of 253 fds
+ * held nearly all of it, and another run's (another serve session's) send
+ * of 253 fds was refused for as long as the first lived. */
+PARAMS(one_run_cannot_take_every_runs_room_for_passed_fds, all_params)
+ParameterizedTest(struct cp *p, supervisor, one_run_cannot_take_every_runs_room_for_passed_fds,
+		  .timeout = 120)
+{
+	struct fx f;
+	int status;
+
+	fx_setup(&f, p);
+	char *ready = e2e_fmt("%s/ready", f.R), *go = e2e_fmt("%s/go", f.R);
+	char *stop = e2e_fmt("%s/stop", f.R), *out = e2e_fmt("%s/b.out", f.R), *got;
+	struct two_runs t = { .root = f.R, .runner = f.runner };
+
+	cr_assert(e2e_write_file(AS_CALLER, stop, "") == 0);
+	t.cmd[0] = e2e_fmt("%s %s %s %s/done %s", helper(&f, "blockedpass"), ready, go, f.R, stop);
+	t.cmd[1] = e2e_fmt("for i in $(seq 600); do [ -e %s ] && break; sleep 0.05; done; "
+			   "%s lockstep 4 > %s; touch %s", ready, helper(&f, "fdbatch"), out, go);
+	status = in_child_as(f.who, two_runs_child, &t);
+	cr_assert(status != 2 && status != 4, "%s a run failed (status %d)", f.tag, status);
+	got = e2e_read_file(out);
+	cr_assert(got && strcmp(got, "4 of 4 sent\ndone\n") == 0,
+		  "%s with another run's sends waiting, this run's sends of 253 fds: %s", f.tag,
+		  got ? got : "(no output)");
+	fx_teardown(&f);
+}
+
 /* A command that fills its user's count of fds in flight (sent to sockets
  * nobody reads) must not stop the next run of that user: the next run's
  * setup hands the supervisor its listener with an SCM_RIGHTS send, which
