@@ -142,13 +142,14 @@ static int read_control(struct sv_call *c, uint64_t addr, uint64_t len, struct n
 		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		if (n > SCM_MAX_FDS || m->n_fds + n > 4 * SCM_MAX_FDS)
 			return -EINVAL;
-		/* Why a bound for the process, not the run: each fd passed is
-		 * a copy in our fd table until the send is done, which a serve
-		 * shares with every session; a batch of 1024 messages of 1012
-		 * fds filled it, and so did five runs under a bound each
-		 * (other sessions' runs then failed to start: no pipes). A
-		 * refused send is the lesser harm. The kernel's own error for
-		 * too many fds in flight. */
+		/* Why a bound for the process (and a run's share of it:
+		 * passing_take): each fd passed is a copy in our fd table
+		 * until the send is done, which a serve shares with every
+		 * session; a batch of 1024 messages of 1012 fds filled it, and
+		 * so did five runs under a bound each (other sessions' runs
+		 * then failed to start: no pipes). A refused send is the
+		 * lesser harm. The kernel's own error for too many fds in
+		 * flight. */
 		if (!passing_take(c->sv, n))
 			return sv_refuse(c->sv, ETOOMANYREFS);
 		m->n_counted += n;

@@ -81,7 +81,7 @@ void sv_note_refused(struct supervisor *sv, const char *view, const char *given)
 	}
 	/* Also as the command named it (a symlink, a relative name, a bare
 	 * name), which its own message repeats; a bare one is matched only
-	 * where a message quotes it (supervisor_refusal_named). */
+	 * where a message puts it as a file name (supervisor_refusal_named). */
 	if (given && given[0] && strcmp(given, view ? view : ""))
 		note(sv, given);
 	pthread_mutex_unlock(&sv->lock);
