@@ -1062,17 +1062,28 @@ static const char *listen_then_wait_script =
 	"    r = 'errno %d' % e.errno\n"
 	"open(result, 'w').write(r)\n";
 
-/* The host daemon: listen, fork, exit; the child serves for a while. */
+/* The host daemon: listen, fork, exit; the child serves for a while, its
+ * pid left in PATH.pid for the test to end it. */
 static const char *host_forking_daemon_script =
 	"import os, signal, socket, sys\n"
 	"path, witness = sys.argv[1], sys.argv[2]\n"
 	"srv = socket.socket(socket.AF_UNIX); srv.bind(path); os.chmod(path, 0o777); srv.listen(4)\n"
-	"if os.fork(): os._exit(0)\n"
+	"child = os.fork()\n"
+	"if child: open(path + '.pid', 'w').write(str(child)); os._exit(0)\n"
 	"signal.alarm(60)\n"
 	"while True:\n"
 	"    c, _ = srv.accept(); d = c.recv(64)\n"
 	"    if d: open(witness, 'a').write(d.decode())\n"
 	"    c.close()\n";
+
+/* The daemon's serving child, which would outlive the test by a minute. */
+static void end_host_daemon(const char *target)
+{
+	char *pidfile = e2e_fmt("%s.pid", target), *got = e2e_read_file(pidfile);
+
+	if (got && atoi(got) > 1)
+		kill((pid_t)atoi(got), SIGKILL);
+}
 
 PARAMS(sock_listener_pid_recycled_unreachable, ll_params)
 ParameterizedTest(struct cp *p, supervisor, sock_listener_pid_recycled_unreachable, .timeout = 120)
@@ -1130,6 +1141,7 @@ ParameterizedTest(struct cp *p, supervisor, sock_listener_pid_recycled_unreachab
 			  "whose dead listener had its listener's pid: %s", f.tag, round,
 			  aligned ? "aligned" : "not aligned", got);
 		cr_assert(!e2e_exists(witness), "%s the host daemon got a line", f.tag);
+		end_host_daemon(target);
 	}
 	cr_assert(aligned, "%s the host listener never got the command's pid: the attack was not "
 		  "tried", f.tag);

@@ -7,6 +7,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -39,6 +42,28 @@ static void *pass(void *arg)
 	memcpy(CMSG_DATA(cm), &lingering, sizeof(int));
 	send_errno = sendmsg(pair[0], &m, MSG_NOSIGNAL) < 0 ? errno : 0;
 	return NULL;
+}
+
+/* Connects `lingering` to a (the peer takes no data), fills its send buffer,
+ * sets SO_LINGER to a day, fills pair[0] and starts pass() on *t: its send
+ * blocks in sbx, holding a copy of `lingering`. */
+static int linger_start(const struct sockaddr_in *a, pthread_t *t)
+{
+	struct linger day = { .l_onoff = 1, .l_linger = 86400 };
+
+	lingering = socket(AF_INET, SOCK_STREAM, 0);
+	if (lingering < 0 || connect(lingering, (const struct sockaddr *)a, sizeof(*a)) < 0) {
+		perror("connect");
+		return -1;
+	}
+	fill(lingering);
+	if (setsockopt(lingering, SOL_SOCKET, SO_LINGER, &day, sizeof(day)) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, pair) < 0) {
+		perror("setup");
+		return -1;
+	}
+	fill(pair[0]);
+	return pthread_create(t, NULL, pass, NULL) == 0 ? 0 : -1;
 }
 
 #endif

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /* lingernproc PORT: as lingerpass, but with its user's processes used up
  * (RLIMIT_NPROC) at the moment sbx is left the last holder of the lingering
  * socket, so sbx cannot start a thread then. A send sbx performs blocks
@@ -40,7 +40,6 @@ static pid_t holder(void)
 
 int main(int argc, char **argv)
 {
-	struct linger day = { .l_onoff = 1, .l_linger = 86400 };
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	pid_t grabber;
 	long kids = 0;
@@ -50,19 +49,7 @@ int main(int argc, char **argv)
 		return 2;
 	a.sin_port = htons((unsigned short)atoi(argv[1]));
 	setpgid(0, 0);
-	lingering = socket(AF_INET, SOCK_STREAM, 0);
-	if (lingering < 0 || connect(lingering, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		perror("connect");
-		return 1;
-	}
-	fill(lingering);
-	if (setsockopt(lingering, SOL_SOCKET, SO_LINGER, &day, sizeof(day)) < 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM, 0, pair) < 0) {
-		perror("setup");
-		return 1;
-	}
-	fill(pair[0]);
-	if (pthread_create(&t, NULL, pass, NULL) != 0)
+	if (linger_start(&a, &t) < 0)
 		return 1;
 	sleep(1); /* the send has reached sbx and blocks there */
 	/* sbx's idle threads end after a few seconds (supervisor_release.c,

@@ -29,22 +29,9 @@
 
 static int one(const struct sockaddr_in *a, unsigned pause_ms)
 {
-	struct linger day = { .l_onoff = 1, .l_linger = 86400 };
 	pthread_t t;
 
-	lingering = socket(AF_INET, SOCK_STREAM, 0);
-	if (lingering < 0 || connect(lingering, (const struct sockaddr *)a, sizeof(*a)) < 0) {
-		perror("connect");
-		return 1;
-	}
-	fill(lingering);
-	if (setsockopt(lingering, SOL_SOCKET, SO_LINGER, &day, sizeof(day)) < 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM, 0, pair) < 0) {
-		perror("setup");
-		return 1;
-	}
-	fill(pair[0]);
-	if (pthread_create(&t, NULL, pass, NULL) != 0)
+	if (linger_start(a, &t) < 0)
 		return 1;
 	/* The send has reached sbx and blocks there, holding its copy. */
 	usleep(pause_ms * 1000);
