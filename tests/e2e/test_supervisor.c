@@ -1717,6 +1717,49 @@ ParameterizedTest(struct cp *p, supervisor, many_lingering_copies_leave_no_fd, .
 	check_lingering_with(p, "lingermany", "60", "with 60 lingering copies, ");
 }
 
+/* ---- the cost of asking output lines once a refusal was noted ---- */
+
+/* Seconds of CPU one `sbx run` of cmd took (its own and what it waited
+ * for: the command's), its output dropped. */
+static double sbx_run_cpu(const struct fx *f, const char *cmd)
+{
+	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", (char *)runner_name[f->runner],
+			 "--mode", "workspace-write", "--root", f->R, "--", (char *)cmd, NULL };
+	struct rusage ru;
+	int st;
+	pid_t pid = e2e_spawn(f->who, f->R, argv);
+
+	cr_assert(wait4(pid, &st, 0, &ru) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "%s the run failed", f->tag);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* After one refused mkdir, every output line is asked whether it names it,
+ * on the loop that serves every session. Lines of about 4 KiB holding the
+ * noted path 400 times and no error: on the old code each occurrence
+ * scanned its line again, about 3 s of sbx's CPU for these 120 lines (in
+ * serve, another session's "echo hi" waited 4.6 s behind 50 such lines).
+ * Compared in CPU time with the same output without the refusal. */
+PARAMS(output_naming_a_noted_refusal_costs_little, all_params)
+ParameterizedTest(struct cp *p, supervisor, output_naming_a_noted_refusal_costs_little,
+		  .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	/* f.O: outside the root, where the caller could make it. */
+	const char *spam = e2e_fmt("l=$(printf ' %s/noted%%.0s' $(seq 400)); "
+				   "for i in $(seq 60); do echo \"$l\"; echo \"$l\" >&2; done", f.O);
+	double plain = sbx_run_cpu(&f, spam);
+	double noted = sbx_run_cpu(&f, e2e_fmt("mkdir %s/noted 2>/dev/null; %s", f.O, spam));
+
+	cr_assert(noted <= 4 * plain + 1.5, "%s output naming a noted refusal cost sbx far more "
+		  "CPU than the same output without it: %.2f s, %.2f s", f.tag, noted, plain);
+	cr_assert(!e2e_exists(e2e_fmt("%s/noted", f.O)), "%s the refused mkdir made it", f.tag);
+	fx_teardown(&f);
+}
+
 /* A refused mkdir the command ignores, then its error on the missing
  * directory, with so much output around it that the result's bounded
  * stderr keeps neither: the line is still seen (as it streamed), and the
