@@ -182,21 +182,34 @@ static int send_copy(struct supervisor *sv, int fd)
 	return 0;
 }
 
-/* Cancelled inside drop(): the copy goes back (a slot was kept for it). */
+/* Cancelled inside drop(): the copy goes back, to the kept slot or, when the
+ * copy of the closer cancelled before is still there, with the held ones. */
 static void closer_cancelled(void *arg)
 {
 	struct sv_closer *cl = arg;
 	struct supervisor *sv = cl->sv;
 
+	int lost = -1;
+
 	pthread_mutex_lock(&sv->drop_lock);
-	if (cl->fd >= 0)
+	/* The slot may still hold the copy of the closer cancelled before us:
+	 * ours started (taking from the pair) before that one put its copy
+	 * back. Overwritten, that copy stayed in our table for good (a
+	 * /dev/null or the lingering socket itself, one per few lingering
+	 * copies: supervisor::many_lingering_copies_leave_no_fd). */
+	if (cl->fd >= 0 && sv->put_back < 0)
 		sv->put_back = cl->fd;
+	else if (cl->fd >= 0 && !hold(sv, cl->fd))
+		lost = cl->fd;
 	sv->cancelled_pending--;
 	if (!sv->closer && queued(sv))
 		start_closer(sv);
 	pthread_cond_broadcast(&sv->drop_room);
 	pthread_cond_signal(&sv->drop_work);
 	pthread_mutex_unlock(&sv->drop_lock);
+	/* No memory to hold it: closed here, on a thread nobody waits for. */
+	if (lost >= 0)
+		close(lost);
 	closer_free(cl);
 }
 
@@ -278,8 +291,9 @@ static bool start_closer(struct supervisor *sv)
 }
 
 /* With drop_lock held: a closer caught in one drop for a while is cancelled
- * and replaced. One cancellation at a time, so a single kept slot is room
- * enough for the copy it puts back. */
+ * and replaced. One cancellation at a time; the copy it puts back goes to
+ * the kept slot, or with the held ones when the slot is still taken (its
+ * successor may have taken from the pair before the slot was filled). */
 static void cancel_if_stuck(struct supervisor *sv)
 {
 	struct sv_closer *cl = sv->closer;
