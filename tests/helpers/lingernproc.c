@@ -29,7 +29,7 @@ static pid_t holder(void)
 	pid_t p = fork();
 
 	if (p == 0) {
-		close(lingering);
+		close(lingering[0]);
 		close(pair[0]);
 		close(pair[1]);
 		pause();
@@ -49,14 +49,14 @@ int main(int argc, char **argv)
 		return 2;
 	a.sin_port = htons((unsigned short)atoi(argv[1]));
 	setpgid(0, 0);
-	if (linger_start(&a, &t) < 0)
+	if (linger_add(&a, 0) < 0 || linger_pass(&t) < 0)
 		return 1;
 	sleep(1); /* the send has reached sbx and blocks there */
 	/* sbx's idle threads end after a few seconds (supervisor_release.c,
 	 * supervisor_worker.c): their slots go to us, taken by this one */
 	grabber = fork();
 	if (grabber == 0) {
-		close(lingering);
+		close(lingering[0]);
 		close(pair[0]);
 		close(pair[1]);
 		for (int i = 0; i < 80000; i++) {
@@ -70,8 +70,7 @@ int main(int argc, char **argv)
 		kids++;
 	fprintf(stderr, "%ld children, then %s\n", kids, strerror(errno));
 	sleep(7);
-	close(lingering);
-	close(pair[1]);
+	linger_let_go();
 	pthread_join(t, NULL);
 	fprintf(stderr, "send: %s\n", send_errno ? strerror(send_errno) : "ok");
 	sleep(1); /* sbx releases its copies now */

@@ -31,12 +31,11 @@ static int one(const struct sockaddr_in *a, unsigned pause_ms)
 {
 	pthread_t t;
 
-	if (linger_start(a, &t) < 0)
+	if (linger_add(a, 0) < 0 || linger_pass(&t) < 0)
 		return 1;
 	/* The send has reached sbx and blocks there, holding its copy. */
 	usleep(pause_ms * 1000);
-	close(lingering);
-	close(pair[1]);
+	linger_let_go();
 	pthread_join(t, NULL);
 	close(pair[0]);
 	return 0;
