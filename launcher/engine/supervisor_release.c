@@ -14,7 +14,8 @@
  * own close at exec would be the last, and the next run (another session's,
  * in serve) would hang in it. A closer takes one copy at a time and may get
  * caught in such a wait; nobody waits for it. A closer in one drop for
- * 100 ms is cancelled when 64 copies wait behind it, or when the run ends: the
+ * 100 ms is cancelled when 64 copies wait behind it, or after 10 ms once
+ * the run has ended: the
  * signal that carries the cancellation ends the wait (the kernel finishes
  * the close at once and sends the data in the background, as it does for a
  * process that exits), the cancelled closer puts its copy back, and another
@@ -40,8 +41,13 @@
 #define CLOSER_STACK (128 * 1024)
 #define LOOK_AGAIN_NS (10 * 1000 * 1000)
 /* A drop longer than this is a wait on a peer, not work: cancelled when it
- * holds others up, or when the run is over. */
+ * holds others up. */
 #define STUCK_AFTER_NS (100 * 1000 * 1000LL)
+/* Once the run is over, sooner: nothing of the run is left to be held up,
+ * but each lingering copy still costs one wait this long, and a run can
+ * leave a thousand (its share of the fds sends may pass): at 100 ms that
+ * kept a closer cancelled and replaced for over a minute after the run. */
+#define STUCK_AT_END_NS (10 * 1000 * 1000LL)
 /* At the run's end, how many looks (LOOK_AGAIN_NS apart) for a thread to
  * close with before a copy is closed in place. */
 #define NO_THREAD_TRIES 300
@@ -294,11 +300,11 @@ static bool start_closer(struct supervisor *sv)
  * and replaced. One cancellation at a time; the copy it puts back goes to
  * the kept slot, or with the held ones when the slot is still taken (its
  * successor may have taken from the pair before the slot was filled). */
-static void cancel_if_stuck(struct supervisor *sv)
+static void cancel_if_stuck(struct supervisor *sv, long long after_ns)
 {
 	struct sv_closer *cl = sv->closer;
 
-	if (!cl || cl->fd < 0 || sv->cancelled_pending || now_ns() - cl->since < STUCK_AFTER_NS)
+	if (!cl || cl->fd < 0 || sv->cancelled_pending || now_ns() - cl->since < after_ns)
 		return;
 	pthread_cancel(cl->thread);
 	sv->cancelled_pending++;
@@ -321,13 +327,13 @@ void sv_release_fd(struct supervisor *sv, int fd)
 			break;
 		}
 		if (sv->n_drops + sv->n_held >= SV_DROP_LOOK_AT)
-			cancel_if_stuck(sv);
+			cancel_if_stuck(sv, STUCK_AFTER_NS);
 		rc = send_copy(sv, fd);
 		if (rc != -EAGAIN && rc != -ENOBUFS)
 			break;
 		/* The pair is full behind a closer: room comes as it takes
 		 * copies, or once a stuck one gives way. */
-		cancel_if_stuck(sv);
+		cancel_if_stuck(sv, STUCK_AFTER_NS);
 		pthread_cond_timedwait(&sv->drop_room, &sv->drop_lock, &until);
 	}
 	if (rc == 0) {
@@ -389,7 +395,7 @@ void sv_release_drain(struct supervisor *sv)
 		/* The run is over: a drop still waiting after a while waits
 		 * for nobody but us. */
 		if (pthread_cond_timedwait(&sv->drop_room, &sv->drop_lock, &until) == ETIMEDOUT)
-			cancel_if_stuck(sv);
+			cancel_if_stuck(sv, STUCK_AT_END_NS);
 	}
 	pthread_mutex_unlock(&sv->drop_lock);
 }
