@@ -131,6 +131,13 @@ as() {
 	shift
 	if [ "$who" = nobody ]; then "${nobody[@]}" "$@"; else "$@"; fi
 }
+# as WHO, in place of this (sub)shell: `(as_exec WHO CMD...) &` makes $! the
+# command's own pid, not a subshell's (whose comm and cwd are the script's)
+as_exec() {
+	local who=$1
+	shift
+	if [ "$who" = nobody ]; then exec "${nobody[@]}" "$@"; else exec "$@"; fi
+}
 
 direct_checks() {
 	local who=$1 uid base ws out sleeper rc json
@@ -159,12 +166,14 @@ direct_checks() {
 	fi
 
 	# /proc/<pid>/root of an outside process of the same user
-	as "$who" sh -c "cd $out && exec sleep 120" &
+	(as_exec "$who" sh -c "cd $out && exec sleep 120") &
 	sleeper=$!
 	for _ in $(seq 100); do
 		[ "$(cat /proc/$sleeper/comm 2>/dev/null)" = sleep ] && break
 		sleep 0.1
 	done
+	[ "$(readlink /proc/$sleeper/cwd)" = "$out" ] ||
+		bad "[$who] the outside process is not in $out: the route below is not tried"
 	as "$who" $sbx run --mode workspace-write --root "$ws" -- \
 		"echo x > /proc/$sleeper/root$out/f; touch /proc/$sleeper/cwd/new2" >/dev/null 2>&1
 	rc=$?
