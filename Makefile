@@ -128,7 +128,7 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all check check-full check-minimal check-kernels check-vm check-realwork unit e2e examples mcp deps \
+.PHONY: all test-programs check check-full check-minimal check-kernels check-vm check-realwork unit e2e examples mcp deps \
 	deps-run demo clean install fuzz
 all: sbx libsbx.a $(SO_REAL)
 
@@ -195,7 +195,7 @@ tests/helpers/nofeature: tests/helpers/nofeature.c $(NOFEATURE_OBJ)
 tests/helpers/syscallprobe: tests/helpers/syscallprobe.c launcher/kernel/syscall_table.o
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< launcher/kernel/syscall_table.o
 
-tests/helpers/lingerpass tests/helpers/lingernproc: tests/helpers/linger.h
+tests/helpers/lingerpass tests/helpers/lingernproc tests/helpers/lingermany: tests/helpers/linger.h
 tests/helpers/%: tests/helpers/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
@@ -247,14 +247,21 @@ VM_TESTS := $(addprefix tests/e2e/,test_contain test_failclosed test_run test_es
 check-vm: sbx $(HELPERS) $(VM_TESTS)
 	scripts/vm-check.sh
 
+# Every program the suites run, built in parallel; the suites themselves run
+# one after another (they share per-user kernel counters: processes, files
+# in flight).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test-programs: all $(UNIT_BIN) $(E2E_BIN) $(HELPERS) examples/embed
+
 check: deps
+	$(MAKE) -j$(JOBS) test-programs
 	$(MAKE) check-full
 	$(MAKE) check-minimal
 	$(MAKE) check-kernels
 	$(MAKE) check-vm
 
 demo: deps-run
-	$(MAKE) all
+	$(MAKE) -j$(JOBS) all
 	scripts/demo.sh
 
 install: all

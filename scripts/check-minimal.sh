@@ -28,14 +28,18 @@ suites="test_contain test_escape test_failclosed test_faults test_hardening test
 test_output test_run test_serve test_sidedoors test_supervisor"
 e2e=""
 for s in $suites; do e2e="$e2e tests/e2e/$s"; done
-echo "== minimal build: CONFIG_IO_URING=n CONFIG_SECCOMP=n CONFIG_NETNS=n"
-make -C "$work" CONFIG_IO_URING=n CONFIG_SECCOMP=n CONFIG_NETNS=n all unit e2e E2E_BIN="$e2e"
+# Built in parallel, run one suite after another.
+jobs=$(nproc 2>/dev/null || echo 2)
+minimal="CONFIG_IO_URING=n CONFIG_SECCOMP=n CONFIG_NETNS=n"
+echo "== minimal build: $minimal"
+make -s -C "$work" -j"$jobs" $minimal test-programs E2E_BIN="$e2e"
+make -C "$work" $minimal all unit e2e E2E_BIN="$e2e"
 # The dynamic build (glibc and libmnl shared): where no libmnl.a exists, the
 # default static sbx sets lo up without netlink, so --net none through
 # libmnl is checked here, with the run and view suites.
 make -s -C "$work" clean >/dev/null
 echo "== dynamic build: CONFIG_STATIC=n (netlink through libmnl)"
-make -C "$work" CONFIG_STATIC=n all tests/e2e/test_net tests/e2e/test_run tests/e2e/test_view \
+make -C "$work" -j"$jobs" CONFIG_STATIC=n all tests/e2e/test_net tests/e2e/test_run tests/e2e/test_view \
 	tests/helpers/nofeature
 for t in test_net test_run test_view; do
 	echo "== $t (dynamic)"
