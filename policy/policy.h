@@ -188,6 +188,9 @@ bool supervise_error_names(const char *text, size_t len, const char *path);
  * opening quote, to a '/', a colon or a closing quote ('newdir',
  * ‘newdir’, "cd: newdir: No such file", "open newdir/x: ENOENT"). */
 bool supervise_error_names_bare(const char *text, size_t len, const char *name);
+/* Text (one line) holds one of the error phrases supervise_error_names asks
+ * for: a line without one names no refusal, whatever names are on it. */
+bool supervise_error_phrase(const char *text, size_t len);
 /* Text holds Rust's Debug form of an OS error with this errno, which names
  * no path: "Os { code: 30, kind: ReadOnlyFilesystem, ... }" (what
  * `create_dir_all(..).unwrap()` panics with). */

@@ -98,8 +98,11 @@ bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t le
 
 	if (!sv)
 		return false;
+	/* The error once, not once a noted name (64 of them). */
+	bool error = supervise_error_phrase(text, len);
+
 	pthread_mutex_lock(&sv->lock);
-	for (size_t i = 0; i < sv->n_noted && !named; i++)
+	for (size_t i = 0; error && i < sv->n_noted && !named; i++)
 		named = strchr(sv->noted[i], '/')
 				? supervise_error_names(text, len, sv->noted[i])
 				: supervise_error_names_bare(text, len, sv->noted[i]);
