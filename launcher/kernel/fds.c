@@ -4,9 +4,11 @@
  * side: no allocation, no stdio. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "fds.h"
@@ -26,8 +28,26 @@ struct dirent64 {
 	char d_name[];
 };
 
-static void one(int fd, bool cloexec_only)
+/* How long a last close may wait inside fds_bound_begin/end. */
+#define BOUND_TICK_US 20000
+
+struct keep {
+	const int *fds;
+	int n;
+};
+
+static bool kept(const struct keep *k, int fd)
 {
+	for (int i = 0; k && i < k->n; i++)
+		if (k->fds[i] == fd)
+			return true;
+	return false;
+}
+
+static void one(int fd, bool cloexec_only, const struct keep *k)
+{
+	if (kept(k, fd))
+		return;
 	if (!cloexec_only) {
 		close(fd);
 		return;
@@ -54,7 +74,7 @@ static int fd_number(const char *name)
 
 /* Without /proc: every number up to the limit (fds above the soft limit
  * cannot exist unless it was lowered since; the hard limit covers that). */
-static int every_number(int first, bool cloexec_only)
+static int every_number(int first, bool cloexec_only, const struct keep *k)
 {
 	struct rlimit rl;
 	rlim_t last = 65536;
@@ -62,18 +82,18 @@ static int every_number(int first, bool cloexec_only)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY)
 		last = rl.rlim_max;
 	for (rlim_t fd = (rlim_t)first; fd < last; fd++)
-		one((int)fd, cloexec_only);
+		one((int)fd, cloexec_only, k);
 	return 0;
 }
 
-static int walk_proc(int first, bool cloexec_only)
+static int walk_proc(int first, bool cloexec_only, const struct keep *k)
 {
 	char buf[4096] __attribute__((aligned(8)));
 	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	long n;
 
 	if (dir < 0)
-		return every_number(first, cloexec_only);
+		return every_number(first, cloexec_only, k);
 	/* /proc lists fds by number from the read position on: closing the
 	 * ones already listed moves nothing. */
 	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
@@ -83,7 +103,7 @@ static int walk_proc(int first, bool cloexec_only)
 
 			off += d->d_reclen;
 			if (fd >= first && fd != dir)
-				one(fd, cloexec_only);
+				one(fd, cloexec_only, k);
 		}
 	}
 	close(dir);
@@ -99,5 +119,80 @@ int fds_close_from(int first, bool cloexec_only)
 	 * CLOSE_RANGE_CLOEXEC, which 5.9 and 5.10 do not know. */
 	if (errno != ENOSYS && errno != EINVAL && errno != EPERM)
 		return -errno;
-	return walk_proc(first, cloexec_only);
+	return walk_proc(first, cloexec_only, NULL);
+}
+
+int fds_close_from_except(int first, const int *keep, int n)
+{
+	struct keep k = { keep, n };
+	int lo = first;
+
+	/* close_range over the gaps between the kept ones, lowest first */
+	for (;;) {
+		int next = -1;
+
+		for (int i = 0; i < n; i++)
+			if (keep[i] >= lo && (next < 0 || keep[i] < next))
+				next = keep[i];
+		if (next < 0)
+			break;
+		if (next > lo && syscall(SYS_close_range, (unsigned)lo, (unsigned)next - 1, 0) < 0)
+			goto walk;
+		lo = next + 1;
+	}
+	if (syscall(SYS_close_range, (unsigned)lo, ~0U, 0) == 0)
+		return 0;
+walk:
+	if (errno != ENOSYS && errno != EPERM)
+		return -errno;
+	return walk_proc(first, false, &k);
+}
+
+static void bound_tick(int sig)
+{
+	(void)sig;
+}
+
+int fds_bound_begin(struct fds_bound *b)
+{
+	struct sigaction tick = { .sa_handler = bound_tick }; /* no SA_RESTART */
+	struct itimerval every = { { 0, BOUND_TICK_US }, { 0, BOUND_TICK_US } };
+	sigset_t alarm;
+
+	sigemptyset(&alarm);
+	sigaddset(&alarm, SIGALRM);
+	sigemptyset(&tick.sa_mask);
+	if (sigaction(SIGALRM, &tick, &b->act) < 0)
+		return -errno;
+	if (sigprocmask(SIG_UNBLOCK, &alarm, &b->mask) < 0 ||
+	    setitimer(ITIMER_REAL, &every, NULL) < 0) {
+		int e = errno;
+
+		sigaction(SIGALRM, &b->act, NULL);
+		return -e;
+	}
+	return 0;
+}
+
+void fds_bound_end(const struct fds_bound *b)
+{
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+
+	/* A tick that fired before this is delivered (to bound_tick) as the
+	 * call returns; none comes after it. */
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigprocmask(SIG_SETMASK, &b->mask, NULL);
+	sigaction(SIGALRM, &b->act, NULL);
+}
+
+int fds_close_from_bounded(int first)
+{
+	struct fds_bound b;
+	int rc = fds_bound_begin(&b);
+
+	if (rc < 0)
+		return rc;
+	rc = fds_close_from(first, false);
+	fds_bound_end(&b);
+	return rc;
 }
