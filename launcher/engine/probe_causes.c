@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fds.h"
 #include "probe.h"
 #include "syscall_table.h"
 
@@ -88,8 +89,14 @@ static int try_userns(void)
 
 	if (pid < 0)
 		return errno;
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : (errno & 0xff));
+	if (pid == 0) {
+		int err = unshare(CLONE_NEWUSER) == 0 ? 0 : errno;
+
+		/* see made_one in supervisor_refusal.c: exit without a last
+		 * close that waits */
+		fds_close_from_bounded(0);
+		_exit(err & 0xff);
+	}
 	if (waitpid(pid, &ws, 0) < 0 || !WIFEXITED(ws))
 		return EIO;
 	return WEXITSTATUS(ws);

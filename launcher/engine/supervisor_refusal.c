@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fds.h"
 #include "seccomp_rules.h"
 #include "supervisor_int.h"
 
@@ -39,6 +40,9 @@ static bool userns_limit_is_zero(void)
 static int made_one(void *arg)
 {
 	(void)arg;
+	/* Its exit would close what it inherited, maybe the last copy of a
+	 * lingering socket: bounded (fds.h), or our waitpid waits it out. */
+	fds_close_from_bounded(0);
 	return 0;
 }
 

@@ -122,10 +122,24 @@ static int command_main(void *arg)
 		child_status_set(&st, STAGE_CHDIR, errno, "chdir", spec->cwd);
 		report_and_exit(spec, &st);
 	}
+	/* What we inherited goes now, each last close bounded (fds.h): among
+	 * it may be a copy of another run's lingering socket that sbx held
+	 * when it forked us, and closed at exec it hung this run (whose
+	 * command already ran) until its timeout. Kept: the status pipe,
+	 * until exec succeeds, and the socket the listener goes over. */
+	int keep[2] = { spec->status_fd, spec->runner ? spec->notify_fd : -1 };
+	struct fds_bound bound;
+	int rc = fds_bound_begin(&bound);
+
+	if (rc == 0) {
+		rc = fds_close_from_except(3, keep, 2);
+		fds_bound_end(&bound);
+	}
 	/* Every fd of ours is CLOEXEC from birth; this is the backstop for any
 	 * that a library opened without it: the command sees 0, 1, 2 only. The
 	 * status pipe stays open until exec succeeds, then closes by itself. */
-	int rc = fds_close_from(3, true);
+	if (rc == 0)
+		rc = fds_close_from(3, true);
 
 	if (rc < 0) {
 		child_status_set(&st, STAGE_FDS, -rc, "close_range", NULL);

@@ -42,12 +42,17 @@ static void helper(int trigger, pid_t sbx)
 	/* Only the trigger stays open: no pipe of the run is held, so output
 	 * collection never waits for us. Signals stay blocked (inherited from
 	 * the spawn); only SIGKILL, from sbx, can end us early. */
-	if (dup2(trigger, 3) < 0)
+	struct fds_bound bound;
+
+	/* Each last close bounded (fds.h): what we inherited may hold a copy
+	 * of another run's lingering socket. */
+	if (fds_bound_begin(&bound) < 0 || dup2(trigger, 3) < 0)
 		_exit(1);
 	fds_close_from(4, false);
 	close(0);
 	close(1);
 	close(2);
+	fds_bound_end(&bound);
 	/* Safety first, while sbx surely lives (it waits for our parent's
 	 * exec): if the scope did not hold, kill(-1) would reach every process
 	 * of this uid. sbx lies outside our domain: it must be out of reach. */

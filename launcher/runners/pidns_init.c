@@ -76,7 +76,13 @@ static void keep_only_pipes(const struct child_spec *spec)
 {
 	int trigger = fcntl(spec->deadman_fd, F_DUPFD_CLOEXEC, 16);
 	int report = fcntl(spec->exit_fd, F_DUPFD_CLOEXEC, 16);
+	struct fds_bound bound;
 
+	/* We are a fork of sbx: each last close bounded (fds.h). A copy of
+	 * another run's lingering socket, inherited, kept this init in its
+	 * close for the linger, and the run hung until its timeout. */
+	if (fds_bound_begin(&bound) < 0)
+		_exit(1);
 	if (trigger < 0 || report < 0 || dup2(trigger, TRIGGER_FD) < 0 ||
 	    dup2(report, REPORT_FD) < 0)
 		_exit(1);
@@ -84,6 +90,7 @@ static void keep_only_pipes(const struct child_spec *spec)
 	close(1);
 	close(2);
 	fds_close_from(REPORT_FD + 1, false);
+	fds_bound_end(&bound);
 }
 
 /* Reap every child; report the command's end, with whether any child is

@@ -1729,6 +1729,106 @@ ParameterizedTest(struct cp *p, supervisor, many_lingering_copies_leave_no_fd, .
 	check_lingering_with(p, "lingermany", "60", "with 60 lingering copies, ");
 }
 
+/* ---- a run forked while sbx holds copies of another run's files ---- */
+
+struct inherit_case {
+	const char *root, *lingering_cmd;
+	int runner;
+	volatile bool done;
+	int hung; /* runs of `echo hi` that timed out */
+	int runs;
+};
+
+static struct sbx_result *run_once_lib(const char *root, int runner, const char *cmd,
+				       int timeout_ms)
+{
+	struct sbx_run *run = sbx_run_new();
+	struct sbx_result *res = NULL;
+	struct sbx_error err;
+
+	sbx_run_set_command(run, cmd);
+	sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
+	sbx_run_set_root(run, root);
+	sbx_run_set_runner(run, runner == LANDLOCK ? SBX_RUNNER_LANDLOCK : SBX_RUNNER_NAMESPACE);
+	sbx_run_set_net(run, SBX_NET_ALLOW);
+	sbx_run_set_timeout_ms(run, timeout_ms);
+	if (sbx_run_execute(run, &res, &err) < 0)
+		res = NULL;
+	sbx_run_free(run);
+	return res;
+}
+
+static void *lingering_runs(void *arg)
+{
+	struct inherit_case *k = arg;
+
+	for (int i = 0; i < 3; i++)
+		sbx_result_free(run_once_lib(k->root, k->runner, k->lingering_cmd, 60000));
+	__atomic_store_n(&k->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Through the library, in a child: one thread runs a command that passes
+ * 253 lingering sockets in a send that waits in sbx (sbx's copies sit in
+ * its fd table meanwhile), three times; this one starts `echo hi` runs all
+ * along. */
+static int inherit_child(const void *arg)
+{
+	struct inherit_case *k = (struct inherit_case *)arg;
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, lingering_runs, k) != 0)
+		return 4;
+	while (!__atomic_load_n(&k->done, __ATOMIC_ACQUIRE)) {
+		struct sbx_result *res = run_once_lib(k->root, k->runner, "echo hi", 10000);
+		char *out = res ? sbx_result_to_json(res) : NULL;
+
+		k->runs++;
+		if (out && strstr(out, "\"timed_out\":true"))
+			k->hung++;
+		free(out);
+		sbx_result_free(res);
+	}
+	pthread_join(t, NULL);
+	fprintf(stderr, "%d runs of echo, %d hung\n", k->runs, k->hung);
+	return k->hung ? 6 : k->runs ? 0 : 3;
+}
+
+/* A run's child is a fork of sbx and inherits sbx's fd table, with the
+ * copies of another run's files that sbx holds in that instant (here a
+ * send's, passing lingering sockets). That run then let go of them and sbx
+ * dropped its own copies: the forked child's close was the last one and
+ * waited out the linger (a day), and the run hung until its timeout: on
+ * the old code, in namespace-runner init's close of what it inherited, or
+ * at the landlock runner's exec (redteam14: 3 of 3 tries under the
+ * namespace runner as a user). */
+PARAMS(a_run_forked_while_sbx_holds_lingering_copies_does_not_hang, all_params)
+ParameterizedTest(struct cp *p, supervisor,
+		  a_run_forked_while_sbx_holds_lingering_copies_does_not_hang, .timeout = 300)
+{
+	struct fx f;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	int small = 4096, sink = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
+
+	fx_setup(&f, p);
+	cr_assert(sink >= 0 && setsockopt(sink, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0 &&
+		  bind(sink, (struct sockaddr *)&a, sizeof a) == 0 && listen(sink, 1024) == 0 &&
+		  getsockname(sink, (struct sockaddr *)&a, &len) == 0);
+	struct inherit_case k = {
+		.root = f.R, .runner = f.runner,
+		.lingering_cmd = e2e_fmt("%s %d 253", helper(&f, "lingermany"), ntohs(a.sin_port)),
+	};
+
+	status = in_child_as(f.who, inherit_child, &k);
+	cr_assert(status != 3 && status != 4 && status != 5, "%s no run of echo was made (status %d)",
+		  f.tag, status);
+	cr_assert(status == 0, "%s a run started while sbx held another run's lingering copies "
+		  "hung until its timeout (status %d)", f.tag, status);
+	close(sink);
+	fx_teardown(&f);
+}
+
 /* ---- the cost of asking output lines once a refusal was noted ---- */
 
 /* Seconds of CPU one `sbx run` of cmd took (its own and what it waited
