@@ -1659,6 +1659,22 @@ static int lingering_child(const void *arg)
 	return count_entries("/proc/self/fd") == fds ? 0 : 6;
 }
 
+/* A TCP peer on 127.0.0.1 that takes connections and never reads a byte
+ * (a small receive buffer): sockets connected to it fill at once. */
+static int silent_sink(struct sockaddr_in *a)
+{
+	socklen_t len = sizeof(*a);
+	int small = 4096, sink = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(a, 0, sizeof(*a));
+	a->sin_family = AF_INET;
+	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert(sink >= 0 && setsockopt(sink, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0 &&
+		  bind(sink, (struct sockaddr *)a, sizeof(*a)) == 0 && listen(sink, 1024) == 0 &&
+		  getsockname(sink, (struct sockaddr *)a, &len) == 0);
+	return sink;
+}
+
 /* The command (lingerpass PORT ARGS, PORT a peer that takes connections
  * and never reads a byte) leaves sbx the last holder of a
  * lingering socket; after the run the process has its threads and fds of
@@ -1667,14 +1683,10 @@ static void check_lingering_with(const struct cp *p, const char *prog, const cha
 				 const char *when)
 {
 	struct fx f;
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	int small = 4096, sink = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
+	struct sockaddr_in a;
+	int sink = silent_sink(&a), status;
 
 	fx_setup(&f, p);
-	cr_assert(sink >= 0 && setsockopt(sink, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0 &&
-		  bind(sink, (struct sockaddr *)&a, sizeof a) == 0 && listen(sink, 256) == 0 &&
-		  getsockname(sink, (struct sockaddr *)&a, &len) == 0);
 	struct lingering_case k = {
 		.root = f.R, .runner = f.runner,
 		.cmd = e2e_fmt("%s %d %s", helper(&f, prog), ntohs(a.sin_port), args),
@@ -1807,14 +1819,10 @@ ParameterizedTest(struct cp *p, supervisor,
 		  a_run_forked_while_sbx_holds_lingering_copies_does_not_hang, .timeout = 300)
 {
 	struct fx f;
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	int small = 4096, sink = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
+	struct sockaddr_in a;
+	int sink = silent_sink(&a), status;
 
 	fx_setup(&f, p);
-	cr_assert(sink >= 0 && setsockopt(sink, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0 &&
-		  bind(sink, (struct sockaddr *)&a, sizeof a) == 0 && listen(sink, 1024) == 0 &&
-		  getsockname(sink, (struct sockaddr *)&a, &len) == 0);
 	struct inherit_case k = {
 		.root = f.R, .runner = f.runner,
 		.lingering_cmd = e2e_fmt("%s %d 253", helper(&f, "lingermany"), ntohs(a.sin_port)),
@@ -1985,14 +1993,10 @@ ParameterizedTest(struct cp *p, supervisor, lingering_socket_with_no_thread_to_b
 		  .timeout = 120)
 {
 	struct fx f;
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	int small = 4096, sink = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), status;
+	struct sockaddr_in a;
+	int sink = silent_sink(&a), status;
 
 	fx_setup(&f, p);
-	cr_assert(sink >= 0 && setsockopt(sink, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0 &&
-		  bind(sink, (struct sockaddr *)&a, sizeof a) == 0 && listen(sink, 256) == 0 &&
-		  getsockname(sink, (struct sockaddr *)&a, &len) == 0);
 	struct lingering_case k = {
 		.root = f.R, .runner = f.runner,
 		.cmd = e2e_fmt("%s %d", helper(&f, "lingernproc"), ntohs(a.sin_port)),
