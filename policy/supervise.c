@@ -172,9 +172,24 @@ static bool named_on_error_line(const char *text, size_t len, const char *name,
 }
 
 /* "/x/root/.cfg/go" and "/root/.cfg/gopher" are other paths. */
+/* Just after an ANSI escape sequence (ESC '[', digits and ';', a final
+ * letter): colour around a file name, as gcc, ls and others print it with
+ * colour on (gcc: "ESC[01mESC[K/r/x.c:1: ..."), where the letter is no part
+ * of the name. */
+static bool after_escape(const char *text, const char *hit)
+{
+	const char *p;
+
+	if (hit - text < 3 || !((hit[-1] >= 'A' && hit[-1] <= 'Z') || (hit[-1] >= 'a' && hit[-1] <= 'z')))
+		return false;
+	for (p = hit - 2; p > text && ((*p >= '0' && *p <= '9') || *p == ';'); p--)
+		;
+	return p > text && *p == '[' && p[-1] == '\x1b';
+}
+
 static bool path_stands(const char *text, const char *end, const char *hit, size_t n)
 {
-	return !((hit > text && (hit[-1] == '/' || name_byte(hit[-1]))) ||
+	return !((hit > text && !after_escape(text, hit) && (hit[-1] == '/' || name_byte(hit[-1]))) ||
 		 (hit + n < end && name_byte(hit[n])));
 }
 
@@ -188,24 +203,25 @@ bool supervise_error_names(const char *text, size_t len, const char *path)
 
 /* Where a file name starts in a message: the line's start, a space, a
  * parenthesis, an opening quote (ASCII, or U+2018, coreutils' in a UTF-8
- * locale). */
+ * locale), the escape sequence that starts its colour. */
 static bool starts_name(const char *text, const char *hit)
 {
-	if (hit == text || hit[-1] == '\n')
+	if (hit == text || hit[-1] == '\n' || after_escape(text, hit))
 		return true;
 	if (hit - text >= 3 && memcmp(hit - 3, "\xe2\x80\x98", 3) == 0)
 		return true;
 	return strchr(" \t('\"`", hit[-1]) != NULL;
 }
 
-/* Where it ends: a '/' (a path below it), a colon, a closing quote. */
+/* Where it ends: a '/' (a path below it), a colon, a closing quote, the
+ * escape sequence that ends its colour. */
 static bool ends_name(const char *end, const char *after)
 {
 	if (after == end)
 		return false;
 	if (end - after >= 3 && memcmp(after, "\xe2\x80\x99", 3) == 0)
 		return true;
-	return strchr("/:'\"", *after) != NULL;
+	return strchr("/:'\"\x1b", *after) != NULL;
 }
 
 static bool bare_stands(const char *text, const char *end, const char *hit, size_t n)

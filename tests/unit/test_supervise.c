@@ -109,6 +109,12 @@ Test(supervise_error, names_a_path_or_below_on_an_error_line)
 	cr_assert_not(supervise_error_names("open /r/x: ENOENT", 8, "/r/x"), "past len");
 	cr_assert_not(names(go, "/"));
 	cr_assert_not(names("open x.log: ENOENT", "x.log"), "a bare name");
+	cr_assert(names("\x1b[01m\x1b[K/r/x/f.c:\x1b[m\x1b[K fatal error: No such file or directory",
+			"/r/x"), "gcc with colour: the name right after ESC[K");
+	cr_assert(names("\x1b[1;31m/r/x\x1b[0m: Permission denied", "/r/x"), "coloured, ends in ESC");
+	cr_assert_not(names("open K/r/x: ENOENT", "/r/x"), "a letter that ends no escape");
+	cr_assert_not(names("open [K/r/x: ENOENT", "/r/x"), "no ESC before the '['");
+	cr_assert_not(names("[K/r/x: ENOENT", "/r/x"), "at the text's start");
 	cr_assert_not(supervise_error_names(NULL, 0, "/r"));
 }
 
@@ -144,6 +150,9 @@ Test(supervise_error_names, bare_names_only_where_a_file_name_stands)
 	cr_assert_not(names_bare("warning: 'newdir' is not writable, using /tmp", "newdir"),
 		      "no error");
 	cr_assert_not(names_bare("open 'a/newdir': ENOENT", "a/newdir"), "a path is not bare");
+	cr_assert(names_bare("cd: \x1b[1mnewdir\x1b[0m: No such file or directory", "newdir"),
+		  "coloured");
+	cr_assert_not(names_bare("open x[0mnewdir: ENOENT", "newdir"), "no ESC: inside another name");
 	cr_assert_not(names_bare("open 'x': ENOENT", ""));
 	cr_assert_not(supervise_error_names_bare(NULL, 0, "newdir"));
 }
