@@ -15,6 +15,8 @@
  *                  SECCOMP_GET_ACTION_AVAIL -> EOPNOTSUPP, a filter with
  *                  SECCOMP_FILTER_FLAG_NEW_LISTENER -> EINVAL
  *   pidfd_getfd    pidfd_getfd -> ENOSYS (a kernel before 5.6)
+ *   close_range    close_range -> EPERM (a container profile older than the
+ *                  call, on any kernel: fds.c walks /proc/self/fd instead)
  *   kernel=X.Y     a kernel X.Y as sbx's system call table knows it
  *                  (launcher/kernel/syscall_table.def): every call introduced
  *                  after X.Y -> ENOSYS, the same filter as `sbx run
@@ -67,7 +69,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: nofeature FEATURE[,FEATURE...] -- PROGRAM [ARGS...]\n"
-		"features: userns netns landlock io_uring mount_setattr user_notif pidfd_getfd "
+		"features: userns netns landlock io_uring mount_setattr user_notif pidfd_getfd close_range "
 		"kernel=X.Y\n");
 	exit(EXIT_OWN);
 }
@@ -209,6 +211,8 @@ int main(int argc, char **argv)
 			user_notif_denied = true;
 		} else if (strcmp(f, "pidfd_getfd") == 0) {
 			add_rule(ctx, ENOSYS, "pidfd_getfd");
+		} else if (strcmp(f, "close_range") == 0) {
+			add_rule(ctx, EPERM, "close_range");
 		} else if (strncmp(f, "kernel=", 7) == 0) {
 			if (kernel_release_parse(f + 7, &release) < 0 ||
 			    release < syscall_table_oldest() || release > syscall_table_newest())
