@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -122,11 +123,17 @@ static int walk_proc(int first, bool cloexec_only, const struct keep *k)
  * but a wait. -1 when no process is to be had: the timer bounds each close. */
 static pid_t holder_start(void)
 {
+	pid_t parent = getpid();
 	pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
 
-	if (pid == 0)
+	if (pid == 0) {
+		/* Never outlives its parent, killed before holder_end: it holds
+		 * every file of ours, the run's pipes among them. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+			_exit(0);
 		for (;;)
 			syscall(SYS_ppoll, NULL, 0, NULL, NULL, 0);
+	}
 	return pid;
 }
 
