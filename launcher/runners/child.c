@@ -124,9 +124,10 @@ static int command_main(void *arg)
 	}
 	/* What we inherited goes now, each last close bounded (fds.h): among
 	 * it may be a copy of another run's lingering socket that sbx held
-	 * when it forked us, and closed at exec it hung this run (whose
-	 * command already ran) until its timeout. Kept: the status pipe,
-	 * until exec succeeds, and the socket the listener goes over. */
+	 * when it forked us; closed at exec, it kept the new bash from its
+	 * first instruction, and this run hung until its timeout. Kept: the
+	 * status pipe, until exec succeeds, and the socket the listener goes
+	 * over. */
 	int keep[2] = { spec->status_fd, spec->runner ? spec->notify_fd : -1 };
 	struct fds_bound bound;
 	int rc = fds_bound_begin(&bound);
