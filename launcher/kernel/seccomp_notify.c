@@ -14,10 +14,12 @@
 #include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -361,6 +363,7 @@ struct handoff {
 	int sock;
 	int listener; /* -1: not yet; -2: nothing to send; else the fd */
 	int result;   /* the helper's: 0 sent, else errno */
+	pid_t parent;
 };
 
 static int handoff_main(void *arg)
@@ -368,6 +371,13 @@ static int handoff_main(void *arg)
 	struct handoff *h = arg;
 	int fd;
 
+	/* Why: it shares the child's fd table, the status pipe sbx reads
+	 * until exec among it. Had the child been killed before it woke us,
+	 * we waited here for good, holding that pipe, and sbx's start of the
+	 * run with us (test_notify_handoff). */
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != h->parent)
+		_exit(0);
 	while ((fd = __atomic_load_n(&h->listener, __ATOMIC_ACQUIRE)) == -1)
 		syscall(SYS_futex, &h->listener, FUTEX_WAIT_PRIVATE, -1, NULL, NULL, 0);
 	if (fd >= 0) {
@@ -396,7 +406,7 @@ static int handoff_main(void *arg)
 int notify_install_and_send(const struct sock_fprog *prog, int sock, struct child_status *st)
 {
 	char stack[16384] __attribute__((aligned(16)));
-	struct handoff h = { .sock = sock, .listener = -1, .result = 0 };
+	struct handoff h = { .sock = sock, .listener = -1, .result = 0, .parent = getpid() };
 	unsigned long flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
 	long fd;
 	pid_t pid;
