@@ -212,13 +212,20 @@ const char *loop_uring_unavailable_reason(void);
 int tree_become_subreaper(void);
 /* Signal pid and every descendant (read through /proc/PID/task/T/children). */
 void tree_signal(pid_t root, int sig);
-/* Kill every child of ours that is not in keep[] (and all their descendants),
- * and reap those that are our children. Bounded in time. */
-void tree_kill_orphans(const pid_t *keep, size_t n_keep);
+/* What a walk of our children leaves alone: fills out (at most max pids),
+ * returns how many. Asked at each look, under the gate below. */
+typedef size_t (*tree_keep_fn)(pid_t *out, size_t max);
+/* Kill every child of ours that keep_fn (NULL: none) does not name, and all
+ * their descendants, and reap those that are our children. Bounded in time. */
+void tree_kill_orphans(tree_keep_fn keep_fn);
 /* Children of this thread (serve's spawner, 0: none) are never orphans. */
 void tree_spawner_is(pid_t tid);
-/* Whether any child of ours is not in keep[]. */
-bool tree_has_orphans(const pid_t *keep, size_t n_keep);
+/* Whether any child of ours is named neither by keep_fn nor also_keep. */
+bool tree_has_orphans(tree_keep_fn keep_fn, pid_t also_keep);
+/* Around a run's start, from before its first fork until its processes are
+ * listed live: walks wait (tree.c). Pass begin's value to end. */
+bool tree_spawn_begin(void);
+void tree_spawn_end(bool held);
 
 /* ---- reap.c ---- */
 /* Reap every finished run's last helper still on its way out (waiting, then

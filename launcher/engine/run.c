@@ -433,6 +433,10 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 		r->deadman_w = deadman[1];
 	}
 	r->spec.deadman_pid = &r->deadman_pid;
+	/* Until our children of this start are listed live, no other run's
+	 * end may walk them (tree.c). */
+	bool gate = tree_spawn_begin();
+
 	rc = run_pick_and_spawn(r, cfg, err);
 	if (deadman[0] >= 0)
 		close(deadman[0]);
@@ -441,8 +445,10 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	close(p_out[1]);
 	close(p_err[1]);
 	in_fd = p_out[1] = p_err[1] = -1;
-	if (rc < 0)
+	if (rc < 0) {
+		tree_spawn_end(gate);
 		goto fail_fds;
+	}
 	live_add(r->pid);
 	/* The dead-man helper too, from now on: once bash exits it is our
 	 * child, before our loop has seen that exit, and another run's end
@@ -452,6 +458,7 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	 * else is done here: bash may exit at once. */
 	if (r->deadman_pid > 0)
 		live_add(r->deadman_pid);
+	tree_spawn_end(gate);
 	run_supervise_attach(r, cfg);
 	/* The denial texts in the command's own language are looked up when
 	 * its first output arrives (run_evidence_ready): most commands print
@@ -597,9 +604,6 @@ static void wait_and_reap(pid_t pid, int pidfd, int ms)
  *  - Otherwise, the walk of our children ends and reaps the rest. */
 static void end_tree(struct run_state *r)
 {
-	pid_t keep[LIVE_MAX];
-	size_t n;
-
 	live_remove(r->exit_fd >= 0 ? r->pid : r->deadman_pid);
 	if (r->exit_fd >= 0) {
 		close(r->deadman_w);
@@ -614,10 +618,8 @@ static void end_tree(struct run_state *r)
 		r->pid = -1;
 		return;
 	}
-	n = run_live_pids(keep, LIVE_MAX);
-	if (r->deadman_pid > 0 && n < LIVE_MAX) {
-		keep[n] = r->deadman_pid;
-		if (!tree_has_orphans(keep, n + 1)) {
+	if (r->deadman_pid > 0) {
+		if (!tree_has_orphans(run_live_pids, r->deadman_pid)) {
 			/* Nothing for it to kill: it need not look (its
 			 * kill(-1) walks every process of the host). */
 			kill(r->deadman_pid, SIGKILL);
@@ -629,7 +631,7 @@ static void end_tree(struct run_state *r)
 		}
 		fire_deadman(r);
 	}
-	tree_kill_orphans(keep, n);
+	tree_kill_orphans(run_live_pids);
 }
 
 void run_tick(struct run_state *r, uint64_t now)

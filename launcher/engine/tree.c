@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "launcher.h"
 
 #define TREE_MAX 4096
+#define TREE_KEEP_MAX 1024
 
 int tree_become_subreaper(void)
 {
@@ -67,6 +69,40 @@ static pid_t spawner_tid;
 void tree_spawner_is(pid_t tid)
 {
 	__atomic_store_n(&spawner_tid, tid, __ATOMIC_RELEASE);
+}
+
+static bool on_spawner(void)
+{
+	pid_t t = __atomic_load_n(&spawner_tid, __ATOMIC_ACQUIRE);
+
+	return t && t == (pid_t)syscall(SYS_gettid);
+}
+
+/* Runs started on any other thread (a library caller's, several at once):
+ * from its first fork until its processes are listed live (run.c), a run
+ * being started has children of ours that no list names, and a walk took
+ * them for leftovers. It killed the command mid-setup (SIGKILL in about one
+ * run in ten, two threads running `true`), or the helper that hands over
+ * the supervisor's listener, and the run then waited for good for a status
+ * pipe that helper still held (library::runs_on_several_threads_...). So
+ * starts hold the gate shared, and a walk's look-and-kill holds it alone;
+ * writers first, so a stream of starts cannot keep a walk out. */
+static pthread_rwlock_t spawn_gate = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+
+bool tree_spawn_begin(void)
+{
+	/* serve's spawner's children are passed by already: its starts need
+	 * not hold up the loop's walks. */
+	if (on_spawner())
+		return false;
+	pthread_rwlock_rdlock(&spawn_gate);
+	return true;
+}
+
+void tree_spawn_end(bool held)
+{
+	if (held)
+		pthread_rwlock_unlock(&spawn_gate);
 }
 
 /* Append the direct children of every thread of pid. */
@@ -184,14 +220,29 @@ static void reap_killed(pid_t pid, uint64_t deadline)
 		close(fd);
 }
 
-bool tree_has_orphans(const pid_t *keep, size_t n_keep)
+/* Under the gate: what a walk leaves alone is asked of keep_fn then, not
+ * before. Taken before, it missed a run whose start the walk had waited for
+ * at the gate, and the walk killed that run's bash. */
+static size_t keep_now(tree_keep_fn keep_fn, pid_t *keep)
+{
+	return keep_fn ? keep_fn(keep, TREE_KEEP_MAX) : 0;
+}
+
+bool tree_has_orphans(tree_keep_fn keep_fn, pid_t also_keep)
 {
 	struct pidset mine = { 0 };
+	pid_t keep[TREE_KEEP_MAX + 1];
+	size_t n_keep;
 	bool any = false;
 
+	pthread_rwlock_wrlock(&spawn_gate);
+	n_keep = keep_now(keep_fn, keep);
+	if (also_keep > 0)
+		keep[n_keep++] = also_keep;
 	children_of(getpid(), &mine);
 	for (size_t i = 0; i < mine.n && !any; i++)
 		any = !kept(mine.pids[i], keep, n_keep);
+	pthread_rwlock_unlock(&spawn_gate);
 	free(mine.pids);
 	return any;
 }
@@ -203,14 +254,20 @@ bool tree_has_orphans(const pid_t *keep, size_t n_keep)
  * and rounds go on until nothing is seen, for up to TREE_KILL_MS. */
 #define TREE_KILL_MS 5000
 
-void tree_kill_orphans(const pid_t *keep, size_t n_keep)
+void tree_kill_orphans(tree_keep_fn keep_fn)
 {
 	uint64_t deadline = now_ms() + TREE_KILL_MS;
 
 	while (now_ms() < deadline) {
 		struct pidset mine = { 0 }, below = { 0 };
-		size_t n = 0;
+		pid_t keep[TREE_KEEP_MAX];
+		size_t n = 0, n_keep;
 
+		/* Held through the kills: a run started meanwhile would
+		 * have children no list names yet. The keep list is asked
+		 * again each round: runs start while we reap. */
+		pthread_rwlock_wrlock(&spawn_gate);
+		n_keep = keep_now(keep_fn, keep);
 		children_of(getpid(), &mine);
 		for (size_t i = 0; i < mine.n; i++) {
 			if (kept(mine.pids[i], keep, n_keep))
@@ -219,14 +276,16 @@ void tree_kill_orphans(const pid_t *keep, size_t n_keep)
 			mine.pids[n++] = mine.pids[i];
 		}
 		mine.n = n;
-		if (n == 0) {
-			free(mine.pids);
-			return;
-		}
 		for (size_t i = 0; i < n; i++)
 			descendants_of(mine.pids[i], &below);
 		for (size_t i = 0; i < below.n; i++)
 			signal_with_group(below.pids[i], SIGKILL);
+		pthread_rwlock_unlock(&spawn_gate);
+		if (n == 0) {
+			free(mine.pids);
+			free(below.pids);
+			return;
+		}
 		/* Reap our direct children; their descendants come back to us as
 		 * children (we are their subreaper) in the next round. */
 		for (size_t i = 0; i < n; i++)

@@ -439,7 +439,7 @@ int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
 	loop_remove(s.loop, &s.w_cancel);
 	stop_spawner(&s);
 	reap_all();
-	tree_kill_orphans(NULL, 0);
+	tree_kill_orphans(NULL);
 out:
 	serve_out_finish(&s.out);
 	loop_free(s.loop);

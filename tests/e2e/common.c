@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -505,6 +506,27 @@ pid_t e2e_spawn(enum e2e_user who, const char *dir, char *const argv[])
 	free(env);
 	close(devnull);
 	return pid;
+}
+
+int e2e_in_child_as(enum e2e_user who, int (*fn)(const void *), const void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0, "e2e fixture: fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (who == AS_NOBODY &&
+		    (setgroups(0, NULL) < 0 || setresgid(e2e_gid(who), e2e_gid(who), e2e_gid(who)) < 0 ||
+		     setresuid(e2e_uid(who), e2e_uid(who), e2e_uid(who)) < 0))
+			_exit(5);
+		prctl(PR_SET_DUMPABLE, 1);
+		_exit(fn(arg));
+	}
+	cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status),
+		  "e2e fixture: the child as %s did not exit", e2e_user_name(who));
+	return WEXITSTATUS(status);
 }
 
 void e2e_out_free(struct e2e_out *out)

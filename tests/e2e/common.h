@@ -68,6 +68,12 @@ void e2e_rm_rf(const char *path);
  * as this test process holds them (CONTRACT section 1), else nothing. */
 unsigned long long e2e_caps_kept(enum e2e_user who);
 
+/* fn(arg) in a child of the test, as who (dumpable again, as a process
+ * started as nobody is: the namespace runner writes its maps in its /proc);
+ * the child's exit status (5: it could not become who). For tests that run
+ * the library itself as another user. */
+int e2e_in_child_as(enum e2e_user who, int (*fn)(const void *), const void *arg);
+
 /* printf into a fresh string (the test fails if that cannot be done). */
 char *e2e_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 

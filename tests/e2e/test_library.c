@@ -2,12 +2,17 @@
 /* libsbx as a harness embeds it (docs/embedding.md): what a setter accepts
  * is what the run does. The test process runs the library itself. */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
+#include "runner_params.h"
 #include "sbx.h"
 
 /* A timeout the run cannot honour is refused by the setter, never turned
@@ -40,4 +45,143 @@ Test(library, timeout_out_of_range_is_refused, .timeout = 60)
 	sbx_result_free(res);
 	sbx_run_free(run);
 	free(root);
+}
+
+/* ---- runs started on several threads at once ---- */
+
+#define THREADS 2
+#define RUNS_EACH 150
+
+/* One case of the matrix: a runner for both confined modes' runs, or none
+ * (danger-full-access), as the caller or as nobody. */
+struct threads_param {
+	int runner; /* enum runner, -1: danger-full-access */
+	int user;   /* enum e2e_user */
+};
+
+static struct threads_param threads_params[] = {
+	{ NAMESPACE, AS_CALLER }, { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_CALLER },
+	{ LANDLOCK, AS_NOBODY },  { -1, AS_CALLER },        { -1, AS_NOBODY },
+};
+
+struct threads_case {
+	const char *root;
+	int runner;
+};
+
+struct one_thread {
+	const struct threads_case *c;
+	int id;
+	int errors, failed; /* runs refused; runs that did not exit 0 */
+};
+
+static void *start_runs(void *arg)
+{
+	struct one_thread *t = arg;
+
+	for (int i = 0; i < RUNS_EACH; i++) {
+		struct sbx_run *run = sbx_run_new();
+		struct sbx_result *res = NULL;
+		struct sbx_error err = { 0 };
+		char cmd[64];
+
+		/* its last act, seen from outside: the file */
+		snprintf(cmd, sizeof(cmd), ": > done.%d.%d", t->id, i);
+		sbx_run_set_command(run, cmd);
+		sbx_run_set_root(run, t->c->root);
+		sbx_run_set_timeout_ms(run, 60000);
+		if (t->c->runner < 0) {
+			sbx_run_set_mode(run, SBX_MODE_DANGER_FULL_ACCESS);
+		} else {
+			sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
+			sbx_run_set_runner(run, t->c->runner == LANDLOCK ? SBX_RUNNER_LANDLOCK
+									  : SBX_RUNNER_NAMESPACE);
+		}
+		if (sbx_run_execute(run, &res, &err) < 0) {
+			if (!t->errors++)
+				fprintf(stderr, "thread %d run %d: %s: %s\n", t->id, i, err.code,
+					err.message);
+		} else if (sbx_result_exit_status(res) != 0) {
+			char *js = sbx_result_to_json(res);
+
+			if (!t->failed++)
+				fprintf(stderr, "thread %d run %d: %s\n", t->id, i, js);
+			free(js);
+		}
+		sbx_result_free(res);
+		sbx_run_free(run);
+	}
+	return NULL;
+}
+
+/* 0: every run exited 0; 2: a run was refused; 3: a run did not exit 0. */
+static int threads_child(const void *arg)
+{
+	struct one_thread t[THREADS];
+	pthread_t th[THREADS];
+	int errors = 0, failed = 0;
+
+	for (int i = 0; i < THREADS; i++) {
+		t[i] = (struct one_thread){ .c = arg, .id = i };
+		if (pthread_create(&th[i], NULL, start_runs, &t[i]) != 0)
+			return 4;
+	}
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		errors += t[i].errors;
+		failed += t[i].failed;
+	}
+	if (errors || failed)
+		fprintf(stderr, "%d runs refused, %d did not exit 0, of %d\n", errors, failed,
+			THREADS * RUNS_EACH);
+	return errors ? 2 : failed ? 3 : 0;
+}
+
+static int count_done(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while ((de = readdir(d)))
+		n += strncmp(de->d_name, "done.", 5) == 0;
+	closedir(d);
+	return n;
+}
+
+ParameterizedTestParameters(library, runs_on_several_threads_do_not_kill_each_other)
+{
+	return cr_make_param_array(struct threads_param, threads_params,
+				   sizeof(threads_params) / sizeof(threads_params[0]));
+}
+
+/* A harness may run commands from several threads at once. The end of one
+ * run kills what the run left behind: every child of the process that no
+ * live run names. On the old code that took the children of another
+ * thread's run still being started: the landlock runner's and unconfined
+ * runs were SIGKILLed (about one in ten with two threads), and a kill that
+ * landed after the supervisor's handoff helper was cloned kept that run's
+ * start waiting for good (CI: supervisor::copies_for_passed_fds_are_
+ * bounded_across_runs). */
+ParameterizedTest(struct threads_param *p, library, runs_on_several_threads_do_not_kill_each_other,
+		  .timeout = 240)
+{
+	enum e2e_user who = (enum e2e_user)p->user;
+	char *base = e2e_tmpdir(who), *root = e2e_fmt("%s/ws", base);
+	struct threads_case c = { .root = root, .runner = p->runner };
+	const char *name = p->runner < 0 ? "none" : runner_name[p->runner];
+	int status, done;
+
+	cr_assert(e2e_mkdir(who, root) == 0);
+	status = e2e_in_child_as(who, threads_child, &c);
+	done = count_done(root);
+	cr_assert(status != 4 && status != 5, "[runner %s, user %s] no threads (status %d)", name,
+		  e2e_user_name(who), status);
+	cr_assert(status == 0 && done == THREADS * RUNS_EACH,
+		  "[runner %s, user %s] with runs started on %d threads at once, %d of %d commands "
+		  "ran to their end (status %d: 2 a run refused, 3 a run killed or failed)", name,
+		  e2e_user_name(who), THREADS, done, THREADS * RUNS_EACH, status);
+	free(root);
+	free(base);
 }

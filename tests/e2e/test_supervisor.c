@@ -1519,28 +1519,6 @@ static int killed_child(const void *arg)
 	return count_entries("/proc/self/fd") == fds ? 0 : 6;
 }
 
-/* fn(arg) in a child of the test, as who (dumpable again, as a process
- * started as nobody is: the namespace runner writes its maps in its /proc);
- * the child's exit status. */
-static int in_child_as(enum e2e_user who, int (*fn)(const void *), const void *arg)
-{
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		if (who == AS_NOBODY && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-					 setresuid(65534, 65534, 65534) < 0))
-			_exit(5);
-		prctl(PR_SET_DUMPABLE, 1);
-		_exit(fn(arg));
-	}
-	cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
-	return WEXITSTATUS(status);
-}
-
 static void killed_mid_call(enum e2e_user who, bool kill_inside)
 {
 	struct fx f;
@@ -1555,7 +1533,7 @@ static void killed_mid_call(enum e2e_user who, bool kill_inside)
 	k.port = stuck_tcp(&fill);
 	spawn_daemon(&f, argv);
 	wait_for(k.unix_stuck);
-	status = in_child_as(who, killed_child, &k);
+	status = e2e_in_child_as(who, killed_child, &k);
 	cr_assert(status != 2, "[user %s] the run failed", e2e_user_name(who));
 	cr_assert(status != 3, "[user %s] a worker outlived its killed caller",
 		  e2e_user_name(who));
@@ -1692,7 +1670,7 @@ static void check_lingering_with(const struct cp *p, const char *prog, const cha
 		.cmd = e2e_fmt("%s %d %s", helper(&f, prog), ntohs(a.sin_port), args),
 	};
 
-	status = in_child_as(f.who, lingering_child, &k);
+	status = e2e_in_child_as(f.who, lingering_child, &k);
 	cr_assert(status != 2 && status != 3,
 		  "%s the run failed or did not finish (status %d)", f.tag, status);
 	cr_assert(status != 6, "%s the supervisor left fds open", f.tag);
@@ -1828,7 +1806,7 @@ ParameterizedTest(struct cp *p, supervisor,
 		.lingering_cmd = e2e_fmt("%s %d 253", helper(&f, "lingermany"), ntohs(a.sin_port)),
 	};
 
-	status = in_child_as(f.who, inherit_child, &k);
+	status = e2e_in_child_as(f.who, inherit_child, &k);
 	cr_assert(status != 3 && status != 4 && status != 5, "%s no run of echo was made (status %d)",
 		  f.tag, status);
 	cr_assert(status == 0, "%s a run started while sbx held another run's lingering copies "
@@ -2004,7 +1982,7 @@ ParameterizedTest(struct cp *p, supervisor, lingering_socket_with_no_thread_to_b
 	};
 
 	cr_assert(chown(f.B, k.own_uid, k.own_uid) == 0 && chown(f.R, k.own_uid, k.own_uid) == 0);
-	status = in_child_as(AS_CALLER, nproc_lingering_child, &k);
+	status = e2e_in_child_as(AS_CALLER, nproc_lingering_child, &k);
 	cr_assert(status != 2 && status != 3 && status != 4,
 		  "%s the run failed or did not finish (status %d)", f.tag, status);
 	cr_assert(status != 6, "%s the supervisor left fds open", f.tag);
@@ -2040,12 +2018,12 @@ ParameterizedTest(struct cp *p, supervisor, copies_for_passed_fds_are_bounded_an
 		.cmd = e2e_fmt("%s burst 20", helper(&f, "fdbatch")),
 	};
 
-	status = in_child_as(f.who, lingering_child, &leak);
+	status = e2e_in_child_as(f.who, lingering_child, &leak);
 	cr_assert(status != 2 && status != 3, "%s the run failed or did not finish (status %d)",
 		  f.tag, status);
 	cr_assert(status == 0, "%s status %d: copies of a batch's dropped message stayed open in sbx",
 		  f.tag, status);
-	status = in_child_as(f.who, lingering_child, &burst);
+	status = e2e_in_child_as(f.who, lingering_child, &burst);
 	cr_assert(status != 2 && status != 3, "%s the run failed or did not finish (status %d)",
 		  f.tag, status);
 	cr_assert(status != 7, "%s sbx held more copies of passed fds at once than its bound",
@@ -2204,7 +2182,7 @@ ParameterizedTest(struct cp *p, supervisor, copies_for_passed_fds_are_bounded_ac
 	for (int i = 0; i < 2; i++)
 		t.cmd[i] = e2e_fmt("%s %s/ready.%d %s %s/done.%d %s", helper(&f, "blockedpass"), f.R,
 				   i, go, f.R, i, stop);
-	status = in_child_as(f.who, two_runs_child, &t);
+	status = e2e_in_child_as(f.who, two_runs_child, &t);
 	cr_assert(status != 2 && status != 4, "%s a run failed (status %d)", f.tag, status);
 	cr_assert(status == 0, "%s sbx held more copies of passed fds at once than its bound, "
 		  "over two runs (status %d)", f.tag, status);
@@ -2231,7 +2209,7 @@ ParameterizedTest(struct cp *p, supervisor, one_run_cannot_take_every_runs_room_
 	t.cmd[0] = e2e_fmt("%s %s %s %s/done %s", helper(&f, "blockedpass"), ready, go, f.R, stop);
 	t.cmd[1] = e2e_fmt("for i in $(seq 600); do [ -e %s ] && break; sleep 0.05; done; "
 			   "%s lockstep 4 > %s; touch %s", ready, helper(&f, "fdbatch"), out, go);
-	status = in_child_as(f.who, two_runs_child, &t);
+	status = e2e_in_child_as(f.who, two_runs_child, &t);
 	cr_assert(status != 2 && status != 4, "%s a run failed (status %d)", f.tag, status);
 	got = e2e_read_file(out);
 	cr_assert(got && strcmp(got, "4 of 4 sent\ndone\n") == 0,
