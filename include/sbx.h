@@ -89,6 +89,8 @@ int sbx_run_set_cwd(struct sbx_run *run, const char *cwd);
 int sbx_run_set_runner(struct sbx_run *run, enum sbx_runner runner);
 /* 0: none; at most 604800000 (a week, as --timeout), else -EINVAL. */
 int sbx_run_set_timeout_ms(struct sbx_run *run, uint64_t timeout_ms);
+/* Bytes of each stream the result keeps (head + tail): 2 to 1073741824 (1 GiB,
+ * as --output-limit), else -EINVAL. */
 int sbx_run_set_output_limit(struct sbx_run *run, size_t bytes);
 int sbx_run_set_spill_dir(struct sbx_run *run, const char *dir);
 int sbx_run_set_net(struct sbx_run *run, enum sbx_net net);

@@ -113,8 +113,9 @@ int sbx_run_set_timeout_ms(struct sbx_run *run, uint64_t timeout_ms)
 
 int sbx_run_set_output_limit(struct sbx_run *run, size_t bytes)
 {
-	/* Two bytes at least: one of head and one of tail. */
-	if (bytes < 2)
+	/* Two bytes at least: one of head and one of tail; at most what
+	 * --output-limit and sbx.conf take (1 GiB). */
+	if (bytes < 2 || bytes > POLICY_MAX_OUTPUT_LIMIT)
 		return -EINVAL;
 	run->output_limit = bytes;
 	return 0;
@@ -317,7 +318,7 @@ int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct s
 	else if (sbx_run_set_timeout_ms(run, pol->timeout_ms) < 0)
 		what = "timeout";
 	else if (sbx_run_set_output_limit(run, pol->output_limit) < 0)
-		what = "output_limit (at least 2 bytes)";
+		what = "output_limit (2 bytes to 1 GiB)";
 	else if (sbx_run_set_net(run, pol->net) < 0)
 		what = "net";
 	else if (sbx_run_set_escalation(run, pol->escalation) < 0)

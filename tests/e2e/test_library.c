@@ -47,6 +47,20 @@ Test(library, timeout_out_of_range_is_refused, .timeout = 60)
 	free(root);
 }
 
+/* The setter takes what --output-limit takes, no more: 1073741825 used to
+ * be accepted by the library while the CLI and sbx.conf refused it. */
+Test(library, output_limit_bounds_are_the_cli_s)
+{
+	struct sbx_run *run = sbx_run_new();
+
+	cr_assert_not_null(run);
+	cr_assert_eq(sbx_run_set_output_limit(run, 1), -EINVAL);
+	cr_assert_eq(sbx_run_set_output_limit(run, 2), 0);
+	cr_assert_eq(sbx_run_set_output_limit(run, 1073741824), 0);
+	cr_assert_eq(sbx_run_set_output_limit(run, 1073741825), -EINVAL);
+	sbx_run_free(run);
+}
+
 /* ---- runs started on several threads at once ---- */
 
 #define THREADS 2
