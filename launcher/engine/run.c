@@ -359,6 +359,20 @@ static struct run_state *run_alloc(void)
 	return r;
 }
 
+/* Why refused, not changed: the disposition is the embedding program's. An
+ * ignored SIGCHLD (SIG_IGN, also inherited across execve, or SA_NOCLDWAIT)
+ * makes the kernel reap our children itself: their exit statuses are lost,
+ * and a command's failure, or a refused write, read as exit 0 (the
+ * namespace runner's run waited out its timeout instead). */
+static bool sigchld_ignored(void)
+{
+	struct sigaction sa;
+
+	if (sigaction(SIGCHLD, NULL, &sa) < 0)
+		return false;
+	return sa.sa_handler == SIG_IGN || (sa.sa_flags & SA_NOCLDWAIT);
+}
+
 int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_error *err)
 {
 	struct run_state *r;
@@ -368,6 +382,12 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 
 	if (!cfg->command)
 		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "no command given");
+	if (sigchld_ignored())
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL,
+				     "SIGCHLD is ignored in this process (SIG_IGN or SA_NOCLDWAIT): "
+				     "the kernel would reap the command before sbx reads its exit "
+				     "status; set SIGCHLD to SIG_DFL (or a handler without "
+				     "SA_NOCLDWAIT) before running");
 	r = run_alloc();
 	if (!r)
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");

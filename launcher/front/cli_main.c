@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,11 @@ int main(int argc, char **argv)
 	/* Before anything else: a privileged sbx is a bug, not a feature. */
 	if (sbx_check_no_privilege(&err) < 0)
 		return cli_fail(&err, false);
+	/* Why: an ignored SIGCHLD survives execve, and a parent that ignored
+	 * it had the kernel reap our children before we read their status: a
+	 * command's `exit 42`, or a refused write, came back as exit 0. Ours
+	 * to set: this process is sbx. */
+	signal(SIGCHLD, SIG_DFL);
 	if (argc < 2) {
 		fputs(usage, stderr);
 		sbx_error_set(&err, 0, SBX_E_USAGE, NULL,

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,4 +199,71 @@ ParameterizedTest(struct threads_param *p, library, runs_on_several_threads_do_n
 		  e2e_user_name(who), THREADS, done, THREADS * RUNS_EACH, status);
 	free(root);
 	free(base);
+}
+
+/* ---- SIGCHLD ---- */
+
+struct sigchld_case {
+	const char *root;
+	int flags; /* SA_NOCLDWAIT, or 0: SIG_IGN */
+};
+
+/* 0: refused as it must be; 2: ran (3: and reported its exit status). */
+static int sigchld_child(const void *arg)
+{
+	const struct sigchld_case *c = arg;
+	struct sigaction sa = { .sa_handler = SIG_IGN };
+	struct sbx_run *run = sbx_run_new();
+	struct sbx_result *res = NULL;
+	struct sbx_error err = { 0 };
+	int rc;
+
+	if (c->flags) {
+		sa.sa_handler = SIG_DFL;
+		sa.sa_flags = c->flags;
+	}
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGCHLD, &sa, NULL) < 0)
+		return 4;
+	sbx_run_set_command(run, ": > ran; exit 42");
+	sbx_run_set_root(run, c->root);
+	sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
+	rc = sbx_run_execute(run, &res, &err);
+	if (rc == 0) {
+		fprintf(stderr, "ran; exit status %d\n", sbx_result_exit_status(res));
+		return sbx_result_exit_status(res) == 42 ? 3 : 2;
+	}
+	if (strcmp(err.code, SBX_E_USAGE) != 0 || !strstr(err.message, "SIGCHLD")) {
+		fprintf(stderr, "refused, but not for SIGCHLD: %s: %s\n", err.code, err.message);
+		return 5;
+	}
+	return 0;
+}
+
+/* An ignored SIGCHLD (SIG_IGN, or SA_NOCLDWAIT) makes the kernel reap the
+ * command before sbx reads its status. The disposition is the caller's, so
+ * the run is refused, and the command never starts. On the old code it ran
+ * and `exit 42` came back as 0. */
+Test(library, ignored_sigchld_is_refused_before_the_command_runs, .timeout = 60)
+{
+	static const int flags[] = { 0, SA_NOCLDWAIT };
+
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		for (int who = AS_CALLER; who <= AS_NOBODY; who++) {
+			char *base = e2e_tmpdir(who), *root = e2e_fmt("%s/ws", base);
+			char *ran = e2e_fmt("%s/ran", root);
+			struct sigchld_case c = { .root = root, .flags = flags[i] };
+			int status;
+
+			cr_assert(e2e_mkdir(who, root) == 0);
+			status = e2e_in_child_as(who, sigchld_child, &c);
+			cr_assert(status == 0 && !e2e_exists(ran),
+				  "[user %s, %s] a run with SIGCHLD ignored was not refused (status "
+				  "%d: 2 wrong exit status, 3 ran, 5 refused for another reason)",
+				  e2e_user_name(who), flags[i] ? "SA_NOCLDWAIT" : "SIG_IGN", status);
+			free(ran);
+			free(root);
+			free(base);
+		}
+	}
 }

@@ -180,6 +180,44 @@ ParameterizedTest(struct up *p, run, exit_code)
 	e2e_out_free(&o);
 }
 
+/* A parent that ignores SIGCHLD passes that on across execve, and the
+ * kernel then reaps sbx's children itself. On the old code the exit status
+ * was lost: `exit 42` (or a refused write) came back as 0 under the
+ * landlock runner and unconfined, and a namespace run waited out its
+ * timeout (124). The command's own file says it ran. */
+PARAMS_USERS(sigchld_ignored_by_the_parent_keeps_the_exit_status)
+ParameterizedTest(struct up *p, run, sigchld_ignored_by_the_parent_keeps_the_exit_status,
+		  .timeout = 120)
+{
+	static const char *const how[][4] = {
+		{ "--mode", "danger-full-access", "--runner", "auto" },
+		{ "--mode", "workspace-write", "--runner", "namespace" },
+		{ "--mode", "workspace-write", "--runner", "landlock" },
+	};
+
+	for (size_t i = 0; i < sizeof(how) / sizeof(how[0]); i++) {
+		char *root = e2e_tmpdir(p->user), *ran = e2e_fmt("%s/ran", root);
+		char *argv[] = { "perl", "-e", "$SIG{CHLD} = 'IGNORE'; exec @ARGV or die",
+				 (char *)e2e_sbx(), "run", "--json", "--timeout", "30",
+				 (char *)how[i][0], (char *)how[i][1], (char *)how[i][2],
+				 (char *)how[i][3], "--root", root, "--", ": > ran; exit 42", NULL };
+		struct e2e_out o;
+		int status = e2e_run(p->user, argv, NULL, &o);
+
+		cr_assert(e2e_exists(ran), "[%s %s] the command never ran: %s", how[i][1], how[i][3],
+			  o.err);
+		json_t *j = parse_one(&o);
+
+		cr_assert(status == 42 && jint(j, "exit_code") == 42,
+			  "[%s %s] with SIGCHLD ignored by sbx's parent, `exit 42` came back as "
+			  "status %d: %s", how[i][1], how[i][3], status, o.out);
+		json_decref(j);
+		e2e_out_free(&o);
+		free(ran);
+		free(root);
+	}
+}
+
 PARAMS_USERS(signal_exit)
 ParameterizedTest(struct up *p, run, signal_exit)
 {
