@@ -81,6 +81,35 @@ int spill_runtime_path(char *out, size_t size)
 	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
+int spill_var_tmp_path(char *out, size_t size)
+{
+	int n = snprintf(out, size, "/var/tmp/sbx-%u/spill", (unsigned)geteuid());
+
+	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+int spill_home_split(const char *path, char *parent, size_t parent_size, char *own,
+		     size_t own_size)
+{
+	const char *spill = strrchr(path, '/'), *mine;
+	size_t len;
+
+	if (!spill || strcmp(spill, "/spill") != 0)
+		return -EINVAL;
+	for (mine = spill; mine > path && mine[-1] != '/'; mine--)
+		;
+	if (mine == path || mine == spill)
+		return -EINVAL;
+	len = (size_t)(mine - 1 - path);
+	if (len >= parent_size || (size_t)(spill - mine) >= own_size)
+		return -ENAMETOOLONG;
+	memcpy(parent, path, len);
+	parent[len] = '\0';
+	memcpy(own, mine, (size_t)(spill - mine));
+	own[spill - mine] = '\0';
+	return 0;
+}
+
 /* One level of sbx's own directory under parent: made 0700 if missing,
  * opened without following a symlink, and refused unless the caller owns
  * it; a wider mode of the caller's own directory is narrowed. */
@@ -109,25 +138,22 @@ static int own_dir_at(int parent, const char *name)
 
 /* Open (making what is missing) a home like ~/.cache/sbx/spill: the first
  * part is the user's own setup (it may be a symlink, and is made 0700 when
- * missing, as the XDG spec asks); "sbx" and "spill" are sbx's own. */
+ * missing, as the XDG spec asks); the last two ("sbx", or "sbx-UID" in
+ * /var/tmp, and "spill") are sbx's own. */
 static int home_open(const char *path)
 {
-	size_t len = strlen(path), tail = sizeof("/sbx/spill") - 1;
-	char parent[PATH_MAX];
+	char parent[PATH_MAX], own[NAME_MAX + 1];
 	int pfd, sfd, fd;
 
-	if (len <= tail || len - tail >= sizeof(parent))
-		return -ENAMETOOLONG;
-	memcpy(parent, path, len - tail);
-	parent[len - tail] = '\0';
-	if (parent[0] == '\0')
+	if (spill_home_split(path, parent, sizeof(parent), own, sizeof(own)) < 0 ||
+	    parent[0] == '\0')
 		return -EINVAL;
 	if (mkdir(parent, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd < 0)
 		return -errno;
-	sfd = own_dir_at(pfd, "sbx");
+	sfd = own_dir_at(pfd, own);
 	close(pfd);
 	if (sfd < 0)
 		return sfd;
@@ -140,6 +166,15 @@ static bool under_any(const char *path, const char *const *writable, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (path_is_within(path, writable[i]) && strcmp(path, writable[i]) != 0)
+			return true;
+	return false;
+}
+
+/* under_any, or one of them itself. */
+static bool within_any(const char *path, const char *const *writable, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (path_is_within(path, writable[i]))
 			return true;
 	return false;
 }
@@ -219,15 +254,27 @@ int spill_place_choose(struct spill_place *p, const char *explicit_dir,
 			p->base_fd = -errno; /* reported if a spill is ever needed */
 		return 0;
 	}
+	/* /var/tmp/sbx-UID/spill: for a caller with no usable home (nobody's
+	 * is /nonexistent); sbx's state directory there is hidden from
+	 * confined runs, as the homes are. */
 	if (try_home(p, spill_home_path, writable, n_writable) ||
-	    try_home(p, spill_runtime_path, writable, n_writable))
+	    try_home(p, spill_runtime_path, writable, n_writable) ||
+	    try_home(p, spill_var_tmp_path, writable, n_writable))
 		return 0;
-	/* The fallback: a private directory under $TMPDIR, or under /tmp when
-	 * $TMPDIR is unusable or lies inside what the command may write. */
+	/* The last resort: a private directory under $TMPDIR, or under /tmp,
+	 * but never in a directory the command may write. Why: the private
+	 * directory is the caller's, and so the command's (same uid); under
+	 * the landlock runner a workspace-write command read and rewrote
+	 * another run's spill file there (newuser7). No such place: no spill,
+	 * said in the result when a stream needs one. */
 	p->private_dir = true;
 	if (!(tmp && tmp[0] == '/' && realpath(tmp, p->base) &&
-	      !under_any(p->base, writable, n_writable)))
+	      !within_any(p->base, writable, n_writable)))
 		snprintf(p->base, sizeof(p->base), "/tmp");
+	if (within_any(p->base, writable, n_writable)) {
+		p->base_fd = -EACCES;
+		return 0;
+	}
 	p->base_fd = open(p->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p->base_fd < 0)
 		p->base_fd = -errno;

@@ -63,6 +63,11 @@ uint64_t spill_headroom(int fd);
 int spill_home_path(char *out, size_t size);
 /* The fallback home, $XDG_RUNTIME_DIR/sbx/spill. */
 int spill_runtime_path(char *out, size_t size);
+/* The last home, /var/tmp/sbx-UID/spill (UID: the effective uid). */
+int spill_var_tmp_path(char *out, size_t size);
+/* A home's path split at sbx's own part: PARENT/OWN/spill. 0 or -errno. */
+int spill_home_split(const char *path, char *parent, size_t parent_size, char *own,
+		     size_t own_size);
 
 /* spill_clean.c: sbx_spill_cleanup() and sbx_spill_remove() (sbx.h), and
  * the check both use: is name one of sbx's private spill directories or

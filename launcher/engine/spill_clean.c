@@ -149,17 +149,14 @@ out:
  * must be the caller's own 0700 directories, not symlinks. */
 static int home_open_existing(const char *path)
 {
-	size_t len = strlen(path), tail = sizeof("/sbx/spill") - 1;
-	char parent[PATH_MAX];
+	char parent[PATH_MAX], own[NAME_MAX + 1];
 	struct stat st;
 	int fd, next;
 
-	if (len <= tail || len - tail >= sizeof(parent))
-		return -ENAMETOOLONG;
-	memcpy(parent, path, len - tail);
-	parent[len - tail] = '\0';
+	if (spill_home_split(path, parent, sizeof(parent), own, sizeof(own)) < 0)
+		return -EINVAL;
 	fd = open(parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	for (const char *const *part = (const char *const[]){ "sbx", "spill", NULL };
+	for (const char *const *part = (const char *const[]){ own, "spill", NULL };
 	     fd >= 0 && *part; part++) {
 		next = openat(fd, *part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
@@ -193,7 +190,7 @@ static int clean_base(int base_fd, int64_t now_ms, uint64_t max_age_ms)
 
 int sbx_spill_cleanup(uint64_t max_age_ms)
 {
-	char homes[2][PATH_MAX];
+	char homes[3][PATH_MAX];
 	const char *tmp = getenv("TMPDIR");
 	struct timespec now;
 	int n = 0, fd;
@@ -205,7 +202,9 @@ int sbx_spill_cleanup(uint64_t max_age_ms)
 		homes[0][0] = '\0';
 	if (spill_runtime_path(homes[1], sizeof(homes[1])) < 0)
 		homes[1][0] = '\0';
-	for (size_t i = 0; i < 2; i++) {
+	if (spill_var_tmp_path(homes[2], sizeof(homes[2])) < 0)
+		homes[2][0] = '\0';
+	for (size_t i = 0; i < 3; i++) {
 		if (!homes[i][0] || (fd = home_open_existing(homes[i])) < 0)
 			continue;
 		n += clean_base(fd, ms_of(&now), max_age_ms);

@@ -332,6 +332,51 @@ ParameterizedTest(struct rn *p, spill, other_user_cannot_read, .timeout = 60)
 		check_private(p->runner, AS_NOBODY, AS_CALLER);
 }
 
+/* No usable home (nobody's is /nonexistent, no $XDG_CACHE_HOME or
+ * $XDG_RUNTIME_DIR): the spill goes to /var/tmp/sbx-UID/spill, sbx's state
+ * directory there, which confined runs can neither read nor write. On the
+ * old code it went to a private directory under /tmp, which a concurrent
+ * workspace-write run of the same user under the landlock runner read and
+ * rewrote (newuser7). Checked on the file itself. */
+PARAMS(no_home_spill_is_out_of_another_runs_reach)
+ParameterizedTest(struct rp *p, spill, no_home_spill_is_out_of_another_runs_reach, .timeout = 60)
+{
+	char *env[] = { "HOME=/nonexistent", "XDG_CACHE_HOME=", "XDG_RUNTIME_DIR=", "TMPDIR=", NULL };
+	char *root = e2e_tmpdir(p->who), *other_root = e2e_tmpdir(p->who);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--output-limit", "100", "--runner",
+			 p->runner, "--mode", "workspace-write", "--root", root, "--",
+			 "seq 1 100000", NULL };
+	struct e2e_out o;
+	int rc = e2e_run(p->who, argv, env, &o);
+
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, o.err);
+	json_t *j = parse(&o);
+	char *path = strdup(spill_path(j, "stdout"));
+
+	json_decref(j);
+	e2e_out_free(&o);
+	cr_assert(strncmp(path, "/tmp/", 5) != 0, "[%s, %s] the spill went to /tmp: %s", p->runner,
+		  e2e_user_name(p->who), path);
+
+	char *cmd = e2e_fmt("cat '%s' | head -c 20; echo TAMPERED > '%s'", path, path);
+	char *other[] = { (char *)e2e_sbx(), "run", "--runner", "landlock", "--mode",
+			  "workspace-write", "--root", other_root, "--", cmd, NULL };
+
+	e2e_run(p->who, other, env, &o);
+	char *now = e2e_read_file(path);
+
+	cr_assert(now && strncmp(now, "1\n2\n3\n", 6) == 0,
+		  "[%s, %s] another run of the user rewrote the spill %s: %.40s", p->runner,
+		  e2e_user_name(p->who), path, now ? now : "(gone)");
+	cr_assert_null(strstr(o.out, "1\n2\n3"), "[%s, %s] another run read the spill %s: %.40s",
+		       p->runner, e2e_user_name(p->who), path, o.out);
+	e2e_out_free(&o);
+	sbx_spill_remove(path);
+	free(now);
+	free(cmd);
+	free(path);
+}
+
 /* ---- start-up cleanup ---- */
 
 static void age(const char *path, time_t seconds_ago)
