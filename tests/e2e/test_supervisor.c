@@ -1586,6 +1586,27 @@ static void *sample_fds(void *arg)
 	return NULL;
 }
 
+/* One run through the library, as every library test here makes it:
+ * workspace-write in root under runner, the network allowed. *res is set
+ * when the command ran; otherwise err says why and the return is < 0. */
+static int lib_run(const char *root, int runner, const char *cmd, uint64_t timeout_ms,
+		   struct sbx_result **res, struct sbx_error *err)
+{
+	struct sbx_run *run = sbx_run_new();
+	int rc;
+
+	*res = NULL;
+	sbx_run_set_command(run, cmd);
+	sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
+	sbx_run_set_root(run, root);
+	sbx_run_set_runner(run, runner == LANDLOCK ? SBX_RUNNER_LANDLOCK : SBX_RUNNER_NAMESPACE);
+	sbx_run_set_net(run, SBX_NET_ALLOW);
+	sbx_run_set_timeout_ms(run, timeout_ms);
+	rc = sbx_run_execute(run, res, err);
+	sbx_run_free(run);
+	return rc;
+}
+
 /* Through the library, in a child (dropping to nobody where asked): a
  * supervised send holds a copy of a lingering socket the command then
  * drops. Whatever thread of ours closes that copy waits for the linger (a
@@ -1594,7 +1615,6 @@ static void *sample_fds(void *arg)
 static int lingering_child(const void *arg)
 {
 	const struct lingering_case *k = arg;
-	struct sbx_run *run = sbx_run_new();
 	struct sbx_result *res = NULL;
 	struct sbx_error err;
 	int baseline = count_threads(), fds = count_entries("/proc/self/fd");
@@ -1605,13 +1625,7 @@ static int lingering_child(const void *arg)
 
 	if (k->peak_bound && pthread_create(&sampling, NULL, sample_fds, &sampler) != 0)
 		return 4;
-	sbx_run_set_command(run, k->cmd);
-	sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
-	sbx_run_set_root(run, k->root);
-	sbx_run_set_runner(run, k->runner == LANDLOCK ? SBX_RUNNER_LANDLOCK : SBX_RUNNER_NAMESPACE);
-	sbx_run_set_net(run, SBX_NET_ALLOW);
-	sbx_run_set_timeout_ms(run, 30000);
-	int rc = sbx_run_execute(run, &res, &err);
+	int rc = lib_run(k->root, k->runner, k->cmd, 30000, &res, &err);
 
 	if (k->peak_bound) {
 		sampler.stop = true;
@@ -1629,7 +1643,6 @@ static int lingering_child(const void *arg)
 	done = out && strstr(out, "done");
 	free(out);
 	sbx_result_free(res);
-	sbx_run_free(run);
 	if (!done)
 		return 3;
 	if (!threads_settle(baseline))
@@ -1730,22 +1743,12 @@ struct inherit_case {
 };
 
 static struct sbx_result *run_once_lib(const char *root, int runner, const char *cmd,
-				       int timeout_ms)
+				       uint64_t timeout_ms)
 {
-	struct sbx_run *run = sbx_run_new();
-	struct sbx_result *res = NULL;
+	struct sbx_result *res;
 	struct sbx_error err;
 
-	sbx_run_set_command(run, cmd);
-	sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
-	sbx_run_set_root(run, root);
-	sbx_run_set_runner(run, runner == LANDLOCK ? SBX_RUNNER_LANDLOCK : SBX_RUNNER_NAMESPACE);
-	sbx_run_set_net(run, SBX_NET_ALLOW);
-	sbx_run_set_timeout_ms(run, timeout_ms);
-	if (sbx_run_execute(run, &res, &err) < 0)
-		res = NULL;
-	sbx_run_free(run);
-	return res;
+	return lib_run(root, runner, cmd, timeout_ms, &res, &err) < 0 ? NULL : res;
 }
 
 static void *lingering_runs(void *arg)
@@ -2119,19 +2122,11 @@ struct one_run {
 static void *run_one(void *arg)
 {
 	struct one_run *o = arg;
-	struct sbx_run *run = sbx_run_new();
-	struct sbx_result *res = NULL;
+	struct sbx_result *res;
 	struct sbx_error err;
 
-	sbx_run_set_command(run, o->t->cmd[o->i]);
-	sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
-	sbx_run_set_root(run, o->t->root);
-	sbx_run_set_runner(run, o->t->runner == LANDLOCK ? SBX_RUNNER_LANDLOCK
-							 : SBX_RUNNER_NAMESPACE);
-	sbx_run_set_timeout_ms(run, 60000);
-	o->rc = sbx_run_execute(run, &res, &err);
+	o->rc = lib_run(o->t->root, o->t->runner, o->t->cmd[o->i], 60000, &res, &err);
 	sbx_result_free(res);
-	sbx_run_free(run);
 	return NULL;
 }
 
