@@ -32,7 +32,10 @@ enum sbx_runner {
 	SBX_RUNNER_AUTO = 0,
 	SBX_RUNNER_NAMESPACE,
 	SBX_RUNNER_LANDLOCK,
-	SBX_RUNNER_NONE, /* danger-full-access: no runner asked */
+	SBX_RUNNER_NONE, /* an outcome, never a choice: what sbx_runner_name() names for a
+			  * danger-full-access run, which asks no runner;
+			  * sbx_run_set_runner() refuses it (-EINVAL), and
+			  * ignores the runner of a danger-full-access run */
 };
 
 enum sbx_net {
@@ -137,14 +140,23 @@ int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd);
 
 /* When fd becomes readable (a byte from a signal handler, say), the run is
  * cancelled: its whole tree gets SIGTERM, then SIGKILL after a short grace,
- * as on a timeout. -1: none. The fd is only watched, never read or closed. */
+ * as on a timeout. -1: none. The fd is only watched, never read or closed, so
+ * one fd can cancel many runs. The exit status is then 128+N of the signal
+ * that ended bash (143, or 137 after the grace), not 124. An fd already
+ * readable when sbx_run_execute() starts cancels the run at once, but the
+ * command may have begun by then: not calling sbx_run_execute() is the only
+ * way not to run it. An fd that is not open is not refused: it never
+ * cancels. */
 int sbx_run_set_cancel_fd(struct sbx_run *run, int fd);
 /* Whether the run was cancelled through the cancel fd. */
 bool sbx_result_cancelled(const struct sbx_result *result);
 
 /* Run to completion. Returns 0 when the command ran (whatever its exit status)
  * and *result is set; a negative errno with err filled when sbx could not run it
- * (then the command did not run). */
+ * (then the command did not run). Safe from several threads at once; mind
+ * what docs/embedding.md says about your own children. Refused (USAGE)
+ * while SIGCHLD is ignored (SIG_IGN or SA_NOCLDWAIT): exit statuses would be
+ * lost. */
 int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_error *err);
 
 void sbx_result_free(struct sbx_result *result);
@@ -178,7 +190,9 @@ int sbx_spill_remove(const char *path);
 /* Remove sbx's own spill directories (the caller's, nothing else in them)
  * that nothing touched for max_age_ms; 0 removes nothing. `sbx run --json`
  * and `sbx serve` do this when they start, with spill_max_age. Returns how
- * many directories were removed. */
+ * many directories were removed. A run still going on another thread whose
+ * output has been quiet for max_age_ms loses its spill directory too: call
+ * this before runs start, or with an age longer than any run. */
 int sbx_spill_cleanup(uint64_t max_age_ms);
 
 /* Refuse to work from a setuid/setgid binary or one with file capabilities. */
