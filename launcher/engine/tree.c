@@ -88,9 +88,28 @@ static bool on_spawner(void)
  * starts hold the gate shared, and a walk's look-and-kill holds it alone;
  * writers first, so a stream of starts cannot keep a walk out. */
 static pthread_rwlock_t spawn_gate = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+static pthread_once_t gate_once = PTHREAD_ONCE_INIT;
+
+/* Why: a fork(2) of the caller (a harness's worker process) gets the gate as
+ * it was, held by threads it does not have, and its first run's end waited
+ * for them for good (library::a_fork_taken_while_runs_start_...). Its
+ * children are none of the starts the gate stood for: it starts open. */
+static void gate_open_in_fork(void)
+{
+	static const pthread_rwlock_t open_gate = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+
+	memcpy(&spawn_gate, &open_gate, sizeof(spawn_gate));
+}
+
+static void gate_once_init(void)
+{
+	(void)pthread_atfork(NULL, NULL, gate_open_in_fork);
+}
 
 bool tree_spawn_begin(void)
 {
+	/* Before any start can hold the gate (walks follow starts). */
+	pthread_once(&gate_once, gate_once_init);
 	/* serve's spawner's children are passed by already: its starts need
 	 * not hold up the loop's walks. */
 	if (on_spawner())

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "runner_params.h"
@@ -152,7 +154,8 @@ static int threads_child(const void *arg)
 	return errors ? 2 : failed ? 3 : 0;
 }
 
-static int count_done(const char *dir)
+/* How many files in dir have names starting with prefix. */
+static int count_named(const char *dir, const char *prefix)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -160,7 +163,7 @@ static int count_done(const char *dir)
 
 	cr_assert_not_null(d);
 	while ((de = readdir(d)))
-		n += strncmp(de->d_name, "done.", 5) == 0;
+		n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
 	closedir(d);
 	return n;
 }
@@ -190,7 +193,7 @@ ParameterizedTest(struct threads_param *p, library, runs_on_several_threads_do_n
 
 	cr_assert(e2e_mkdir(who, root) == 0);
 	status = e2e_in_child_as(who, threads_child, &c);
-	done = count_done(root);
+	done = count_named(root, "done.");
 	cr_assert(status != 4 && status != 5, "[runner %s, user %s] no threads (status %d)", name,
 		  e2e_user_name(who), status);
 	cr_assert(status == 0 && done == THREADS * RUNS_EACH,
@@ -266,4 +269,129 @@ Test(library, ignored_sigchld_is_refused_before_the_command_runs, .timeout = 60)
 			free(base);
 		}
 	}
+}
+
+/* ---- a fork of the caller taken while another thread starts a run ---- */
+
+#define FORKS 20
+
+struct forked_case {
+	const char *root;
+	int stop;
+	int runs; /* the threads' runs so far */
+};
+
+/* Namespace runs only: their ends walk nothing (the PID namespace ends
+ * them), so no end of a run here kills the forks below; all these threads
+ * do to the gate is hold it shared while they start. */
+static void *namespace_runs(void *arg)
+{
+	struct forked_case *c = arg;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		struct sbx_run *run = sbx_run_new();
+		struct sbx_result *res = NULL;
+		struct sbx_error err = { 0 };
+
+		sbx_run_set_command(run, "true");
+		sbx_run_set_root(run, c->root);
+		sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE);
+		sbx_run_set_runner(run, SBX_RUNNER_NAMESPACE);
+		if (sbx_run_execute(run, &res, &err) == 0)
+			sbx_result_free(res);
+		sbx_run_free(run);
+		__atomic_add_fetch(&c->runs, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* In the fork: one run whose end walks its children (danger-full-access);
+ * its command leaves a file. Bounded by an alarm so that a fork that hangs
+ * is not left behind: SIGALRM is the hang. */
+static int forked_run(const struct forked_case *c, int i)
+{
+	struct sbx_run *run = sbx_run_new();
+	struct sbx_result *res = NULL;
+	struct sbx_error err = { 0 };
+	char cmd[64];
+	int st;
+
+	alarm(60);
+	snprintf(cmd, sizeof(cmd), ": > forked.%d", i);
+	sbx_run_set_command(run, cmd);
+	sbx_run_set_root(run, c->root);
+	sbx_run_set_mode(run, SBX_MODE_DANGER_FULL_ACCESS);
+	st = sbx_run_execute(run, &res, &err) == 0 && sbx_result_exit_status(res) == 0 ? 0 : 1;
+	sbx_result_free(res);
+	sbx_run_free(run);
+	return st;
+}
+
+/* 0: every fork's run ended; 2: one did not run; 3: one hung (SIGALRM). */
+static int forks_child(const void *arg)
+{
+	struct forked_case *c = (struct forked_case *)arg;
+	pthread_t th[2];
+	int hung = 0, failed = 0;
+
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, namespace_runs, c) != 0)
+			return 4;
+	for (int i = 0, seen = 0; i < FORKS; i++) {
+		int status;
+		pid_t pid;
+
+		/* Each fork once the threads have started another run: forks
+		 * spread over their starts, not all before the first. */
+		while (__atomic_load_n(&c->runs, __ATOMIC_ACQUIRE) <= seen)
+			usleep(1000);
+		seen = __atomic_load_n(&c->runs, __ATOMIC_ACQUIRE);
+		pid = fork();
+
+		if (pid < 0)
+			break;
+		if (pid == 0)
+			_exit(forked_run(c, i));
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+			hung++;
+			break; /* one is enough, and each takes the alarm's time */
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			failed++;
+	}
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	if (hung || failed)
+		fprintf(stderr, "of %d forks, %d hung, %d failed\n", FORKS, hung, failed);
+	return hung ? 3 : failed ? 2 : 0;
+}
+
+/* A harness that forks (a worker process, Python's multiprocessing) while
+ * its other threads run commands: the fork gets a copy of the gate that
+ * starts hold shared (tree.c) as it was at that instant, held by threads
+ * the fork does not have. The fork's first run end then waited for them
+ * for good (as did, with a walk in progress at the fork, its first start);
+ * about one fork in two hung. The fork starts with the gate open. */
+Test(library, a_fork_taken_while_runs_start_can_run_commands, .timeout = 600)
+{
+	char *base, *root;
+	struct forked_case c = { 0 };
+	int status, done;
+
+	e2e_require_runner(AS_CALLER, "namespace");
+	base = e2e_tmpdir(AS_CALLER);
+	root = e2e_fmt("%s/ws", base);
+	cr_assert(e2e_mkdir(AS_CALLER, root) == 0);
+	c.root = root;
+	status = e2e_in_child_as(AS_CALLER, forks_child, &c);
+	done = count_named(root, "forked.");
+	cr_assert(status != 4, "no threads");
+	cr_assert(status != 3, "a fork taken while another thread started a run hung in its own "
+		  "run (%d of %d forks' commands ran)", done, FORKS);
+	cr_assert(status == 0 && done == FORKS, "status %d: %d of %d forks' commands ran", status,
+		  done, FORKS);
+	free(root);
+	free(base);
 }
