@@ -327,7 +327,7 @@ Test(stream, no_spill)
 }
 
 /* The default spill place: a private 0700 directory made under the base
- * (the run picks $TMPDIR or /tmp), a 0600 file. */
+ * (the run picks the base: a spill home, else $TMPDIR or /tmp), a 0600 file. */
 Test(stream, default_spill_dir_private)
 {
 	rng_state = 0xabcd;
