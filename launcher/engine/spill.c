@@ -139,7 +139,8 @@ static int own_dir_at(int parent, const char *name)
 /* Open (making what is missing) a home like ~/.cache/sbx/spill: the first
  * part is the user's own setup (it may be a symlink, and is made 0700 when
  * missing, as the XDG spec asks); the last two ("sbx", or "sbx-UID" in
- * /var/tmp, and "spill") are sbx's own. */
+ * /var/tmp, and "spill") are sbx's own. /var/tmp is the system's: used if
+ * it is there, never made (0700, it would shut every other user out). */
 static int home_open(const char *path)
 {
 	char parent[PATH_MAX], own[NAME_MAX + 1];
@@ -148,7 +149,7 @@ static int home_open(const char *path)
 	if (spill_home_split(path, parent, sizeof(parent), own, sizeof(own)) < 0 ||
 	    parent[0] == '\0')
 		return -EINVAL;
-	if (mkdir(parent, 0700) < 0 && errno != EEXIST)
+	if (strcmp(parent, "/var/tmp") != 0 && mkdir(parent, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd < 0)

@@ -382,6 +382,30 @@ ParameterizedTest(struct rp *p, spill, no_home_spill_is_out_of_another_runs_reac
 	free(path);
 }
 
+/* /var/tmp is the system's: where it is missing (a minimal container), the
+ * last spill home is passed over and /var/tmp is not made (made 0700 by
+ * root, it would have shut every other user out). A private /var in a mount
+ * namespace of the test's own stands for such a system. */
+Test(spill, missing_var_tmp_is_not_made, .timeout = 60)
+{
+	char *tmp = e2e_tmpdir(AS_CALLER);
+	char *script = e2e_fmt(
+		"mount -t tmpfs none /var && "
+		"env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR=%s %s run --json "
+		"--mode read-only --output-limit 10 -- 'seq 1 100' > /dev/null && "
+		"if [ -e /var/tmp ]; then echo made; ls -ld /var/tmp; else echo absent; fi",
+		tmp, e2e_sbx());
+	char *argv[] = { "unshare", "--mount", "--propagation", "private", "sh", "-c", script, NULL };
+	struct e2e_out o;
+	int rc = e2e_run(AS_CALLER, argv, NULL, &o);
+
+	cr_assert(rc == 0 && strcmp(o.out, "absent\n") == 0,
+		  "with no /var/tmp, a run that spilled: exit %d, /var/tmp %s %s", rc, o.out, o.err);
+	e2e_out_free(&o);
+	free(script);
+	free(tmp);
+}
+
 /* ---- start-up cleanup ---- */
 
 static void age(const char *path, time_t seconds_ago)
