@@ -196,6 +196,10 @@ ParameterizedTest(struct up *p, run, sigchld_ignored_by_the_parent_keeps_the_exi
 	};
 
 	for (size_t i = 0; i < sizeof(how) / sizeof(how[0]); i++) {
+		/* a runner this kernel lacks (the old-kernel matrix) is
+		 * refused, as test_contain checks; the others still run */
+		if (strcmp(how[i][3], "auto") != 0 && !e2e_runner_expected(how[i][3]))
+			continue;
 		char *root = e2e_tmpdir(p->user), *ran = e2e_fmt("%s/ran", root);
 		char *argv[] = { "perl", "-e", "$SIG{CHLD} = 'IGNORE'; exec @ARGV or die",
 				 (char *)e2e_sbx(), "run", "--json", "--timeout", "30",
