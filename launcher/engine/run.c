@@ -407,11 +407,12 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	if (spill) {
 		/* Spill files are written by sbx, unconfined: their place is
 		 * fixed now, away from what the command may write (spill.c). */
-		const char *writable[] = { r->root, "/tmp" };
+		/* /dev/shm: the host's, writable under the landlock runner. */
+		const char *writable[] = { r->root, "/tmp", "/dev/shm" };
 
 		spill_place_init(&r->spill, cfg->spill_max_bytes);
 		rc = spill_place_choose(&r->spill, cfg->spill_dir, writable,
-					r->mode == SBX_MODE_WORKSPACE_WRITE ? 2 : 0, err);
+					r->mode == SBX_MODE_WORKSPACE_WRITE ? 3 : 0, err);
 		if (rc < 0)
 			goto fail;
 	}

@@ -11,8 +11,10 @@
  * (~/.cache/sbx/spill), else $XDG_RUNTIME_DIR/sbx/spill: 0700 directories of
  * the caller's own that no other user can enter, outside /tmp. Each run that
  * spills gets a fresh sbx-spill-<hex> directory there (0700) with its files
- * (0600). Only when neither home can be used does a run fall back to such a
- * directory under $TMPDIR or /tmp, as earlier versions did. */
+ * (0600). When neither can be used, the last home is /var/tmp/sbx-UID/spill,
+ * sbx's state directory there; when none can be, a directory under $TMPDIR,
+ * but never where a confined command of the caller may write (this run's
+ * root, the host's /tmp and /dev/shm): else no spill. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -139,9 +141,8 @@ static int own_dir_at(int parent, const char *name)
 /* Open (making what is missing) a home like ~/.cache/sbx/spill: the first
  * part is the user's own setup (it may be a symlink, and is made 0700 when
  * missing, as the XDG spec asks); the last two ("sbx", or "sbx-UID" in
- * /var/tmp, and "spill") are sbx's own. /var/tmp is the system's: used if
- * it is there, never made (0700, it would shut every other user out). */
-static int home_open(const char *path)
+ * /var/tmp, and "spill") are sbx's own. */
+static int home_open(const char *path, bool make_parent)
 {
 	char parent[PATH_MAX], own[NAME_MAX + 1];
 	int pfd, sfd, fd;
@@ -149,7 +150,9 @@ static int home_open(const char *path)
 	if (spill_home_split(path, parent, sizeof(parent), own, sizeof(own)) < 0 ||
 	    parent[0] == '\0')
 		return -EINVAL;
-	if (strcmp(parent, "/var/tmp") != 0 && mkdir(parent, 0700) < 0 && errno != EEXIST)
+	/* Not /var/tmp: a system's directory, not a user's cache (a root
+	 * caller made a missing one 0700, closed to every other user). */
+	if (make_parent && mkdir(parent, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd < 0)
@@ -210,7 +213,9 @@ static int resolve_existing(const char *path, char *out, size_t size)
 }
 
 /* A spill home, if it is usable here. Judged before anything is made, so a
- * home inside what the command may write is left untouched. */
+ * home inside what a command may write is left untouched; a home that is
+ * one of those directories itself (a root of .../sbx/spill) is as much the
+ * command's. */
 static bool try_home(struct spill_place *p, int (*path_of)(char *, size_t),
 		     const char *const *writable, size_t n)
 {
@@ -218,13 +223,13 @@ static bool try_home(struct spill_place *p, int (*path_of)(char *, size_t),
 	int fd;
 
 	if (path_of(path, sizeof(path)) < 0 || resolve_existing(path, real, sizeof(real)) < 0 ||
-	    under_any(real, writable, n))
+	    within_any(real, writable, n))
 		return false;
-	fd = home_open(path);
+	fd = home_open(path, path_of != spill_var_tmp_path);
 	if (fd < 0)
 		return false;
 	/* Made now: judge the final place once more. */
-	if (!realpath(path, real) || under_any(real, writable, n)) {
+	if (!realpath(path, real) || within_any(real, writable, n)) {
 		close(fd);
 		return false;
 	}
@@ -247,7 +252,7 @@ int spill_place_choose(struct spill_place *p, const char *explicit_dir,
 		if (under_any(p->base, writable, n_writable))
 			return sbx_error_set(err, EINVAL, SBX_E_USAGE, p->base,
 					     "spill dir %s lies inside what the command may write; "
-					     "choose one outside the root and /tmp",
+					     "choose one outside the root, /tmp and /dev/shm",
 					     p->base);
 		p->private_dir = false;
 		p->base_fd = open(p->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -262,17 +267,26 @@ int spill_place_choose(struct spill_place *p, const char *explicit_dir,
 	    try_home(p, spill_runtime_path, writable, n_writable) ||
 	    try_home(p, spill_var_tmp_path, writable, n_writable))
 		return 0;
-	/* The last resort: a private directory under $TMPDIR, or under /tmp,
-	 * but never in a directory the command may write. Why: the private
-	 * directory is the caller's, and so the command's (same uid); under
-	 * the landlock runner a workspace-write command read and rewrote
-	 * another run's spill file there (newuser7). No such place: no spill,
-	 * said in the result when a stream needs one. */
+	/* The last resort: a private directory under $TMPDIR, never where a
+	 * confined command of the caller may write, this run's or another's:
+	 * this run's root, and in every mode the host's /tmp and /dev/shm,
+	 * which every workspace-write run under the landlock runner writes.
+	 * Why: the private directory is the caller's, and so the command's
+	 * (same uid); a workspace-write command under the landlock runner read
+	 * and rewrote another run's spill file in /tmp (newuser7), a read-only
+	 * run's too, and its own in a $TMPDIR in /dev/shm. No such place: no
+	 * spill, said in the result when a stream needs one. */
+	const char *avoid[SPILL_AVOID_MAX + 2];
+	size_t n_avoid = 0;
+
+	for (size_t i = 0; i < n_writable && i < SPILL_AVOID_MAX; i++)
+		avoid[n_avoid++] = writable[i];
+	avoid[n_avoid++] = "/tmp";
+	avoid[n_avoid++] = "/dev/shm";
 	p->private_dir = true;
-	if (!(tmp && tmp[0] == '/' && realpath(tmp, p->base) &&
-	      !within_any(p->base, writable, n_writable)))
-		snprintf(p->base, sizeof(p->base), "/tmp");
-	if (within_any(p->base, writable, n_writable)) {
+	if (!(tmp && tmp[0] == '/' && realpath(tmp, p->base)) ||
+	    within_any(p->base, avoid, n_avoid)) {
+		snprintf(p->base, sizeof(p->base), "%s", "(none)");
 		p->base_fd = -EACCES;
 		return 0;
 	}

@@ -14,6 +14,8 @@
 
 #define SPILL_DIR_PREFIX "sbx-spill-" /* + 12 hex digits: a run's private directory */
 #define SPILL_DIR_HEX 12
+/* At most this many places the command may write (spill_place_choose). */
+#define SPILL_AVOID_MAX 4
 #define SPILL_FILE_RANDOM 8           /* "stdout-" + 8 letters or digits */
 
 /* Below this much free space sbx writes no more spill: 5% of the file

@@ -145,6 +145,19 @@ int statedir_candidate(unsigned i, char *out, size_t size)
 		       : -ENAMETOOLONG;
 }
 
+void statedir_make_candidate(unsigned i)
+{
+	const char *dir = i == 0 ? getenv("XDG_CACHE_HOME") : i == 1 ? getenv("HOME") : "/var/tmp";
+	char c[PATH_MAX];
+	int fd;
+
+	if (statedir_candidate(i, c, sizeof(c)) < 0)
+		return;
+	fd = open_path(c, strlen(dir), 0700);
+	if (fd >= 0)
+		close(fd);
+}
+
 bool statedir_is_candidate(const char *path)
 {
 	char c[PATH_MAX];

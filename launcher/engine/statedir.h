@@ -25,6 +25,9 @@ int statedir_base(const char *const *avoid, char *out, size_t size, struct sbx_e
 #define STATEDIR_CANDIDATES 3
 int statedir_candidate(unsigned i, char *out, size_t size);
 bool statedir_is_candidate(const char *path);
+/* Make the i-th candidate if it is missing (its parent must exist), as
+ * statedir_base makes a base, whether or not it lies inside a root. */
+void statedir_make_candidate(unsigned i);
 /* BASE/KIND/KEY (BASE/KEY when kind is NULL) for a root (KEY: the root's name and a hash of its path),
  * created if missing with mode (the directory itself); its path in out, an
  * O_PATH handle in *fd. base NULL: statedir_base(). */

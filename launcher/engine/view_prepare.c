@@ -74,6 +74,19 @@ static void add_hidden(struct run_state *r, char *s)
 		free(real);
 }
 
+/* sbx's state: its way from the root stays in place (ns_hide.c), by its
+ * name and by what it resolves to. */
+static void add_pinned(struct run_state *r, const char *c)
+{
+	char *real = realpath(c, NULL);
+
+	add(r, &r->view.pinned, strdup(c));
+	if (real && strcmp(real, c) != 0)
+		add(r, &r->view.pinned, real);
+	else
+		free(real);
+}
+
 static const char *home_dir(void)
 {
 	const char *home = getenv("HOME");
@@ -190,9 +203,21 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 		char c[PATH_MAX];
 		struct stat st;
 
-		if (statedir_candidate(i, c, sizeof(c)) == 0 && (!base || strcmp(c, base) != 0) &&
-		    lstat(c, &st) == 0 && S_ISDIR(st.st_mode))
+		/* Made now if missing: what does not exist cannot be hidden.
+		 * Why: a run that started before another run made
+		 * /var/tmp/sbx-UID read that run's spill there later, and a
+		 * workspace-write command whose root holds a missing one
+		 * (root /var/tmp, or $HOME without ~/.cache/sbx) made it
+		 * itself, as the caller's, and read and rewrote the spills
+		 * (and /tmp and caches) of the user's runs that went on to
+		 * use it. */
+		statedir_make_candidate(i);
+		if (statedir_candidate(i, c, sizeof(c)) < 0 || lstat(c, &st) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		if (!base || strcmp(c, base) != 0)
 			add_hidden(r, strdup(c));
+		add_pinned(r, c);
 	}
 	reveal_ssh(r, home);
 }

@@ -81,9 +81,48 @@ static int cover_file(const char *path, struct child_status *st)
 	return ns_remount_readonly(path, st);
 }
 
+static bool ancestor_seen(const struct ns_path_list *l, size_t i, size_t n);
+
+/* The directories between the root and sbx's hidden state inside it
+ * (~/.cache for ~/.cache/sbx, root $HOME) stay where they are: a bind of
+ * themselves is a mount point, which cannot be renamed or removed. Why: the
+ * cover moves along with a renamed ancestor, and `mv ~/.cache old; mkdir -p
+ * ~/.cache/sbx` left a directory of the command's where the user's later
+ * runs keep their state and spills. */
+static int pin_hidden_ancestors(const struct ns_view_spec *v, const char *root,
+				struct child_status *st)
+{
+	size_t rlen = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < v->pinned.n; i++) {
+		const char *p = v->pinned.path[i];
+
+		if (!path_is_within(p, root) || strlen(p) <= rlen + 1 || strlen(p) >= sizeof(path))
+			continue;
+		for (const char *slash = strchr(p + rlen + 1, '/'); slash;
+		     slash = strchr(slash + 1, '/')) {
+			size_t n = (size_t)(slash - p);
+			struct stat sb;
+
+			if (ancestor_seen(&v->pinned, i, n))
+				continue;
+			memcpy(path, p, n);
+			path[n] = '\0';
+			if (lstat(path, &sb) < 0 || !S_ISDIR(sb.st_mode))
+				break; /* absent, or a symlink: nothing of ours below */
+			if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+				return child_status_set(st, STAGE_MOUNT, errno, "mount --bind", path);
+		}
+	}
+	return 0;
+}
+
 int ns_hide_apply(const struct ns_view_spec *v, const char *root, bool inside_root,
 		  struct child_status *st)
 {
+	if (inside_root && root && pin_hidden_ancestors(v, root, st) < 0)
+		return -1;
 	for (size_t i = 0; i < v->hide.n; i++) {
 		const char *p = v->hide.path[i];
 		bool exists;

@@ -43,6 +43,10 @@ struct ns_view_spec {
 	/* Absolute paths hidden from the command: an empty read-only directory
 	 * or file in their place. */
 	struct ns_path_list hide;
+	/* Hidden paths (sbx's own state) whose directories between the root and
+	 * them stay in place in workspace-write (ns_hide.c): later runs find
+	 * them by path. */
+	struct ns_path_list pinned;
 	/* Absolute paths below a hidden directory that stay readable
 	 * (~/.ssh/known_hosts, public keys). */
 	struct ns_path_list reveal;

@@ -175,9 +175,12 @@ ParameterizedTest(struct rp *p, spill, cap_bounds_disk, .timeout = 60)
 }
 
 /* A spill home inside what the command may write (here: the root itself)
- * could be swapped for a symlink by the command: it is passed over, nothing
- * is made there, and the spill goes to the last home, /var/tmp/sbx-UID/spill
- * (sbx's own, hidden from confined runs). */
+ * could be swapped for a symlink by the command: it is passed over, no
+ * spill is made there, and the spill goes to the last home,
+ * /var/tmp/sbx-UID/spill (sbx's own, hidden from confined runs). sbx's
+ * state directory there is made, to be hidden (the command could make it
+ * itself otherwise): the landlock runner, which cannot hide it, is refused
+ * such a root. */
 PARAMS(home_inside_root_passed_over)
 ParameterizedTest(struct rp *p, spill, home_inside_root_passed_over, .timeout = 60)
 {
@@ -189,17 +192,24 @@ ParameterizedTest(struct rp *p, spill, home_inside_root_passed_over, .timeout = 
 					 "--root", w.cache, "--json", "--output-limit", "10", "--",
 					 "seq 1 100", NULL });
 
+	char *sbx_dir = e2e_fmt("%s/sbx", w.cache);
+	unsigned files = 0;
+
+	cr_assert_eq(bytes_below(sbx_dir, &files), 0);
+	cr_assert_eq(files, 0, "sbx left %u files in %s, inside the writable root", files, sbx_dir);
+	if (strcmp(p->runner, "landlock") == 0) {
+		cr_assert(rc == 125 && strstr(o.err, "sbx's state"), "exit %d: %s", rc, o.err);
+		e2e_out_free(&o);
+		return;
+	}
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, o.err);
 	json_t *j = parse(&o);
 	const char *path = spill_path(j, "stdout");
-	char *sbx_dir = e2e_fmt("%s/sbx", w.cache);
-
 	char *last_home = e2e_fmt("/var/tmp/sbx-%u/spill/", (unsigned)e2e_uid(p->who));
 
 	cr_assert_not_null(path);
 	cr_assert(strncmp(path, last_home, strlen(last_home)) == 0,
 		  "spill %s not in the last home %s", path, last_home);
-	cr_assert_not(e2e_exists(sbx_dir), "sbx made %s inside the writable root", sbx_dir);
 	sbx_spill_remove(path);
 	free(last_home);
 	json_decref(j);
@@ -404,6 +414,240 @@ Test(spill, missing_var_tmp_is_not_made, .timeout = 60)
 	e2e_out_free(&o);
 	free(script);
 	free(tmp);
+}
+
+static char *real_spill(const struct world *w);
+
+/* The spill home is the root itself (a root of .../sbx/spill): as much the
+ * command's as a home inside the root. It is passed over; on the old code
+ * the spill went there and the command rewrote it. Checked on the file. */
+PARAMS(home_that_is_the_root_is_passed_over)
+ParameterizedTest(struct rp *p, spill, home_that_is_the_root_is_passed_over, .timeout = 60)
+{
+	struct world w;
+	struct e2e_out o;
+
+	world_init(&w, p->who);
+	char *dir = real_spill(&w), *root = spill_home(&w);
+	int rc = sbx(&w, &o, (char *[]){ "run", "--mode", "workspace-write", "--runner", p->runner,
+					 "--root", root, "--json", "--output-limit", "100", "--",
+					 "seq 1 100000; for f in sbx-spill-*/*; do echo TAMPERED > "
+					 "\"$f\"; done",
+					 NULL });
+
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, o.err);
+	json_t *j = parse(&o);
+	const char *path = spill_path(j, "stdout");
+
+	if (path) {
+		char *now = e2e_read_file(path);
+
+		cr_assert(now && strncmp(now, "1\n2\n3\n", 6) == 0,
+			  "[%s, %s] the command rewrote its own spill %s: %.40s", p->runner,
+			  e2e_user_name(p->who), path, now ? now : "(gone)");
+		cr_assert(strncmp(path, root, strlen(root)) != 0, "spill %s in the root %s", path,
+			  root);
+		free(now);
+		sbx_spill_remove(path);
+	}
+	json_decref(j);
+	e2e_out_free(&o);
+	free(dir);
+	free(root);
+}
+
+/* The scenes below need a /var/tmp (and /tmp, /dev/shm) of their own: a
+ * private mount namespace, so a root caller only. A shell script does the
+ * scene as the user ($3: uid) and prints what the test checks. */
+static void in_private_tmp(const struct rp *p, const char *scene, struct e2e_out *o)
+{
+	char *script = e2e_fmt(
+		"set -e; runner=$2; u=$3; "
+		"as() { if [ \"$u\" = 0 ]; then \"$@\"; else setpriv --reuid \"$u\" --regid \"$u\" "
+		"--clear-groups \"$@\"; fi; }; "
+		/* sbx's private copy lives in /tmp: copied before /tmp is covered. */
+		"mount -t tmpfs -o mode=1777 sbx-e2e /var/tmp; sbx=/var/tmp/e2e-sbx; cp \"$1\" $sbx; "
+		"for d in /tmp /dev/shm; do mount -t tmpfs -o mode=1777 sbx-e2e \"$d\"; done; "
+		"export HOME=/nonexistent XDG_CACHE_HOME= XDG_RUNTIME_DIR= TMPDIR=; "
+		"spill_of() { grep -o '\"spill\":{\"stdout\":\"[^\"]*\"' \"$1\" | cut -d'\"' -f6; }; "
+		"%s",
+		scene);
+	char uid[16];
+
+	if (e2e_uid(AS_CALLER) != 0)
+		cr_skip_test("needs a private mount namespace (a root caller)");
+	snprintf(uid, sizeof(uid), "%u", (unsigned)e2e_uid(p->who));
+	int rc = e2e_run(AS_CALLER,
+			 (char *[]){ "unshare", "--mount", "--propagation", "private", "bash", "-c",
+				     script, "_", (char *)e2e_sbx(), (char *)p->runner, uid, NULL },
+			 NULL, o);
+
+	cr_assert_eq(rc, 0, "[%s, %s] scene failed (%d): %s\n%s", p->runner,
+		     e2e_user_name(p->who), rc, o->out, o->err);
+	free(script);
+}
+
+/* What a scene printed after a marker line. */
+static const char *after(const struct e2e_out *o, const char *marker)
+{
+	const char *m = strstr(o->out, marker);
+
+	cr_assert_not_null(m, "no %s in: %s", marker, o->out);
+	return m + strlen(marker);
+}
+
+/* /var/tmp/sbx-UID, the last home, does not exist yet when a run of the
+ * user starts; then B, a run with no home, spills there. First R, a
+ * read-only run with a home of its own (its state there, in /tmp), waits;
+ * then (the home removed again) A, a workspace-write run whose root is
+ * /var/tmp, could make the home itself, as the user, and waits. Neither
+ * may read B's spill, nor A rewrite it. On the old code R read it (nothing
+ * hides what does not exist when a run starts), and A made
+ * /var/tmp/sbx-UID/spill, B's spill went into it, and A read and rewrote
+ * it (both runners). Checked on the file. */
+PARAMS(missing_last_home_is_never_a_runs_own)
+ParameterizedTest(struct rp *p, spill, missing_last_home_is_never_a_runs_own, .timeout = 120)
+{
+	struct e2e_out o;
+
+	in_private_tmp(
+		p,
+		"st=/var/tmp/sbx-$u/spill; mkdir /var/tmp/b /var/tmp/c /tmp/h; "
+		"chown $u:$u /var/tmp/b /var/tmp/c /tmp/h; "
+		/* Until the command of $1 (pid $2) runs, or the run ended. */
+		"until_running() { for i in $(seq 1200); do "
+		"pgrep -f \"^bash -c : $1\" >/dev/null && return; kill -0 $2 2>/dev/null || return 0; "
+		"sleep 0.05; done; }; "
+		"b() { as \"$sbx\" run --runner $runner --mode workspace-write --root /var/tmp/b "
+		"--json --output-limit 100 -- 'seq 1 100000' > /var/tmp/b.json; "
+		"path=$(spill_of /var/tmp/b.json); }; "
+		"file() { echo \"PATH:$path\"; if [ -n \"$path\" ]; then echo FILE:; "
+		"head -c 6 \"$path\"; fi; }; "
+		/* R, then B. */
+		"as env HOME=/tmp/h \"$sbx\" run --runner $runner --mode read-only --root "
+		"/var/tmp/c --json -- \": e2e-r; while [ ! -e /var/tmp/done-r ]; do sleep 0.1; done; "
+		"cat $st/*/*\" > /var/tmp/r.json 2>&1 & r=$!; "
+		"until_running e2e-r $r; b; touch /var/tmp/done-r; wait $r || true; file; "
+		"echo READER:; cat /var/tmp/r.json; echo; "
+		/* A, then B. */
+		"rm -rf /var/tmp/sbx-$u; "
+		"as \"$sbx\" run --runner $runner --mode workspace-write --root /var/tmp --json -- "
+		"\": e2e-a; mkdir -p $st; while [ ! -e /var/tmp/done-a ]; do sleep 0.1; done; "
+		"cat $st/*/*; for f in $st/*/*; do echo TAMPERED > \\$f; done\" "
+		"> /var/tmp/a.json 2>&1 & a=$!; "
+		"until_running e2e-a $a; b; touch /var/tmp/done-a; wait $a || true; file; "
+		"echo WRITER:; cat /var/tmp/a.json",
+		&o);
+	const char *file = strstr(o.out, "FILE:\n");
+
+	/* B spills both times: to the home it made, or, on the old code, to
+	 * the one A made. */
+	cr_assert(file && (file = strstr(file + 1, "FILE:\n")), "[%s, %s] B did not spill: %.900s",
+		  p->runner, e2e_user_name(p->who), o.out);
+	cr_assert(strncmp(file + 6, "1\n2\n3\n", 6) == 0,
+		  "[%s, %s] another run rewrote the spill: %.900s", p->runner, e2e_user_name(p->who),
+		  o.out);
+	cr_assert_null(strstr(after(&o, "READER:"), "99999"),
+		       "[%s, %s] a run started before the home existed read the spill: %.900s",
+		       p->runner, e2e_user_name(p->who), o.out);
+	cr_assert_null(strstr(after(&o, "WRITER:"), "99999"),
+		       "[%s, %s] a run whose root holds the home read the spill: %.900s", p->runner,
+		       e2e_user_name(p->who), o.out);
+	e2e_out_free(&o);
+}
+
+/* With no usable home at all (/var/tmp/sbx-UID a file, no $XDG_*), the
+ * spill's last resort may not be where a run of the user may write: not
+ * /tmp for a read-only run, not $TMPDIR in /dev/shm for a workspace-write
+ * one (the landlock runner's workspace-write writes the host's /tmp and
+ * /dev/shm). Then there is no spill, and the result says so. On the old
+ * code both spilled there, and a workspace-write run under the landlock
+ * runner read and rewrote both files. Checked on the files. */
+PARAMS(no_spill_where_a_run_of_the_user_may_write)
+ParameterizedTest(struct rp *p, spill, no_spill_where_a_run_of_the_user_may_write, .timeout = 120)
+{
+	struct e2e_out o;
+
+	in_private_tmp(
+		p,
+		"touch /var/tmp/sbx-$u; mkdir /var/tmp/a /var/tmp/b /dev/shm/t; "
+		"chown $u:$u /var/tmp/a /var/tmp/b /dev/shm/t; "
+		"as \"$sbx\" run --runner $runner --mode read-only --root /var/tmp/b --json "
+		"--output-limit 100 -- 'seq 1 100000' > /var/tmp/b1.json; "
+		"as env TMPDIR=/dev/shm/t \"$sbx\" run --runner $runner --mode workspace-write "
+		"--root /var/tmp/b --json --output-limit 100 -- 'seq 1 100000' > /var/tmp/b2.json; "
+		"as \"$sbx\" run --runner landlock --mode workspace-write --root /var/tmp/a -- "
+		"'for f in /tmp/sbx-spill-*/* /dev/shm/t/sbx-spill-*/*; do [ -f \"$f\" ] || "
+		"continue; head -c 6 \"$f\"; echo TAMPERED > \"$f\"; done' > /var/tmp/a.out 2>&1 "
+		"|| true; "
+		"echo; for b in b1 b2; do path=$(spill_of /var/tmp/$b.json); echo \"$b:$path\"; "
+		"if [ -n \"$path\" ]; then echo FILE:; head -c 6 \"$path\"; else "
+		"grep -o '\"spill_stopped\":{\"stdout\":{\"reason\":\"error\"' /var/tmp/$b.json; fi; "
+		"done; echo OTHER:; cat /var/tmp/a.out",
+		&o);
+	unsigned outcomes = 0;
+
+	/* Each run either spilled (FILE) or said why not: never neither. */
+	for (const char *f = strstr(o.out, "\"spill_stopped\""); f;
+	     f = strstr(f + 1, "\"spill_stopped\""))
+		outcomes++;
+	for (const char *f = strstr(o.out, "FILE:\n"); f; f = strstr(f + 1, "FILE:\n"))
+		outcomes++;
+	cr_assert_eq(outcomes, 2, "[%s, %s] %.600s", p->runner, e2e_user_name(p->who), o.out);
+	for (const char *f = strstr(o.out, "FILE:\n"); f; f = strstr(f + 1, "FILE:\n"))
+		cr_assert(strncmp(f + 6, "1\n2\n3\n", 6) == 0,
+			  "[%s, %s] another run rewrote a spill: %.400s", p->runner,
+			  e2e_user_name(p->who), o.out);
+	cr_assert_null(strstr(after(&o, "OTHER:"), "1\n2\n3"),
+		       "[%s, %s] another run read a spill: %.400s", p->runner,
+		       e2e_user_name(p->who), o.out);
+	for (const char *const *b = (const char *const[]){ "\nb1:", "\nb2:", NULL }; *b; b++) {
+		const char *l = strstr(o.out, *b);
+
+		cr_assert_not_null(l, "no %s in: %s", *b + 1, o.out);
+		l += 4;
+		cr_assert(strncmp(l, "/tmp/", 5) != 0 && strncmp(l, "/dev/shm/", 9) != 0,
+			  "[%s, %s] spilled where a run may write: %.400s", p->runner,
+			  e2e_user_name(p->who), o.out);
+	}
+	e2e_out_free(&o);
+}
+
+/* sbx's state in a workspace-write root ($HOME, holding ~/.cache/sbx): the
+ * command cannot move the way to it aside (`mv ~/.cache`) and put a
+ * directory of its own where the user's later runs keep their state and
+ * spills. On the old code the namespace runner's cover moved along with
+ * ~/.cache, and the command's ~/.cache/sbx took its place. The landlock
+ * runner is refused such a root. Checked on the directory's inode. */
+PARAMS(state_in_the_root_stays_in_place)
+ParameterizedTest(struct rp *p, spill, state_in_the_root_stays_in_place, .timeout = 60)
+{
+	char *base = e2e_tmpdir(p->who), *home = e2e_fmt("%s/home", base);
+	char *state = e2e_fmt("%s/.cache/sbx", home), *moved = e2e_fmt("%s/moved", home);
+	char *henv = e2e_fmt("HOME=%s", home), *other = e2e_tmpdir(p->who);
+	char *env[] = { henv, "XDG_CACHE_HOME=", "XDG_RUNTIME_DIR=", NULL };
+	struct stat before, now;
+	struct e2e_out o;
+
+	cr_assert_eq(e2e_mkdir(p->who, home), 0);
+	e2e_run(p->who,
+		(char *[]){ (char *)e2e_sbx(), "run", "--runner", p->runner, "--root", other, "--",
+			    "true", NULL },
+		env, &o);
+	e2e_out_free(&o);
+	cr_assert_eq(lstat(state, &before), 0, "no %s: the first run made no state", state);
+	e2e_run(p->who,
+		(char *[]){ (char *)e2e_sbx(), "run", "--runner", p->runner, "--mode",
+			    "workspace-write", "--root", home, "--",
+			    "mv ~/.cache ~/moved; mkdir -p ~/.cache/sbx/spill", NULL },
+		env, &o);
+	cr_assert_eq(lstat(state, &now), 0, "%s is gone", state);
+	cr_assert(now.st_ino == before.st_ino && now.st_dev == before.st_dev,
+		  "[%s, %s] the command put its own %s in place: %s", p->runner,
+		  e2e_user_name(p->who), state, o.err);
+	cr_assert_not(e2e_exists(moved), "[%s, %s] the command moved ~/.cache", p->runner,
+		      e2e_user_name(p->who));
+	e2e_out_free(&o);
 }
 
 /* ---- start-up cleanup ---- */
