@@ -3,6 +3,7 @@
  * seccomp_rules.c at build time (seccomp_filters.c), installed in the child.
  * Compiling it per run cost ~0.45 ms here (three ABIs, ~200 instructions). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -37,24 +38,33 @@ const struct sock_fprog *seccomp_filter_join(enum seccomp_rules_for rules,
 		struct sock_fprog prog;
 	} joined[JOINED_MAX];
 	static size_t n_joined;
-	const struct sock_fprog *first;
+	/* Why a lock: runs started at once on several threads (the library's
+	 * caller) joined at once, and one could take an entry another was
+	 * still writing, or both wrote the same slot. */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	const struct sock_fprog *first, *found = NULL;
 	struct sock_filter *f;
 	size_t len;
 	int err;
 
 	if (!after || !(first = seccomp_filter_get(rules, &err)))
 		return NULL;
-	for (size_t i = 0; i < n_joined; i++)
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < n_joined && !found; i++)
 		if (joined[i].rules == rules && joined[i].after == after)
-			return &joined[i].prog;
+			found = &joined[i].prog;
 	len = (size_t)first->len + after->len;
-	if (n_joined == JOINED_MAX || len > BPF_MAXINSNS || !(f = malloc(len * sizeof(*f))))
-		return NULL;
+	if (found || n_joined == JOINED_MAX || len > BPF_MAXINSNS ||
+	    !(f = malloc(len * sizeof(*f)))) {
+		pthread_mutex_unlock(&lock);
+		return found;
+	}
 	for (size_t i = 0; i < first->len; i++) {
 		struct sock_filter in = first->filter[i];
 
 		if (BPF_CLASS(in.code) == BPF_RET && BPF_RVAL(in.code) != BPF_K) {
 			free(f); /* a verdict from A: not one we can follow */
+			pthread_mutex_unlock(&lock);
 			return NULL;
 		}
 		if (in.code == (BPF_RET | BPF_K) && in.k == SECCOMP_RET_ALLOW)
@@ -74,7 +84,9 @@ const struct sock_fprog *seccomp_filter_join(enum seccomp_rules_for rules,
 	joined[n_joined].rules = rules;
 	joined[n_joined].after = after;
 	joined[n_joined].prog = (struct sock_fprog){ .len = (unsigned short)len, .filter = f };
-	return &joined[n_joined++].prog;
+	found = &joined[n_joined++].prog;
+	pthread_mutex_unlock(&lock);
+	return found;
 }
 
 int seccomp_filter_install(const struct sock_fprog *prog, struct child_status *st)

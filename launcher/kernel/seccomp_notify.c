@@ -13,6 +13,7 @@
 #include <linux/filter.h>
 #include <linux/futex.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -272,22 +273,31 @@ static void build(struct bpf_prog_buf *b, bool meta)
 
 static struct bpf_prog_buf bufs[NOTIFY_SETS];
 static struct sock_fprog progs[NOTIFY_SETS];
+static pthread_once_t built = PTHREAD_ONCE_INIT;
 
-const struct sock_fprog *notify_filter_get(enum notify_set set)
+static void build_all(void)
 {
-	if ((unsigned)set >= NOTIFY_SETS)
-		return NULL;
-	if (!progs[set].filter) {
+	for (unsigned set = 0; set < NOTIFY_SETS; set++) {
 		struct bpf_prog_buf *b = &bufs[set];
 
 		b->n = 0;
 		build(b, set == NOTIFY_METADATA);
-		if (b->overflow)
-			return NULL;
-		progs[set].len = b->n;
-		progs[set].filter = b->insns;
+		if (!b->overflow)
+			progs[set] = (struct sock_fprog){ .len = b->n, .filter = b->insns };
 	}
-	return &progs[set];
+}
+
+/* Why once: built on first use by whichever thread came first, two runs
+ * started at once on two threads (the library's caller, a fresh process)
+ * built into the same buffer together, and a child installed the mix: a
+ * filter that refused what bash needs (both commands died of SIGSEGV at
+ * their start, unsupervised; supervisor::one_run_cannot_take_...). */
+const struct sock_fprog *notify_filter_get(enum notify_set set)
+{
+	if ((unsigned)set >= NOTIFY_SETS)
+		return NULL;
+	pthread_once(&built, build_all);
+	return progs[set].filter ? &progs[set] : NULL;
 }
 
 #else
