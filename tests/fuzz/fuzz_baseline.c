@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "protect.h"
+#include "protect_int.h"
 #include "protect_snap.h"
 
 static uint64_t fnv1a(const uint8_t *p, size_t n)

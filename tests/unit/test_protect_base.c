@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "protect.h"
+#include "protect_int.h"
 #include "protect_snap.h"
 
 static char dir[] = "/tmp/sbx-unit-protect-XXXXXX";
