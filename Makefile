@@ -121,7 +121,8 @@ HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper 
 	   tests/helpers/sidedoor tests/helpers/sockserver tests/helpers/symrace tests/helpers/abi32 \
 	   tests/helpers/syscallprobe tests/helpers/ptinject tests/helpers/cloneparent \
 	tests/helpers/lingerclose tests/helpers/lingerpass tests/helpers/inflighthog tests/helpers/fdbatch \
-	tests/helpers/lingernproc tests/helpers/blockedpass tests/helpers/lingermany
+	tests/helpers/lingernproc tests/helpers/blockedpass tests/helpers/lingermany \
+	tests/helpers/abstractd
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)
