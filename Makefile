@@ -71,7 +71,7 @@ obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o launcher/runners/landlock_cache.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o
-obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
+obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o launcher/kernel/scope_thread.o \
 	$(patsubst %.c,%.o,$(wildcard launcher/supervisor/*.c))
 
 # CONFIG_STATIC=y (the default): sbx is one static-pie file (glibc and every

@@ -454,6 +454,7 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 		r->deadman_w = deadman[1];
 	}
 	r->spec.deadman_pid = &r->deadman_pid;
+	r->spec.netns_cookie = &r->netns_cookie;
 	/* Until our children of this start are listed live, no other run's
 	 * end may walk them (tree.c). */
 	bool gate = tree_spawn_begin();

@@ -13,6 +13,7 @@
 
 #include "landlock.h"
 #include "run.h"
+#include "run_supervise.h"
 #include "statedir.h"
 
 /* Per process, only the probe's verdict is remembered: it reads facts about
@@ -201,7 +202,7 @@ static int spawn_with(struct run_state *r, const struct runner_ops *runner,
 	run_limits_for_clone(&r->limits, &r->spec, flags);
 	prep_reason[0] = '\0';
 	rc = runner->prepare(&r->spec, prep_reason, prep_size) < 0 ? 1
-	     : spawn_child(&r->spec, flags, o);
+	     : run_supervise_spawn(r, flags, o);
 	runner->release(&r->spec);
 	return rc;
 }
@@ -305,6 +306,7 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 				     "--net none: this build has no network isolation (CONFIG_NETNS=n)");
 #endif
 	r->spec.landlock_abi = landlock_abi_for(cfg);
+	run_supervise_scope(r);
 
 	/* The runners this run found unusable, so far. */
 	bool out[SBX_RUNNER_NONE + 1] = { false };

@@ -16,6 +16,7 @@
 #include "run_supervise.h"
 
 #ifdef CONFIG_SUPERVISOR
+#include "scope_thread.h"
 #include "seccomp_notify.h"
 #include "supervisor.h"
 
@@ -42,6 +43,45 @@ void run_supervise_prepare(struct run_state *r)
 	r->notify_sock[0] = sv[0];
 	r->notify_sock[1] = sv[1];
 	r->spec.notify_fd = sv[1];
+}
+
+void run_supervise_scope(struct run_state *r)
+{
+	int err;
+
+	/* Where the kernel scopes abstract unix sockets, it decides the
+	 * command's connects to them as it decides its own: the supervisor
+	 * performs them on threads of the run's scope domain, above the
+	 * command's. Without one (no thread to be had) the supervisor decides
+	 * them as below ABI 6 (supervisor_abstract.c). */
+	if (r->scope || r->notify_sock[0] < 0 || r->spec.landlock_abi < 6)
+		return;
+	r->scope = scope_thread_start(&err);
+	if (r->scope)
+		tree_spawner_add(scope_thread_tid(r->scope));
+}
+
+struct spawn_args {
+	struct child_spec *spec;
+	int flags;
+	struct spawn_outcome *o;
+};
+
+static int spawn_there(void *arg)
+{
+	struct spawn_args *a = arg;
+
+	return spawn_child(a->spec, a->flags, a->o);
+}
+
+int run_supervise_spawn(struct run_state *r, int clone_flags, struct spawn_outcome *o)
+{
+	struct spawn_args a = { &r->spec, clone_flags, o };
+
+	/* Spawned there, the command's Landlock domains lie below the scope
+	 * thread's own. */
+	return r->scope ? scope_thread_call(r->scope, spawn_there, &a)
+			: spawn_child(&r->spec, clone_flags, o);
 }
 
 void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
@@ -93,6 +133,8 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	p.rules = r->spec.notify_joined ? r->spec.seccomp : NULL;
 	p.pty_pool = r->spec.pty_pool;
 	p.run = r->pid;
+	p.scope = r->scope;
+	p.netns_cookie = r->netns_cookie;
 	r->sup = supervisor_start(listener, &p, &err);
 	r->spec.supervised = r->sup != NULL;
 }
@@ -116,6 +158,11 @@ void run_supervise_end(struct run_state *r)
 {
 	supervisor_stop(r->sup);
 	r->sup = NULL;
+	if (r->scope) {
+		tree_spawner_remove(scope_thread_tid(r->scope));
+		scope_thread_unref(r->scope);
+		r->scope = NULL;
+	}
 	for (int i = 0; i < 2; i++)
 		if (r->notify_sock[i] >= 0)
 			close(r->notify_sock[i]);
@@ -130,6 +177,16 @@ void run_supervise_end(struct run_state *r)
 void run_supervise_prepare(struct run_state *r)
 {
 	r->notify_sock[0] = r->notify_sock[1] = -1;
+}
+
+void run_supervise_scope(struct run_state *r)
+{
+	(void)r;
+}
+
+int run_supervise_spawn(struct run_state *r, int clone_flags, struct spawn_outcome *o)
+{
+	return spawn_child(&r->spec, clone_flags, o);
 }
 
 void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)

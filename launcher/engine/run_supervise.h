@@ -9,10 +9,17 @@
 
 struct run_state;
 struct sbx_run;
+struct spawn_outcome;
 
 /* Before spawn: the filters and the handoff socket into r->spec, where this
  * kernel can supervise. */
 void run_supervise_prepare(struct run_state *r);
+/* Once the run's Landlock ABI is known, before spawn: where the kernel
+ * scopes abstract unix sockets (ABI 6+), the run's scope thread
+ * (kernel/scope_thread.h), which spawns it (run_supervise_spawn). */
+void run_supervise_scope(struct run_state *r);
+/* spawn_child, on the run's scope thread where it has one. */
+int run_supervise_spawn(struct run_state *r, int clone_flags, struct spawn_outcome *o);
 /* After a successful spawn: take the listener and start answering. */
 void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg);
 /* Calls the policy refused by seccomp so far (0 unsupervised). */

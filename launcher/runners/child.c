@@ -102,7 +102,7 @@ static int command_main(void *arg)
 	/* danger-full-access with --net none: only the network namespace. */
 	if (!spec->runner && spec->net == SBX_NET_NONE &&
 	    ((spec->uid != 0 && userns_write_identity_maps(spec->uid, spec->gid, &st) < 0) ||
-	     netns_loopback_up(&st) < 0))
+	     netns_loopback_up(&st, NULL) < 0))
 		report_and_exit(spec, &st);
 #endif
 #ifdef CONFIG_SECCOMP

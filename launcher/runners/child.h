@@ -71,6 +71,8 @@ struct child_spec {
 	int deadman_fd;            /* read end of the dead-man trigger (-1: none) */
 	int exit_fd;               /* PID namespace runs: init reports there (-1: none) */
 	pid_t *deadman_pid;        /* where the child reports the helper's pid */
+	uint64_t *netns_cookie;    /* landlock runner, --net none: where the child
+				    * reports its network namespace's cookie */
 
 	uint64_t caps_keep;        /* capabilities the command keeps (bit N:
 				    * capability N; caps_for_caller): a root

@@ -129,7 +129,7 @@ static int runner_namespace_enter(const struct child_spec *spec, struct child_st
 #ifdef CONFIG_NETNS
 	/* --net none: the new network namespace came with the clone; bring up
 	 * its loopback while we still hold CAP_NET_ADMIN in it. */
-	if (spec->net == SBX_NET_NONE && netns_loopback_up(st) < 0)
+	if (spec->net == SBX_NET_NONE && netns_loopback_up(st, NULL) < 0)
 		return -1;
 #endif
 

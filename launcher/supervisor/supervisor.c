@@ -25,6 +25,7 @@
 
 #include "bpf_eval.h"
 #include "pty_pool.h"
+#include "scope_thread.h"
 #include "seccomp_notify.h"
 #include "supervisor_int.h"
 
@@ -69,31 +70,24 @@ static bool refused_by_rules(struct supervisor *sv, struct sv_call *c, struct sv
 	return true;
 }
 
-/* Keep only the capabilities in keep (and never more than we hold). */
-static int lower_caps(uint64_t keep)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-
-	if (syscall(SYS_capget, &hdr, data) < 0)
-		return -errno;
-	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
-		uint32_t word = (uint32_t)(keep >> (32 * i));
-
-		data[i].effective &= word;
-		data[i].permitted &= word;
-		data[i].inheritable = 0;
-	}
-	return syscall(SYS_capset, &hdr, data) < 0 ? -errno : 0;
-}
-
 static void handle_socket_call(struct supervisor *sv, struct sv_call *c, struct sv_answer *a)
 {
 	struct sv_net_op *op = sv_net_prepare(c, a);
 
 	if (!op)
 		return;
-	if (sv_net_may_block(op) && sv_worker_start(sv, c, op)) {
+	/* A call the kernel decides in the run's scope domain is performed
+	 * there, never here: the dispatcher has no domain. */
+	if (sv_net_scoped(op)) {
+		if (sv_worker_start(sv, c, op, true)) {
+			a->abandon = true;
+			return;
+		}
+		a->err = EAGAIN; /* no thread to be had: the command may try again */
+		sv_net_free(op);
+		return;
+	}
+	if (sv_net_may_block(op) && sv_worker_start(sv, c, op, false)) {
 		a->abandon = true; /* the worker answers */
 		return;
 	}
@@ -148,7 +142,7 @@ static void *dispatcher_main(void *arg)
 	bool listening = true;
 	/* If we cannot hold exactly the command's privileges we perform
 	 * nothing: every call is refused. */
-	bool refuse_all = lower_caps(sv->caps) < 0;
+	bool refuse_all = sv_lower_caps(sv->caps) < 0;
 
 	while (!__atomic_load_n(&sv->stopping, __ATOMIC_ACQUIRE)) {
 		size_t n = 0, first;
@@ -211,8 +205,13 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	if (sv->pty_pool)
 		pty_pool_ref(sv->pty_pool);
 	sv->run = p->run;
+	sv->scope = p->scope;
+	sv->netns_cookie = p->netns_cookie;
+	if (sv->scope)
+		scope_thread_ref(sv->scope);
 	pthread_mutex_init(&sv->lock, NULL);
-	pthread_cond_init(&sv->work, NULL);
+	pthread_cond_init(&sv->work[0], NULL);
+	pthread_cond_init(&sv->work[1], NULL);
 	sv->handoff[0] = sv->handoff[1] = sv->put_back = -1;
 	pthread_mutex_init(&sv->drop_lock, NULL);
 	pthread_cond_init(&sv->drop_work, NULL);

@@ -42,6 +42,19 @@ int sv_net_socket(const struct sv_net_op *op)
 	return op->sock;
 }
 
+bool sv_net_scoped(const struct sv_net_op *op)
+{
+	return op->scoped;
+}
+
+/* An error of a call performed in the run's scope domain: the scope's
+ * refusal (Landlock's EPERM) is the sandbox's, EACCES as every refusal of
+ * ours, counted; the rest are the kernel's answers. */
+static int scoped_error(const struct sv_net_op *op, int err)
+{
+	return op->scoped && err == EPERM ? -sv_refuse(op->sv, EACCES) : err;
+}
+
 void sv_net_free(struct sv_net_op *op)
 {
 	if (!op)
@@ -252,7 +265,7 @@ static void perform_connect(struct sv_net_op *op, struct sv_answer *a)
 	err = errno;
 	pthread_setcancelstate(old, NULL);
 	if (rc < 0)
-		a->err = err;
+		a->err = scoped_error(op, err);
 }
 
 void sv_net_perform(struct sv_net_op *op, struct sv_answer *a)
@@ -275,7 +288,7 @@ void sv_net_perform(struct sv_net_op *op, struct sv_answer *a)
 			if (err == EPIPE && !(op->flags & MSG_NOSIGNAL) && op->pidfd >= 0)
 				syscall(SYS_pidfd_send_signal, op->pidfd, SIGPIPE, NULL, 0);
 			if (sent == 0)
-				a->err = err;
+				a->err = scoped_error(op, err);
 			break;
 		}
 		if (op->kind != NET_SENDMMSG) {
