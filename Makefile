@@ -122,7 +122,7 @@ HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper 
 	   tests/helpers/syscallprobe tests/helpers/ptinject tests/helpers/cloneparent \
 	tests/helpers/lingerclose tests/helpers/lingerpass tests/helpers/inflighthog tests/helpers/fdbatch \
 	tests/helpers/lingernproc tests/helpers/blockedpass tests/helpers/lingermany \
-	tests/helpers/abstractd
+	tests/helpers/abstractd tests/helpers/inodeioctl
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)

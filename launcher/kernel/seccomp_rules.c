@@ -6,7 +6,10 @@
  * here depends on the run (no paths, no serial numbers, no ids).
  *
  * What is refused, and why:
- *  - both runners: the terminal-injection ioctls; setting a setuid or setgid
+ *  - both runners: the terminal-injection ioctls; the file systems' keyring
+ *    ioctls (fscrypt's keys, added and removed for a whole file system, not
+ *    a file a mount could make read-only) and the file system's label;
+ *    setting a setuid or setgid
  *    bit by any call that takes a mode (as systemd's RestrictSUIDSGID=);
  *    openat2 (ENOSYS: its mode sits in a struct the filter cannot read, and
  *    callers fall back to openat); the kernel keyrings; io_uring (ENOSYS:
@@ -29,6 +32,8 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <linux/fs.h>
+#include <linux/fscrypt.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -270,6 +275,18 @@ int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
 
 	/* TIOCLINUX: the Linux console's paste-selection, the same injection. */
 	rc = rc ? rc : refuse_ioctl(ctx, TIOCLINUX);
+	/* fscrypt's keys live in the file system's keyring, for every file of
+	 * it and past the run: a key the command adds stays on the host, and
+	 * one it removes locks the user's encrypted directories. No mount of
+	 * the view is asked (the read-only binds do not refuse them). The
+	 * label is the whole file system's (CAP_SYS_ADMIN, which no command
+	 * holds: refused here all the same). The landlock runner's supervisor
+	 * refuses them too (supervisor_ioctl.c); so do the 32-bit numbers,
+	 * which are the same. */
+	rc = rc ? rc : refuse_ioctl(ctx, FS_IOC_ADD_ENCRYPTION_KEY);
+	rc = rc ? rc : refuse_ioctl(ctx, FS_IOC_REMOVE_ENCRYPTION_KEY);
+	rc = rc ? rc : refuse_ioctl(ctx, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS);
+	rc = rc ? rc : refuse_ioctl(ctx, FS_IOC_SETFSLABEL);
 	rc = rc ? rc : add_no_special_bits(ctx);
 	rc = rc ? rc : add_no_keyrings(ctx);
 	if (rc == 0 && runner != SECCOMP_RULES_NAMESPACE)

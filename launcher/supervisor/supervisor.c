@@ -122,6 +122,8 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 		sv_pty_peer_call(&c, &a);
 	} else if (sv->metadata && sv_is_pty_number_call(&c.n)) {
 		sv_pty_number_call(&c, &a);
+	} else if (sv->metadata && sv_is_inode_ioctl_call(&c.n)) {
+		sv_inode_ioctl_call(&c, &a);
 	} else if (sv_is_watch_call(&c.n)) {
 		sv_watch_call(&c, &a);
 	} else if (sv_is_socket_call(&c.n)) {

@@ -196,6 +196,9 @@ bool sv_is_ptmx(int fd);
  * in (landlock runner) */
 bool sv_is_pty_number_call(const struct seccomp_notif *n);
 void sv_pty_number_call(struct sv_call *c, struct sv_answer *a);
+/* supervisor_ioctl.c: the file systems' own ioctls (landlock runner) */
+bool sv_is_inode_ioctl_call(const struct seccomp_notif *n);
+void sv_inode_ioctl_call(struct sv_call *c, struct sv_answer *a);
 /* supervisor_watch.c: inotify_add_watch, fanotify_mark (landlock runner) */
 bool sv_is_watch_call(const struct seccomp_notif *n);
 void sv_watch_call(struct sv_call *c, struct sv_answer *a);

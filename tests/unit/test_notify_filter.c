@@ -188,4 +188,41 @@ Test(notify_filter, pty_number_in_metadata_set_only)
 	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_I386, 54, 0x80045430), ALLOW);
 }
 
+/* Every ioctl of the file systems' own types reaches the supervisor under
+ * the landlock runner (supervisor_ioctl.c), by the request's low 32 bits,
+ * also by x32's and i386's numbers (which it refuses): chattr's
+ * FS_IOC_SETFLAGS and FS_IOC32_SETFLAGS, FS_IOC_SETVERSION ('v'),
+ * FS_IOC_FSSETXATTR ('X'), fs-verity and fscrypt ('f'), btrfs's and
+ * FICLONE's (0x94), f2fs's (0xf5), the fs uuid's (0x15). A terminal's,
+ * a socket's and a block device's pass. Not under the namespace runner,
+ * whose read-only mounts refuse the changes (EROFS). */
+Test(notify_filter, file_system_ioctls_in_metadata_set_only)
+{
+	static const uint64_t fs[] = { 0x40086602, 0x40046602, 0x80086601, 0x40087602, 0x40047602,
+				       0x40086604, 0x401c5820, 0x40806685, 0x800c6613, 0xc0506617,
+				       0x41009432, 0x5000940e, 0x50009401, 0x40049409, 0xf50a,
+				       0x80111500 };
+	static const uint64_t other[] = { 0x5401 /* TCGETS */, 0x541b /* FIONREAD */,
+					  0x8912 /* SIOCGIFCONF */, 0x80081272 /* BLKGETSIZE64 */,
+					  0x4b3a /* KDSETMODE */ };
+
+	for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
+		cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl, fs[i]), NOTIFY,
+			     "%#llx", (unsigned long long)fs[i]);
+		cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl,
+				       fs[i] | 0xdead00000000ULL), NOTIFY);
+		cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, X32 | 514, fs[i]), NOTIFY);
+		cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_I386, 54, fs[i]), NOTIFY);
+		cr_assert_eq(act_ioctl(NOTIFY_SOCKETS, AUDIT_ARCH_X86_64, SYS_ioctl, fs[i]), ALLOW);
+	}
+	for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+		cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl, other[i]), ALLOW);
+		cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_I386, 54, other[i]), ALLOW);
+	}
+	/* the pty calls still reach it; other calls with such a number pass */
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_ioctl, 0x5441), NOTIFY);
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_read, 0x40086602), ALLOW);
+	cr_assert_eq(act_ioctl(NOTIFY_METADATA, AUDIT_ARCH_X86_64, SYS_write, 0x40086602), ALLOW);
+}
+
 #endif
