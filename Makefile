@@ -59,7 +59,7 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 	 run_supervise.o run_named.o reap.o probe_causes.o exit_watch.o)
 obj-y += $(patsubst %.c,%.o,$(wildcard launcher/protect/*.c))
 obj-y += $(patsubst %.c,%.o,$(filter-out %/loop_uring.c,$(wildcard launcher/output/*.c)))
-obj-y += $(addprefix launcher/runners/,child.o runners.o runner_filter.o deadman.o)
+obj-y += $(addprefix launcher/runners/,child.o runners.o runner_filter.o deadman.o opener.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
 	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
 	 fds.o bpf_eval.o pty_pool.o inflight.o)

@@ -60,6 +60,8 @@ struct run_state {
 	struct supervisor *sup;    /* the syscall supervisor (NULL: none) */
 	struct scope_thread *scope; /* spawns the run, starts its scoped calls (NULL: none) */
 	int notify_sock[2];        /* its listener's way from the child */
+	int opener_sock[2];        /* the opener's requests (runners/opener.h): [0] ours */
+	pid_t opener_pid;          /* the opener, where it is our child (0: none) */
 	struct loop *loop;         /* NULL until run_attach */
 	int cancel_fd;
 	bool loop_persists;        /* serve's loop: helpers are reaped on it */

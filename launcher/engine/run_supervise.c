@@ -20,6 +20,15 @@
 #include "seccomp_notify.h"
 #include "supervisor.h"
 
+static void close_opener(struct run_state *r)
+{
+	for (int i = 0; i < 2; i++)
+		if (r->opener_sock[i] >= 0)
+			close(r->opener_sock[i]);
+	r->opener_sock[0] = r->opener_sock[1] = -1;
+	r->spec.opener_fd = -1;
+}
+
 /* What the command of a caller with real uid `uid` holds, and so the
  * supervisor's threads: a root caller's keeps exactly CAP_CHOWN,
  * CAP_DAC_OVERRIDE, CAP_FOWNER and CAP_FSETID (CONTRACT section 1), as far as
@@ -33,16 +42,26 @@ void run_supervise_prepare(struct run_state *r)
 	r->notify_sock[0] = r->notify_sock[1] = -1;
 	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS || supervisor_probe(reason, sizeof(reason)) < 0)
 		return;
-	r->spec.notify_sockets = notify_filter_get(NOTIFY_SOCKETS);
-	r->spec.notify_metadata = notify_filter_get(NOTIFY_METADATA);
+	/* workspace-write: the run's opener performs its opens for writing
+	 * (runners/opener.h), so no file of the run is ever open for writing
+	 * with a setuid or setgid bit. In read-only mode nothing it may open
+	 * for writing lies on the host (/dev/null, the namespace runner's
+	 * private /dev/shm and ptys). */
+	bool opens = r->mode == SBX_MODE_WORKSPACE_WRITE &&
+		     socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->opener_sock) == 0;
+
+	r->spec.notify_sockets = notify_filter_get(opens ? NOTIFY_SOCKETS_OPENS : NOTIFY_SOCKETS);
+	r->spec.notify_metadata = notify_filter_get(opens ? NOTIFY_METADATA_OPENS : NOTIFY_METADATA);
 	if (!r->spec.notify_sockets || !r->spec.notify_metadata ||
 	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		r->spec.notify_sockets = r->spec.notify_metadata = NULL;
+		close_opener(r);
 		return;
 	}
 	r->notify_sock[0] = sv[0];
 	r->notify_sock[1] = sv[1];
 	r->spec.notify_fd = sv[1];
+	r->spec.opener_fd = r->opener_sock[1];
 }
 
 void run_supervise_scope(struct run_state *r)
@@ -95,11 +114,19 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	close(r->notify_sock[1]);
 	r->notify_sock[1] = -1;
 	r->spec.notify_fd = -1;
+	/* The opener has its end (or the child never made one): ours goes
+	 * to the supervisor, or nowhere. */
+	if (r->opener_sock[1] >= 0)
+		close(r->opener_sock[1]);
+	r->opener_sock[1] = -1;
+	r->spec.opener_fd = -1;
 	listener = notify_receive_listener(r->notify_sock[0]);
 	close(r->notify_sock[0]);
 	r->notify_sock[0] = -1;
-	if (listener < 0 || !r->runner)
+	if (listener < 0 || !r->runner) {
+		close_opener(r); /* nothing to serve: it ends */
 		return;
+	}
 	p.metadata = r->runner->id == SBX_RUNNER_LANDLOCK;
 	if (r->mode == SBX_MODE_WORKSPACE_WRITE) {
 		/* The writable set as the command sees it: the namespace runner's
@@ -135,6 +162,9 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	p.run = r->pid;
 	p.scope = r->scope;
 	p.netns_cookie = r->netns_cookie;
+	/* Taken over (closed) by the supervisor, whatever becomes of it. */
+	p.opener = r->opener_sock[0];
+	r->opener_sock[0] = -1;
 	r->sup = supervisor_start(listener, &p, &err);
 	r->spec.supervised = r->sup != NULL;
 }
@@ -167,6 +197,7 @@ void run_supervise_end(struct run_state *r)
 		if (r->notify_sock[i] >= 0)
 			close(r->notify_sock[i]);
 	r->notify_sock[0] = r->notify_sock[1] = -1;
+	close_opener(r);
 	/* The pty pool ends (the supervisor, still finishing, can take no
 	 * more from it), then the landlock runner's ruleset is free again. */
 	runners_run_over(&r->spec);

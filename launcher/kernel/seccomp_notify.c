@@ -231,11 +231,28 @@ static void emit_ioctls(struct bpf_prog_buf *b, unsigned nr, bool pty)
 	emit(b, (struct sock_filter)RET_NOTIFY);
 }
 
+/* An open for writing (O_WRONLY, O_RDWR, the access mode 3, or O_TRUNC) by
+ * nr, whose flags are argument arg: to the supervisor, which has the run's
+ * opener perform it (runners/opener.h: no file of the run is open for
+ * writing with a setuid or setgid bit; the kernel clears them at a write, a
+ * truncation or a clone, but not at a change through a shared mapping, nor
+ * a setgid bit without group execute at all). An open for reading passes. A
+ * holds nr, and still does after the block for any other call. */
+static void emit_open(struct bpf_prog_buf *b, unsigned nr, unsigned arg)
+{
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 5));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 3 /* O_ACCMODE */ | 01000 /* O_TRUNC */));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
+	emit(b, (struct sock_filter)RET_ALLOW);
+	emit(b, (struct sock_filter)RET_NOTIFY);
+}
+
 /* The body for one syscall table, with A holding the number. Every socket
  * call that can name a peer notifies: connect and sendmsg carry the address
  * in memory a filter cannot read. io_uring would do the same calls out of
  * our sight: refused as container runtimes refuse it (programs fall back). */
-static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
+static void emit_table(struct bpf_prog_buf *b, bool meta, bool opens, bool i386)
 {
 	static const unsigned sock_i386[] = { I386_CONNECT, I386_SENDMSG, I386_SENDMMSG };
 	static const unsigned sock_64[] = { SYS_connect, SYS_sendmsg, SYS_sendmmsg };
@@ -261,6 +278,13 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 		emit_sendto(b, I386_SENDTO, false);
 		if (meta)
 			emit_ioctls(b, I386_IOCTL, false);
+		if (opens) {
+			emit_open(b, 5 /* open */, 1);
+			emit_open(b, 295 /* openat */, 2);
+			emit_ret_if(b, 8 /* creat */, SECCOMP_RET_USER_NOTIF);
+			emit_ret_if(b, 92 /* truncate */, SECCOMP_RET_USER_NOTIF);
+			emit_ret_if(b, 193 /* truncate64 */, SECCOMP_RET_USER_NOTIF);
+		}
 		return;
 	}
 	set_add(&set, sock_64, 3);
@@ -277,9 +301,16 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 		emit_ioctls(b, SYS_ioctl, true);
 		emit_ioctls(b, X32_IOCTL, false);
 	}
+	/* x32's open, openat and creat have x86-64's numbers. */
+	if (opens) {
+		emit_open(b, SYS_open, 1);
+		emit_open(b, SYS_openat, 2);
+		emit_ret_if(b, SYS_creat, SECCOMP_RET_USER_NOTIF);
+		emit_ret_if(b, SYS_truncate, SECCOMP_RET_USER_NOTIF);
+	}
 }
 
-static void build(struct bpf_prog_buf *b, bool meta)
+static void build(struct bpf_prog_buf *b, bool meta, bool opens)
 {
 	const unsigned nr = offsetof(struct seccomp_data, nr);
 
@@ -295,10 +326,10 @@ static void build(struct bpf_prog_buf *b, bool meta)
 	unsigned short ja = b->n - 1;
 	/* i386 */
 	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr));
-	emit_table(b, meta, true);
+	emit_table(b, meta, opens, true);
 	emit(b, (struct sock_filter)RET_ALLOW);
 	b->insns[ja].k = b->n - ja - 1;
-	emit_table(b, meta, false);
+	emit_table(b, meta, opens, false);
 	emit(b, (struct sock_filter)RET_ALLOW);
 }
 
@@ -312,7 +343,8 @@ static void build_all(void)
 		struct bpf_prog_buf *b = &bufs[set];
 
 		b->n = 0;
-		build(b, set == NOTIFY_METADATA);
+		build(b, set == NOTIFY_METADATA || set == NOTIFY_METADATA_OPENS,
+		      set == NOTIFY_SOCKETS_OPENS || set == NOTIFY_METADATA_OPENS);
 		if (!b->overflow)
 			progs[set] = (struct sock_fprog){ .len = b->n, .filter = b->insns };
 	}

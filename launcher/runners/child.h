@@ -73,6 +73,8 @@ struct child_spec {
 	pid_t *deadman_pid;        /* where the child reports the helper's pid */
 	uint64_t *netns_cookie;    /* landlock runner, --net none: where the child
 				    * reports its network namespace's cookie */
+	int opener_fd;             /* the opener's socket (runners/opener.h; -1: none) */
+	pid_t *opener_pid;         /* where the child reports the opener's pid */
 
 	uint64_t caps_keep;        /* capabilities the command keeps (bit N:
 				    * capability N; caps_for_caller): a root

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -95,6 +96,21 @@ static void handle_socket_call(struct supervisor *sv, struct sv_call *c, struct 
 	sv_net_free(op);
 }
 
+static void handle_open_call(struct supervisor *sv, struct sv_call *c, struct sv_answer *a)
+{
+	struct sv_open_op *op = sv_open_prepare(c, a);
+
+	if (!op)
+		return;
+	/* A FIFO's open waits for its reader: on a worker. */
+	if (sv_open_may_block(op) && sv_worker_start_open(sv, c, op)) {
+		a->abandon = true;
+		return;
+	}
+	sv_open_perform(op, a);
+	sv_open_free(op);
+}
+
 /* false: the listener is finished (no filter user is left, or it broke). */
 static bool handle_one(struct supervisor *sv, bool refuse_all)
 {
@@ -112,6 +128,8 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 		sv_listen_call(&c, &a); /* x32's too: only noted */
 	} else if (sv_is_mkdir_call(&c.n)) {
 		sv_mkdir_call(&c, &a); /* x32's too: only noted */
+	} else if (sv->opener >= 0 && sv_is_open_call(&c.n)) {
+		handle_open_call(sv, &c, &a); /* i386's and x32's too: performed alike */
 	} else if (c.n.data.arch != AUDIT_ARCH_X86_64 || (c.n.data.nr & SV_X32_SYSCALL_BIT)) {
 		/* The 32-bit ABIs (i386, x32) are trapped so they are no way
 		 * around us, and refused rather than emulated. */
@@ -167,8 +185,14 @@ static void *dispatcher_main(void *arg)
 		}
 		/* POLLHUP: every process under the filter is gone. */
 		if (listening && (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL)) &&
-		    !(pfd[1].revents & POLLIN))
+		    !(pfd[1].revents & POLLIN)) {
 			listening = false;
+			/* No process of the command is left to open anything:
+			 * the opener may go (it ends at end of file). Not
+			 * closed: a worker may still be sending on it. */
+			if (sv->opener >= 0)
+				shutdown(sv->opener, SHUT_RDWR);
+		}
 		else if (listening && (pfd[1].revents & POLLIN))
 			listening = handle_one(sv, refuse_all);
 		/* A caller died: its call is over, end its worker. */
@@ -191,10 +215,13 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 
 	if (!sv) {
 		close(listener);
+		if (p->opener >= 0)
+			close(p->opener);
 		*err = ENOMEM;
 		return NULL;
 	}
 	sv->listener = listener;
+	sv->opener = -1;
 	/* Linux 6.6+: the command waits for each answer, so the kernel may run
 	 * our thread and then the command's on the caller's CPU, with no trip
 	 * through the scheduler's balancing. Older kernels say no: fine. */
@@ -209,6 +236,7 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->run = p->run;
 	sv->scope = p->scope;
 	sv->netns_cookie = p->netns_cookie;
+	sv->opener = p->opener;
 	if (sv->scope)
 		scope_thread_ref(sv->scope);
 	pthread_mutex_init(&sv->lock, NULL);

@@ -68,6 +68,9 @@ struct supervisor_params {
 	 * a root caller's is the host user namespace's, and we may not ask a
 	 * socket there which namespace it is in. */
 	uint64_t netns_cookie;
+	/* The run's opener's socket (runners/opener.h), ours from now on, or
+	 * -1: opens for writing are not ours to perform (read-only mode). */
+	int opener;
 };
 
 /* Take over listener and start answering on threads of our own (serve's loop

@@ -32,6 +32,7 @@ struct sv_inflight {
 	pthread_t thread;
 	int pidfd;         /* the calling process: readable once it is gone */
 	struct sv_net_op *op;
+	struct sv_open_op *open;   /* or an open that may block (a FIFO's) */
 	uint64_t id;
 };
 
@@ -47,6 +48,7 @@ struct supervisor {
 	size_t n_idle[2], n_unclaimed[2], n_workers;
 	struct scope_thread *scope; /* the run's scope thread, referenced (NULL: none) */
 	uint64_t netns_cookie;    /* the landlock runner's --net none namespace (0: none) */
+	int opener;               /* the run's opener's requests (runners/opener.h; -1: none) */
 	struct sv_inflight inflight[SV_MAX_INFLIGHT];
 	size_t passing;           /* copies held for this run's sends' SCM_RIGHTS (atomic) */
 	/* supervisor_release.c, under drop_lock */
@@ -199,6 +201,15 @@ void sv_pty_number_call(struct sv_call *c, struct sv_answer *a);
 /* supervisor_ioctl.c: the file systems' own ioctls (landlock runner) */
 bool sv_is_inode_ioctl_call(const struct seccomp_notif *n);
 void sv_inode_ioctl_call(struct sv_call *c, struct sv_answer *a);
+/* supervisor_open.c: opens for writing, performed by the run's opener
+ * (workspace-write) */
+struct sv_open_op;
+bool sv_is_open_call(const struct seccomp_notif *n);
+/* Everything read and resolved; the op to perform, or NULL with a filled. */
+struct sv_open_op *sv_open_prepare(struct sv_call *c, struct sv_answer *a);
+bool sv_open_may_block(const struct sv_open_op *op);
+void sv_open_perform(struct sv_open_op *op, struct sv_answer *a);
+void sv_open_free(struct sv_open_op *op);
 /* supervisor_watch.c: inotify_add_watch, fanotify_mark (landlock runner) */
 bool sv_is_watch_call(const struct seccomp_notif *n);
 void sv_watch_call(struct sv_call *c, struct sv_answer *a);
@@ -235,6 +246,8 @@ void sv_respond(struct supervisor *sv, uint64_t id, const struct sv_answer *a);
 
 /* supervisor_worker.c: calls that may block, on threads of their own. */
 struct pollfd;
+/* The same for an open that may block (supervisor_open.c). */
+bool sv_worker_start_open(struct supervisor *sv, struct sv_call *c, struct sv_open_op *op);
 /* Hand op over (the worker answers). false: no room, perform it yourself
  * (scoped: on a thread of the run's scope domain, which the dispatcher is
  * not; false then means refuse). */

@@ -56,6 +56,8 @@ void sv_unref(struct supervisor *sv)
 	 * nothing passes unchecked once we are gone. */
 	close(sv->listener);
 	close(sv->wake_fd);
+	if (sv->opener >= 0)
+		close(sv->opener);
 	free_list(sv->allow, sv->n_allow);
 	free_list(sv->hidden, sv->n_hidden);
 	free_list(sv->revealed, sv->n_revealed);

@@ -38,8 +38,10 @@ static void finish_call(struct worker *w)
 	struct sv_inflight *f = &sv->inflight[w->slot];
 
 	sv_net_free(f->op);
+	sv_open_free(f->open);
 	pthread_mutex_lock(&sv->lock);
 	f->op = NULL;
+	f->open = NULL;
 	f->done = true;
 	pthread_mutex_unlock(&sv->lock);
 	w->in_call = false;
@@ -71,6 +73,8 @@ static void perform(struct worker *w, bool refuse)
 	w->in_call = true;
 	if (refuse)
 		a.err = -sv_refuse(w->sv, EACCES);
+	else if (f->open)
+		sv_open_perform(f->open, &a);
 	else
 		sv_net_perform(f->op, &a);
 	/* The copies go back before the answer, as on the dispatcher. Why:
@@ -80,11 +84,16 @@ static void perform(struct worker *w, bool refuse)
 	 * SV_MAX_PASSING with 253 in flight (test_supervisor.c:
 	 * passing_fds_in_lockstep_stays_under_the_bound). No cancellation
 	 * lands here: it is enabled only inside the send. */
+	struct sv_open_op *open;
+
 	pthread_mutex_lock(&w->sv->lock);
 	op = f->op;
 	f->op = NULL;
+	open = f->open;
+	f->open = NULL;
 	pthread_mutex_unlock(&w->sv->lock);
 	sv_net_free(op);
+	sv_open_free(open);
 	sv_respond(w->sv, f->id, &a);
 	finish_call(w);
 	/* A cancellation aimed at the call just done ends us here. */
@@ -145,7 +154,8 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-bool sv_worker_start(struct supervisor *sv, struct sv_call *c, struct sv_net_op *op, bool scoped)
+static bool start(struct supervisor *sv, struct sv_call *c, struct sv_net_op *op,
+		  struct sv_open_op *open, bool scoped)
 {
 	size_t slot = SV_MAX_INFLIGHT;
 	bool ok = true;
@@ -161,7 +171,7 @@ bool sv_worker_start(struct supervisor *sv, struct sv_call *c, struct sv_net_op 
 		return false;
 	}
 	sv->inflight[slot] = (struct sv_inflight){
-		.used = true, .op = op, .id = c->n.id, .scoped = scoped,
+		.used = true, .op = op, .open = open, .id = c->n.id, .scoped = scoped,
 		.pidfd = fcntl(c->pidfd, F_DUPFD_CLOEXEC, 3) };
 	sv->n_unclaimed[scoped]++;
 	if (sv->n_idle[scoped] >= sv->n_unclaimed[scoped]) {
@@ -203,6 +213,16 @@ bool sv_worker_start(struct supervisor *sv, struct sv_call *c, struct sv_net_op 
 	return ok;
 }
 
+bool sv_worker_start(struct supervisor *sv, struct sv_call *c, struct sv_net_op *op, bool scoped)
+{
+	return start(sv, c, op, NULL, scoped);
+}
+
+bool sv_worker_start_open(struct supervisor *sv, struct sv_call *c, struct sv_open_op *op)
+{
+	return start(sv, c, NULL, op, false);
+}
+
 /* With the lock held. */
 static void cancel_slot(struct sv_inflight *f)
 {
@@ -222,6 +242,7 @@ void sv_worker_caller_gone(struct supervisor *sv, size_t slot)
 void sv_worker_stop_all(struct supervisor *sv)
 {
 	struct sv_net_op *untaken[SV_MAX_INFLIGHT];
+	struct sv_open_op *untaken_open[SV_MAX_INFLIGHT];
 	size_t n = 0;
 
 	pthread_mutex_lock(&sv->lock);
@@ -230,8 +251,10 @@ void sv_worker_stop_all(struct supervisor *sv)
 
 		cancel_slot(f);
 		if (f->used && !f->running && !f->done) {
+			untaken_open[n] = f->open;
 			untaken[n++] = f->op;
 			f->op = NULL;
+			f->open = NULL;
 			f->done = true;
 			sv->n_unclaimed[f->scoped]--;
 		}
@@ -240,8 +263,10 @@ void sv_worker_stop_all(struct supervisor *sv)
 	pthread_cond_broadcast(&sv->work[1]);
 	pthread_mutex_unlock(&sv->lock);
 	/* Outside the lock: freeing hands the ops' copies to the closer. */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		sv_net_free(untaken[i]);
+		sv_open_free(untaken_open[i]);
+	}
 }
 
 size_t sv_worker_watch(struct supervisor *sv, struct pollfd *pfd, size_t *slot_of)
