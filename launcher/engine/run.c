@@ -486,6 +486,7 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	/* The opener too (landlock runner: our child, beside bash). */
 	if (r->opener_pid > 0)
 		live_add(r->opener_pid);
+	run_supervise_spawned(r);
 	tree_spawn_end(gate);
 	run_supervise_attach(r, cfg);
 	/* The denial texts in the command's own language are looked up when

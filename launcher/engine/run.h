@@ -59,6 +59,7 @@ struct run_state {
 				    * namespace (SO_NETNS_COOKIE; 0: none, unknown) */
 	struct supervisor *sup;    /* the syscall supervisor (NULL: none) */
 	struct scope_thread *scope; /* spawns the run, starts its scoped calls (NULL: none) */
+	bool scope_listed;         /* its children passed by the walks (tree.c) */
 	int notify_sock[2];        /* its listener's way from the child */
 	int opener_sock[2];        /* the opener's requests (runners/opener.h): [0] ours */
 	pid_t opener_pid;          /* the opener, where it is our child (0: none) */

@@ -306,7 +306,6 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 				     "--net none: this build has no network isolation (CONFIG_NETNS=n)");
 #endif
 	r->spec.landlock_abi = landlock_abi_for(cfg);
-	run_supervise_scope(r);
 
 	/* The runners this run found unusable, so far. */
 	bool out[SBX_RUNNER_NONE + 1] = { false };

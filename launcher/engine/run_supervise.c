@@ -64,20 +64,49 @@ void run_supervise_prepare(struct run_state *r)
 	r->spec.opener_fd = r->opener_sock[1];
 }
 
-void run_supervise_scope(struct run_state *r)
+/* The namespace runner's /proc is the host's here (its procfs could not be
+ * mounted: a container masks parts of the host's), so its command's domain
+ * handles file rights: learnt once, from a child that said so. */
+static bool ns_host_proc;
+
+static void scope_drop(struct run_state *r)
+{
+	if (!r->scope)
+		return;
+	run_supervise_spawned(r);
+	scope_thread_unref(r->scope);
+	r->scope = NULL;
+	r->spec.scope_without_refer = false;
+}
+
+/* A scope thread whose domain suits the runner about to spawn (refer: the
+ * command's domain will handle file rights). Without one (no thread to be
+ * had) the supervisor decides abstract names as below ABI 6
+ * (supervisor_abstract.c). */
+static void scope_for(struct run_state *r, bool refer)
 {
 	int err;
 
-	/* Where the kernel scopes abstract unix sockets, it decides the
-	 * command's connects to them as it decides its own: the supervisor
-	 * performs them on threads of the run's scope domain, above the
-	 * command's. Without one (no thread to be had) the supervisor decides
-	 * them as below ABI 6 (supervisor_abstract.c). */
-	if (r->scope || r->notify_sock[0] < 0 || r->spec.landlock_abi < 6)
+	if (r->scope && scope_thread_refers(r->scope) == refer)
 		return;
-	r->scope = scope_thread_start(&err);
-	if (r->scope)
+	scope_drop(r);
+	r->scope = scope_thread_start(refer, &err);
+	if (r->scope) {
+		/* Until the run's first processes are listed live (run.c),
+		 * no walk of our children takes them for leftovers. */
 		tree_spawner_add(scope_thread_tid(r->scope));
+		r->scope_listed = true;
+		r->spec.scope_without_refer = !refer;
+	}
+}
+
+void run_supervise_spawned(struct run_state *r)
+{
+	/* Listed live now: from here on the walks see its children as any
+	 * thread's (and the end of the run reaps its dead-man helper). */
+	if (r->scope && r->scope_listed)
+		tree_spawner_remove(scope_thread_tid(r->scope));
+	r->scope_listed = false;
 }
 
 struct spawn_args {
@@ -96,11 +125,30 @@ static int spawn_there(void *arg)
 int run_supervise_spawn(struct run_state *r, int clone_flags, struct spawn_outcome *o)
 {
 	struct spawn_args a = { &r->spec, clone_flags, o };
+	bool landlock = r->spec.runner && r->spec.runner->id == SBX_RUNNER_LANDLOCK;
+	int rc;
 
+	if (r->notify_sock[0] < 0 || r->spec.landlock_abi < 6) {
+		scope_drop(r);
+		return spawn_child(&r->spec, clone_flags, o);
+	}
+	scope_for(r, landlock || __atomic_load_n(&ns_host_proc, __ATOMIC_RELAXED));
 	/* Spawned there, the command's Landlock domains lie below the scope
 	 * thread's own. */
-	return r->scope ? scope_thread_call(r->scope, spawn_there, &a)
-			: spawn_child(&r->spec, clone_flags, o);
+	rc = r->scope ? scope_thread_call(r->scope, spawn_there, &a) : spawn_child(&r->spec, clone_flags, o);
+	/* The namespace runner fell back to the host's /proc, whose Landlock
+	 * ruleset handles file rights, below a scope domain that grants no
+	 * REFER: its child refused to go on (every rename across directories
+	 * would fail). Once more, under a domain that grants it; and the
+	 * next runs of this process start so. */
+	if (rc == 0 && r->scope && !landlock && o->failed && o->status.stage == STAGE_LANDLOCK &&
+	    o->status.err == EXDEV) {
+		__atomic_store_n(&ns_host_proc, true, __ATOMIC_RELAXED);
+		scope_for(r, true);
+		rc = r->scope ? scope_thread_call(r->scope, spawn_there, &a)
+			      : spawn_child(&r->spec, clone_flags, o);
+	}
+	return rc;
 }
 
 void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
@@ -164,6 +212,7 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	p.netns_cookie = r->netns_cookie;
 	/* Taken over (closed) by the supervisor, whatever becomes of it. */
 	p.opener = r->opener_sock[0];
+	p.landlock_abi = r->spec.landlock_abi;
 	r->opener_sock[0] = -1;
 	r->sup = supervisor_start(listener, &p, &err);
 	r->spec.supervised = r->sup != NULL;
@@ -188,11 +237,7 @@ void run_supervise_end(struct run_state *r)
 {
 	supervisor_stop(r->sup);
 	r->sup = NULL;
-	if (r->scope) {
-		tree_spawner_remove(scope_thread_tid(r->scope));
-		scope_thread_unref(r->scope);
-		r->scope = NULL;
-	}
+	scope_drop(r);
 	for (int i = 0; i < 2; i++)
 		if (r->notify_sock[i] >= 0)
 			close(r->notify_sock[i]);
@@ -205,14 +250,14 @@ void run_supervise_end(struct run_state *r)
 
 #else
 
+void run_supervise_spawned(struct run_state *r)
+{
+	(void)r;
+}
+
 void run_supervise_prepare(struct run_state *r)
 {
 	r->notify_sock[0] = r->notify_sock[1] = -1;
-}
-
-void run_supervise_scope(struct run_state *r)
-{
-	(void)r;
 }
 
 int run_supervise_spawn(struct run_state *r, int clone_flags, struct spawn_outcome *o)

@@ -2,11 +2,13 @@
 /* A run's scope thread (scope_thread.h): one request at a time, each
  * waited for by its caller. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "landlock.h"
@@ -18,7 +20,10 @@ struct scope_thread {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int refs;
+	bool refer;       /* the domain grants REFER everywhere */
 	bool started, stopping;
+	bool used;        /* a call was made in the domain: we stay for the run */
+	bool gone;        /* idle, we ended: no thread of the domain is left to ask */
 	int start_err;
 	pid_t tid;
 	/* the request in hand, and its answer; busy from a caller's turn to
@@ -42,11 +47,20 @@ static void destroy(struct scope_thread *t)
 
 /* Into the scope domain: no_new_privs (asked by landlock_restrict_self of a
  * thread without CAP_SYS_ADMIN; the command sets it anyway), then a ruleset
- * that handles no file or network right, only the abstract socket scope.
- * Both on this thread alone. */
-static int enter_scope(void)
+ * that scopes abstract sockets. Both on this thread alone. With refer, it
+ * also handles REFER and grants it everywhere: Landlock refuses a link or a
+ * rename across directories in every layer that does not grant REFER once
+ * any layer handles a file right (the landlock runner's do), and so ours
+ * would refuse the command's. Without: it handles no file right at all, so
+ * that a domain of only scopes below it lets the command mount (the
+ * namespace runner's nested sandboxes). */
+static int enter_scope(bool refer)
 {
-	struct sbx_ruleset_attr attr = { .scoped = SBX_LANDLOCK_SCOPE_ABSTRACT_UNIX };
+	struct sbx_ruleset_attr attr = {
+		.handled_access_fs = refer ? LANDLOCK_ACCESS_FS_REFER : 0,
+		.scoped = SBX_LANDLOCK_SCOPE_ABSTRACT_UNIX,
+	};
+	struct landlock_path_beneath_attr rule = { .allowed_access = LANDLOCK_ACCESS_FS_REFER };
 	int ruleset, err = 0;
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -54,7 +68,15 @@ static int enter_scope(void)
 	ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (ruleset < 0)
 		return errno;
-	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+	if (refer) {
+		rule.parent_fd = open("/", O_PATH | O_CLOEXEC);
+		if (rule.parent_fd < 0 ||
+		    syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) < 0)
+			err = errno;
+		if (rule.parent_fd >= 0)
+			close(rule.parent_fd);
+	}
+	if (!err && syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
 		err = errno;
 	close(ruleset);
 	return err;
@@ -80,7 +102,7 @@ static int spawn_here(struct scope_thread *t)
 static void *scope_main(void *arg)
 {
 	struct scope_thread *t = arg;
-	int err = enter_scope();
+	int err = enter_scope(t->refer);
 
 	pthread_mutex_lock(&t->lock);
 	t->tid = (pid_t)syscall(SYS_gettid);
@@ -88,10 +110,27 @@ static void *scope_main(void *arg)
 	t->started = true;
 	pthread_cond_broadcast(&t->cond);
 	while (!err) {
-		while (t->kind == REQ_NONE && !t->stopping)
-			pthread_cond_wait(&t->cond, &t->lock);
-		if (t->kind == REQ_NONE)
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += SCOPE_THREAD_IDLE_SECONDS;
+		bool idle = false;
+
+		while (t->kind == REQ_NONE && !t->stopping && !idle) {
+			if (t->used || t->busy)
+				pthread_cond_wait(&t->cond, &t->lock);
+			else
+				idle = pthread_cond_timedwait(&t->cond, &t->lock, &until) == ETIMEDOUT &&
+				       t->kind == REQ_NONE && !t->used && !t->busy;
+		}
+		if (t->kind == REQ_NONE) {
+			/* Asked to stop, or idle with no call made in the domain:
+			 * a thread less for the run (the supervisor then decides
+			 * abstract names itself, by identity). */
+			t->gone = true;
+			pthread_cond_broadcast(&t->cond);
 			break;
+		}
 		pthread_mutex_unlock(&t->lock);
 		int result = t->kind == REQ_CALL ? t->call(t->arg) : spawn_here(t);
 		pthread_mutex_lock(&t->lock);
@@ -109,7 +148,7 @@ static void *scope_main(void *arg)
 	return NULL;
 }
 
-struct scope_thread *scope_thread_start(int *err)
+struct scope_thread *scope_thread_start(bool refer, int *err)
 {
 	struct scope_thread *t = calloc(1, sizeof(*t));
 	pthread_attr_t attr;
@@ -124,6 +163,7 @@ struct scope_thread *scope_thread_start(int *err)
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);
 	t->refs = 2; /* the caller's and the thread's own */
+	t->refer = refer;
 	rc = pthread_attr_init(&attr);
 	if (rc == 0) {
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -174,11 +214,15 @@ static int request(struct scope_thread *t, enum req_kind kind)
 	return result;
 }
 
-static void wait_turn(struct scope_thread *t)
+/* false: the thread has ended (no request can be made). */
+static bool wait_turn(struct scope_thread *t)
 {
-	while (t->busy)
+	while (t->busy && !t->gone)
 		pthread_cond_wait(&t->cond, &t->lock);
+	if (t->gone)
+		return false;
 	t->busy = true;
+	return true;
 }
 
 int scope_thread_call(struct scope_thread *t, int (*fn)(void *), void *arg)
@@ -186,7 +230,10 @@ int scope_thread_call(struct scope_thread *t, int (*fn)(void *), void *arg)
 	int result;
 
 	pthread_mutex_lock(&t->lock);
-	wait_turn(t);
+	if (!wait_turn(t)) {
+		pthread_mutex_unlock(&t->lock);
+		return -ESRCH;
+	}
 	t->call = fn;
 	t->arg = arg;
 	result = request(t, REQ_CALL);
@@ -199,7 +246,10 @@ int scope_thread_spawn(struct scope_thread *t, size_t stack, void *(*fn)(void *)
 	int result;
 
 	pthread_mutex_lock(&t->lock);
-	wait_turn(t);
+	if (!wait_turn(t)) {
+		pthread_mutex_unlock(&t->lock);
+		return ESRCH;
+	}
 	t->spawn = fn;
 	t->arg = arg;
 	t->stack = stack;
@@ -211,6 +261,24 @@ int scope_thread_spawn(struct scope_thread *t, size_t stack, void *(*fn)(void *)
 pid_t scope_thread_tid(const struct scope_thread *t)
 {
 	return t->tid;
+}
+
+bool scope_thread_use(struct scope_thread *t)
+{
+	bool alive;
+
+	pthread_mutex_lock(&t->lock);
+	alive = !t->gone;
+	if (alive)
+		t->used = true;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	return alive;
+}
+
+bool scope_thread_refers(const struct scope_thread *t)
+{
+	return t->refer;
 }
 
 void scope_thread_ref(struct scope_thread *t)

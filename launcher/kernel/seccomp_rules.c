@@ -22,7 +22,8 @@
  *    sandboxes work there. Also limits and priorities of other processes
  *    (prlimit64 of another pid, setpriority and ioprio_set of a user or
  *    process group): they reach sbx and the caller's processes; and
- *    dnotify (fcntl F_NOTIFY), a watch the supervisor cannot judge;
+ *    dnotify (fcntl F_NOTIFY), a watch the supervisor cannot judge; and
+ *    prctl(PR_SET_DUMPABLE, 0) is made a no-op (add_dumpable_stays);
  *  - namespace runner, root caller: new namespaces, setns and mounts, as
  *    under Landlock. Not for safety (the kernel refuses them all: no
  *    CAP_SYS_ADMIN, and mapping root in a nested user namespace wants
@@ -35,6 +36,7 @@
 #include <linux/fs.h>
 #include <linux/fscrypt.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -250,6 +252,21 @@ static int add_no_clone_parent(scmp_filter_ctx ctx)
 	return seccomp_rule_add_array(ctx, REFUSE, SCMP_SYS(clone), 1, &parent);
 }
 
+/* prctl(PR_SET_DUMPABLE, 0) does nothing and says it did. Why: the
+ * supervisor reads the command's memory and descriptors to perform its calls
+ * (an open for writing, a connect, a chmod), with no more privilege than the
+ * command; a process that made itself non-dumpable (ssh-agent, gpg-agent
+ * do) hides both from it, and every such call of its would be refused. Its
+ * non-dumpability would guard it from the run's other processes only, which
+ * already hold what it holds. (The namespace runner's supervisor owns the
+ * run's user namespace, and sees such a process anyway.) */
+static int add_dumpable_stays(scmp_filter_ctx ctx)
+{
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(prctl), 2,
+				SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, PR_SET_DUMPABLE),
+				SCMP_A1(SCMP_CMP_EQ, 0));
+}
+
 /* dnotify: fcntl(dir, F_NOTIFY) is a watch on a directory's entries, as
  * inotify's, on a fd of the command's whose signal goes to whoever set it:
  * the supervisor cannot place it for the command the way it places inotify
@@ -297,5 +314,7 @@ int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
 		rc = add_no_clone_parent(ctx);
 	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
 		rc = add_no_dnotify(ctx);
+	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
+		rc = add_dumpable_stays(ctx);
 	return rc;
 }

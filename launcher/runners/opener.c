@@ -18,10 +18,13 @@
 #include <unistd.h>
 
 #include "fds.h"
+#include "inflight.h"
 #include "opener.h"
 
 #define SOCK_FD 3
 #define PROC_FD 4
+/* perform's answer for a setuid or setgid file we may not strip */
+#define OPENER_REFUSED (-100000)
 
 /* What the opener may call; anything else kills it (then the command's
  * opens for writing fail: nothing passes without it). Why a filter of its
@@ -55,7 +58,7 @@ static int own_filter(void)
 
 static void reply(int sock, int err, int fd)
 {
-	struct opener_reply r = { .err = err };
+	struct opener_reply r = { .err = err < 0 ? -err : err, .refused = err < 0 };
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -140,9 +143,18 @@ static int perform(const struct opener_req *q, int object, int procfd)
 	    ((q->flags & O_ACCMODE) != O_RDONLY || (q->flags & O_TRUNC)) &&
 	    syscall(SYS_fchmod, fd, st.st_mode & 07777 & ~(S_ISUID | S_ISGID)) < 0) {
 		close(fd);
-		return -EPERM;
+		return OPENER_REFUSED;
 	}
 	return fd;
+}
+
+/* -errno as the answer's err, or ours: -EPERM, refused. */
+static void answer_with(int answer, int fd)
+{
+	if (fd == OPENER_REFUSED)
+		reply(answer, -EPERM, -1);
+	else
+		reply(answer, fd < 0 ? -fd : 0, fd);
 }
 
 static void handle(const struct opener_req *q, int object, int answer, int procfd)
@@ -159,7 +171,7 @@ static void handle(const struct opener_req *q, int object, int answer, int procf
 		return;
 	}
 
-	reply(answer, fd < 0 ? -fd : 0, fd);
+	answer_with(answer, fd);
 	if (fd >= 0)
 		close(fd);
 }
@@ -184,7 +196,7 @@ static void fifo_or_not(const struct opener_req *q, int object, int answer)
 	if (fd >= 0 && !(q->flags & O_NONBLOCK))
 		fcntl(fd, F_SETFL, (long)(q->flags & ~(unsigned)O_NONBLOCK & (O_APPEND | O_ASYNC | O_DIRECT | O_NOATIME)));
 	if (fd != -ENXIO) {
-		reply(answer, fd < 0 ? -fd : 0, fd);
+		answer_with(answer, fd);
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -269,6 +281,9 @@ static __attribute__((noreturn)) void opener_main(const struct child_spec *spec)
 	fds_bound_end(&bound);
 	fcntl(SOCK_FD, F_SETFD, FD_CLOEXEC);
 	fcntl(PROC_FD, F_SETFD, FD_CLOEXEC);
+	/* Our answers pass a file: the whole hard limit of fds in flight,
+	 * as the listener's hand-off has (kernel/inflight.h). */
+	inflight_room_take();
 	if (own_filter() < 0)
 		_exit(1);
 	serve();

@@ -42,6 +42,7 @@ struct opener_req {
 /* The answer, with SCM_RIGHTS: the open file, when err is 0. */
 struct opener_reply {
 	int32_t err;               /* 0, or a positive errno */
+	int32_t refused;           /* 1: ours (a setuid or setgid bit we may not clear) */
 };
 
 /* Child (no allocation, no stdio): fork the opener from the command's

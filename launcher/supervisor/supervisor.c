@@ -237,6 +237,7 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->scope = p->scope;
 	sv->netns_cookie = p->netns_cookie;
 	sv->opener = p->opener;
+	sv->landlock_abi = p->landlock_abi;
 	if (sv->scope)
 		scope_thread_ref(sv->scope);
 	pthread_mutex_init(&sv->lock, NULL);

@@ -71,6 +71,8 @@ struct supervisor_params {
 	/* The run's opener's socket (runners/opener.h), ours from now on, or
 	 * -1: opens for writing are not ours to perform (read-only mode). */
 	int opener;
+	/* The Landlock ABI the run is confined with. */
+	int landlock_abi;
 };
 
 /* Take over listener and start answering on threads of our own (serve's loop

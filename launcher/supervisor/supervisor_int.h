@@ -49,6 +49,7 @@ struct supervisor {
 	struct scope_thread *scope; /* the run's scope thread, referenced (NULL: none) */
 	uint64_t netns_cookie;    /* the landlock runner's --net none namespace (0: none) */
 	int opener;               /* the run's opener's requests (runners/opener.h; -1: none) */
+	int landlock_abi;         /* the run's Landlock ABI */
 	struct sv_inflight inflight[SV_MAX_INFLIGHT];
 	size_t passing;           /* copies held for this run's sends' SCM_RIGHTS (atomic) */
 	/* supervisor_release.c, under drop_lock */

@@ -13,9 +13,10 @@
  *    (SECCOMP_USER_NOTIF_FLAG_CONTINUE). Safe to let go on: whatever file
  *    another thread puts at that fd number meanwhile, nothing changes;
  *  - a request the kernel grants only on a file open for writing (FICLONE,
- *    FICLONERANGE, FIDEDUPERANGE on its destination, ext4's MOVE_EXT and
- *    ALLOC_DA_BLKS): the kernel performs it, and its own FMODE_WRITE check
- *    stands on an open Landlock decided;
+ *    FICLONERANGE, ext4's MOVE_EXT), or one that changes no byte of the file
+ *    (FIDEDUPERANGE shares extents only where both sides hold the same
+ *    bytes): the kernel performs it; its own FMODE_WRITE check stands on an
+ *    open Landlock decided;
  *  - a change to the inode's attributes (flags, generation, FSSETXATTR's
  *    flags and project id, and their 32-bit numbers): decided on the object
  *    behind the command's fd (our pidfd_getfd copy: the same open file) by
@@ -51,7 +52,6 @@
 #define SV_EXT4_IOC_SETVERSION _IOW('f', 4, long)
 #define SV_EXT4_IOC32_GETVERSION _IOR('f', 3, int)
 #define SV_EXT4_IOC32_SETVERSION _IOW('f', 4, int)
-#define SV_EXT4_IOC_ALLOC_DA_BLKS _IO('f', 12)
 #define SV_EXT4_IOC_MOVE_EXT _IOWR('f', 15, char[40])
 #define SV_EXT4_IOC_GETSTATE _IOW('f', 41, unsigned)
 #define SV_EXT4_IOC_GET_ES_CACHE _IOWR('f', 42, char[32])
@@ -100,11 +100,12 @@ static bool reads_only(uint32_t req)
 }
 
 /* Granted by the kernel on a file open for writing only (the destination
- * of a clone or a dedupe: a file the command may write, or own). */
+ * of a clone, both files of ext4's extent move), or changing no byte (a
+ * dedupe, which the kernel makes only of equal bytes). */
 static bool writer_only(uint32_t req)
 {
 	return req == FICLONE || req == FICLONERANGE || req == FIDEDUPERANGE ||
-	       req == SV_EXT4_IOC_MOVE_EXT || req == SV_EXT4_IOC_ALLOC_DA_BLKS;
+	       req == SV_EXT4_IOC_MOVE_EXT;
 }
 
 /* An attribute change: the size of its argument (the kernel reads an int

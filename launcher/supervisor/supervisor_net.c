@@ -146,7 +146,7 @@ static ssize_t send_passing(int sock, struct msghdr *h, int flags)
 
 	if (getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tmo, &tl) == 0 && (tmo.tv_sec || tmo.tv_usec))
 		until = now_ms() + (int64_t)tmo.tv_sec * 1000 + tmo.tv_usec / 1000;
-	while ((n = sendmsg(sock, h, flags | MSG_DONTWAIT)) < 0 && errno == EAGAIN) {
+	while ((n = inflight_sendmsg(sock, h, flags | MSG_DONTWAIT, false)) < 0 && errno == EAGAIN) {
 		int64_t left = until >= 0 ? until - now_ms() : -1;
 
 		if (until >= 0 && left <= 0)
@@ -205,7 +205,8 @@ static ssize_t do_sendmsg(struct sv_net_op *op, struct net_msg *m, int flags)
 	ssize_t n;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
-	n = passing ? send_passing(op->sock, &h, flags) : sendmsg(op->sock, &h, flags);
+	n = passing ? send_passing(op->sock, &h, flags)
+	    : m->n_fds ? inflight_sendmsg(op->sock, &h, flags, false) : sendmsg(op->sock, &h, flags);
 	err = errno;
 	pthread_setcancelstate(old, NULL);
 	inflight_exempt_restore(exempt);

@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "scope_thread.h"
 #include "supervisor_net.h"
 
 /* The abstract name as the allow-list writes it: '@', NULs as '@'. Text for
@@ -93,7 +94,7 @@ static int decide_unix(struct sv_call *c, struct sv_net_op *op, struct net_msg *
 		 * connect from it reaches every abstract socket of the host. On
 		 * a thread of the run's scope domain the kernel decides, as for
 		 * the command itself: the run's own sockets and nothing else. */
-		if (c->sv->scope) {
+		if (c->sv->scope && scope_thread_use(c->sv->scope)) {
 			op->scoped = true;
 			return 0;
 		}

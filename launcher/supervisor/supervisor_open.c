@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "inflight.h"
 #include "opener.h"
 #include "supervisor_int.h"
 
@@ -49,6 +51,7 @@
 #define I386_TRUNCATE 92
 #define I386_TRUNCATE64 193
 #define CTTY_SCAN_MAX 1024
+#define OPEN_REFUSED (-100000) /* ask_opener: the opener refused it */
 
 struct sv_open_op {
 	struct supervisor *sv;
@@ -82,57 +85,117 @@ void sv_open_free(struct sv_open_op *op)
 	free(op);
 }
 
-/* The caller's status file: its umask, and its thread group's and its own
- * numbers in its own PID namespace (the last of NStgid and NSpid). */
-static int caller_status(struct sv_call *c, unsigned *umask_out, long *tgid, long *tid)
+#define NS_LEVELS 33 /* PID namespaces nest 32 deep */
+
+/* The caller as its status file says: its umask, and its thread group's
+ * and its own numbers, one per PID namespace it is in, outermost first
+ * (NStgid, NSpid), with the NStgid line itself to know it by. */
+struct caller {
+	unsigned umask;
+	long tgid[NS_LEVELS], tid[NS_LEVELS];
+	int levels;
+	char nstgid[256];
+};
+
+static int numbers(const char *buf, const char *key, long *out)
+{
+	const char *p = strstr(buf, key);
+	int n = 0;
+
+	if (!p)
+		return -1;
+	p += strlen(key);
+	while (*p && *p != '\n' && n < NS_LEVELS) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		out[n++] = v;
+		p = end;
+	}
+	return n;
+}
+
+static int nstgid_line(const char *buf, char *out, size_t size)
+{
+	const char *p = strstr(buf, "\nNStgid:"), *nl;
+
+	if (!p)
+		return -1;
+	nl = strchr(p + 1, '\n');
+	snprintf(out, size, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+	return 0;
+}
+
+static int caller_status(struct sv_call *c, struct caller *who)
 {
 	char buf[2048];
 	int proc = sv_proc_dir(c);
-	const char *p;
 
 	if (proc < 0 || sv_read_small(proc, "status", buf, sizeof(buf)) < 0)
 		return -EACCES;
-	*umask_out = (unsigned)sv_field(buf, "\nUmask:", 8);
-	*tgid = *tid = -1;
-	for (int k = 0; k < 2; k++) {
-		p = strstr(buf, k == 0 ? "\nNStgid:" : "\nNSpid:");
-		if (!p)
-			return -EIO;
-		p = strchr(p, ':') + 1;
-		long v = -1;
+	who->umask = (unsigned)sv_field(buf, "\nUmask:", 8);
+	who->levels = numbers(buf, "\nNStgid:", who->tgid);
+	if (who->levels <= 0 || numbers(buf, "\nNSpid:", who->tid) != who->levels ||
+	    nstgid_line(buf, who->nstgid, sizeof(who->nstgid)) < 0)
+		return -EIO;
+	return 0;
+}
 
-		while (*p && *p != '\n') {
-			char *end;
-			long n = strtol(p, &end, 10);
+/* Whether /proc/N in the command's view is the caller itself: that
+ * procfs's status of N says what the caller's own says. */
+static bool proc_is_caller(struct sv_call *c, long n, const struct caller *who)
+{
+	char path[64], buf[2048], line[256], proc[40];
+	int h, fd;
+	ssize_t len;
 
-			if (end == p)
-				break;
-			v = n;
-			p = end;
-		}
-		*(k == 0 ? tgid : tid) = v;
-	}
-	return *tgid > 0 && *tid > 0 ? 0 : -EIO;
+	snprintf(path, sizeof(path), "/proc/%ld/status", n);
+	h = sv_resolve(c, AT_FDCWD, path, SV_FOLLOW);
+	if (h < 0)
+		return false;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", h);
+	fd = open(proc, O_RDONLY | O_CLOEXEC);
+	close(h);
+	if (fd < 0)
+		return false;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+	return nstgid_line(buf, line, sizeof(line)) == 0 && strcmp(line, who->nstgid) == 0;
 }
 
 /* "/proc/self[/...]" and "/proc/thread-self[/...]" as the command's own
- * numbers: ours would be sbx's (or none, in its PID namespace). The fd
- * spellings stay (sv_resolve takes them as the command's fds). */
-static int own_proc(char *path, size_t size, long tgid, long tid)
+ * numbers: ours would be sbx's (or none, in its PID namespace). Its number
+ * in the PID namespace of the /proc it sees, which need not be its
+ * innermost (unshare -p without a /proc of its own): the level whose
+ * /proc/N is the caller. The fd spellings stay (sv_resolve takes them as
+ * the command's fds). */
+static int own_proc(struct sv_call *c, char *path, size_t size, const struct caller *who)
 {
 	static const char *const self[] = { "/proc/self", "/proc/thread-self" };
 	char rest[PATH_MAX];
 
 	for (int i = 0; i < 2; i++) {
 		size_t len = strlen(self[i]);
+		int level = who->levels - 1;
 
 		if (strncmp(path, self[i], len) != 0 || (path[len] && path[len] != '/'))
 			continue;
 		if (strncmp(path + len, "/fd/", 4) == 0)
 			return 0;
+		/* One level (no PID namespace of the run's): that /proc is ours. */
+		while (who->levels > 1 && level >= 0 && !proc_is_caller(c, who->tgid[level], who))
+			level--;
+		if (level < 0)
+			return -ENOENT; /* no /proc of the caller's in its view */
 		snprintf(rest, sizeof(rest), "%s", path + len);
-		if ((i == 0 ? snprintf(path, size, "/proc/%ld%s", tgid, rest)
-			    : snprintf(path, size, "/proc/%ld/task/%ld%s", tgid, tid, rest)) >= (int)size)
+		if ((i == 0 ? snprintf(path, size, "/proc/%ld%s", who->tgid[level], rest)
+			    : snprintf(path, size, "/proc/%ld/task/%ld%s", who->tgid[level],
+				       who->tid[level], rest)) >= (int)size)
 			return -ENAMETOOLONG;
 		return 0;
 	}
@@ -205,8 +268,8 @@ static void decode(const struct seccomp_notif *n, int *dirfd, uint64_t *path, in
  * to follow (ours would be sbx's): each hop read from the link itself and
  * resolved again as the command's (sv_resolve takes /proc/self/fd/N as its
  * fd N). path is rewritten along. */
-static int resolve_following(struct sv_call *c, int dirfd, char *path, size_t size, long tgid,
-			     long tid)
+static int resolve_following(struct sv_call *c, int dirfd, char *path, size_t size,
+			     const struct caller *who)
 {
 	int h = sv_resolve(c, dirfd, path, SV_FOLLOW);
 
@@ -240,7 +303,7 @@ static int resolve_following(struct sv_call *c, int dirfd, char *path, size_t si
 				return -ENAMETOOLONG;
 		}
 		snprintf(path, size, "%s", next);
-		if (own_proc(path, size, tgid, tid) < 0)
+		if (own_proc(c, path, size, who) < 0)
 			return -ENAMETOOLONG;
 		h = sv_resolve(c, dirfd, path, SV_FOLLOW);
 	}
@@ -250,11 +313,11 @@ static int resolve_following(struct sv_call *c, int dirfd, char *path, size_t si
 /* The object to open, or the directory to make it in: op filled, or
  * -errno (the answer). */
 static int resolve(struct sv_call *c, struct sv_open_op *op, int dirfd, char *path, int flags,
-		   long tgid, long tid)
+		   const struct caller *who)
 {
 	struct stat st;
 	int h = (flags & O_NOFOLLOW) ? sv_resolve(c, dirfd, path, 0)
-				     : resolve_following(c, dirfd, path, PATH_MAX, tgid, tid);
+				     : resolve_following(c, dirfd, path, PATH_MAX, who);
 
 	if (h >= 0) {
 		if ((flags & O_CREAT) && (flags & O_EXCL)) {
@@ -322,8 +385,8 @@ struct sv_open_op *sv_open_prepare(struct sv_call *c, struct sv_answer *a)
 {
 	struct sv_open_op *op = calloc(1, sizeof(*op));
 	char path[PATH_MAX];
-	unsigned mode, umask_v = 022;
-	long tgid, tid;
+	struct caller who;
+	unsigned mode;
 	uint64_t addr;
 	int64_t length;
 	int dirfd, flags, rc;
@@ -336,20 +399,29 @@ struct sv_open_op *sv_open_prepare(struct sv_call *c, struct sv_answer *a)
 	op->id = c->n.id;
 	op->object = op->answer[0] = op->answer[1] = -1;
 	decode(&c->n, &dirfd, &addr, &flags, &mode, &length);
+	/* Landlock before ABI 3 cannot refuse truncate(2) (the landlock
+	 * runner's enforcement is partial, and says so): there the kernel
+	 * performs it, as before; it clears a setuid bit itself, and a setgid
+	 * bit with group execute (docs/supervisor.md). */
+	if (length != -1 && c->sv->metadata && c->sv->landlock_abi < 3) {
+		a->cont = true;
+		sv_open_free(op);
+		return NULL;
+	}
 	rc = length == INT64_MIN ? -EINVAL : sv_read_string(c, addr, path, sizeof(path));
 	if (rc == 0 && path[0] == '\0')
 		rc = -ENOENT;
 	if (rc == 0)
-		rc = caller_status(c, &umask_v, &tgid, &tid);
+		rc = caller_status(c, &who);
 	if (rc == 0)
-		rc = own_proc(path, sizeof(path), tgid, tid);
+		rc = own_proc(c, path, sizeof(path), &who);
 	if (rc == 0)
-		rc = resolve(c, op, dirfd, path, flags, tgid, tid);
+		rc = resolve(c, op, dirfd, path, flags, &who);
 	if (rc == 0 && length >= 0)
 		rc = as_truncate(op, length);
 	op->req.flags = (uint32_t)flags;
 	op->req.mode = mode & 07777;
-	op->req.umask = umask_v;
+	op->req.umask = rc == 0 ? who.umask : 022;
 	op->cloexec = (flags & O_CLOEXEC) != 0;
 	/* Everything is read: is it still the call we were asked about? */
 	if (rc == 0 && !sv_still_valid(c)) {
@@ -392,8 +464,18 @@ static int ask_opener(struct sv_open_op *op)
 	fds[0] = op->object;
 	fds[1] = op->answer[1];
 	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
-	if (sendmsg(op->sv->opener, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(op->req))
-		return -EPIPE;
+	/* With the margin of the fds in flight: a command that filled its
+	 * user's count (kernel/inflight.h) must not stop its own opens, nor
+	 * another run's. */
+	for (;;) {
+		long sent = inflight_sendmsg(op->sv->opener, &msg, MSG_NOSIGNAL | MSG_DONTWAIT, true);
+		struct pollfd p = { .fd = op->sv->opener, .events = POLLOUT };
+
+		if (sent == (long)sizeof(op->req))
+			break;
+		if (sent >= 0 || errno != EAGAIN || poll(&p, 1, -1) < 0)
+			return -EPIPE;
+	}
 	close(op->answer[1]);
 	op->answer[1] = -1;
 	iov = (struct iovec){ .iov_base = &r, .iov_len = sizeof(r) };
@@ -411,6 +493,11 @@ static int ask_opener(struct sv_open_op *op)
 	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
 	    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
 		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (r.refused) {
+		if (fd >= 0)
+			close(fd);
+		return OPEN_REFUSED;
+	}
 	if (r.err || op->req.op == OPENER_TRUNCATE) {
 		if (fd >= 0)
 			close(fd);
@@ -434,10 +521,14 @@ void sv_open_perform(struct sv_open_op *op, struct sv_answer *a)
 		a->err = -sv_refuse(op->sv, EACCES);
 		return;
 	}
+	if (fd == OPEN_REFUSED) {
+		/* A setuid or setgid file whose bit the caller may not clear:
+		 * refused by us, counted. */
+		a->err = -sv_refuse(op->sv, EPERM);
+		return;
+	}
 	if (fd < 0) {
-		/* EPERM: a setuid or setgid file whose bit the caller may not
-		 * clear: refused by us. The rest are the kernel's answers. */
-		a->err = fd == -EPERM ? -sv_refuse(op->sv, EPERM) : -fd;
+		a->err = -fd; /* the kernel's answer to the opener's open */
 		return;
 	}
 	add.srcfd = (uint32_t)fd;

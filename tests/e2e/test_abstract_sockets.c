@@ -35,6 +35,9 @@ static void __attribute__((unused)) shared_helpers_unused(void)
 
 enum abi { ABI_KERNEL = 0, ABI_5 = 5, ABI_NONE = -1 };
 
+/* kernel/scope_thread.h's SCOPE_THREAD_IDLE_SECONDS */
+#define SCOPE_IDLE 5
+
 struct ap {
 	int runner; /* enum runner */
 	int user;   /* enum e2e_user */
@@ -293,6 +296,38 @@ ParameterizedTest(struct ap *p, abstract_sockets, own_abstract_sockets_are_reach
 			json_decref(j);
 			e2e_out_free(&o);
 		}
+}
+
+/* ---- late in a run: the scope thread is gone, the decision stays ---- */
+
+static struct ap kernel_matrix[] = {
+	{ NAMESPACE, AS_CALLER, ABI_KERNEL }, { NAMESPACE, AS_NOBODY, ABI_KERNEL },
+	{ LANDLOCK, AS_CALLER, ABI_KERNEL },  { LANDLOCK, AS_NOBODY, ABI_KERNEL },
+};
+
+/* A run that names no abstract socket for its first seconds keeps no thread
+ * of its scope domain (kernel/scope_thread.h): a later call is decided by
+ * identity instead, as below ABI 6. The host daemon stays out of reach, the
+ * run's own sockets in it. */
+PARAMS(late_abstract_calls_are_decided_too, kernel_matrix)
+ParameterizedTest(struct ap *p, abstract_sockets, late_abstract_calls_are_decided_too,
+		  .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *name = fresh_name(&f);
+	char *wit = start_daemon(&f, "stream", name, 0);
+	struct e2e_out o;
+	json_t *j = run_json(&f, "read-only", "allow",
+			     e2e_fmt("sleep %d; %s attack stream space %s 0; %s own stream %s",
+				     SCOPE_IDLE + 2, f.tool, name, f.tool, fresh_name(&f)), &o);
+
+	expect_untouched(&f, "late, decoy space", wit, j);
+	expect_refused(&f, "late, decoy space", j);
+	cr_assert(val(j, "OWN") == 0, "%s late, own stream server: %s%s", f.tag, o.out, o.err);
+	json_decref(j);
+	e2e_out_free(&o);
 }
 
 /* ---- another run's abstract socket (one serve, two sessions) ---- */
