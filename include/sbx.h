@@ -168,6 +168,23 @@ bool sbx_result_denied(const struct sbx_result *result);
 const char *sbx_result_limit_hit(const struct sbx_result *result);
 /* The markers, each ending in '\n' (empty string if none). Owned by the result. */
 const char *sbx_result_markers(const struct sbx_result *result);
+/* What the result keeps of the command's stdout (stderr): the bounded
+ * bytes as the command wrote them (head, a line "[... N bytes omitted ...]",
+ * tail; not UTF-8-sanitised as the JSON's strings are), *len bytes (len may
+ * be NULL) that may hold NULs, followed by a NUL. Owned by the result. The
+ * whole stream's size is the JSON's stdout_bytes (stderr_bytes). */
+const char *sbx_result_stdout(const struct sbx_result *result, size_t *len);
+const char *sbx_result_stderr(const struct sbx_result *result, size_t *len);
+/* What a model is shown (the JSON's "text"): the bounded output, then the
+ * markers. NUL-terminated (a NUL the command wrote ends it early here; the
+ * JSON keeps it as \u0000), owned by the result. */
+const char *sbx_result_text(const struct sbx_result *result);
+/* The signal that ended the command's bash (SIGKILL after a timeout's
+ * grace, ...), or 0 when it exited. */
+int sbx_result_signal(const struct sbx_result *result);
+/* Whether --timeout (sbx_run_set_timeout_ms) ended the run: an exit status
+ * of 124 is a timeout only then. */
+bool sbx_result_timed_out(const struct sbx_result *result);
 /* The result object (sbx(1), RESULT OBJECT) as a malloc'd JSON string. */
 char *sbx_result_to_json(const struct sbx_result *result);
 /* {"error":{...}} as a malloc'd JSON string. */

@@ -397,3 +397,77 @@ Test(library, a_fork_taken_while_runs_start_can_run_commands, .timeout = 600)
 	free(root);
 	free(base);
 }
+
+/* ---- the result's accessors ---- */
+
+/* 0: every accessor says what the JSON says; 2 otherwise (said on stderr). */
+static int accessors_child(const void *arg)
+{
+	static const struct {
+		const char *cmd;
+		uint64_t timeout_ms;
+	} cases[] = {
+		{ "printf 'out\\0put'; printf 'err' >&2; exit 3", 0 },
+		{ "echo sig; kill -TERM $$", 0 },
+		{ "echo slow; sleep 30", 300 },
+		{ "seq 100000; echo > /no/such/dir/x", 0 },
+	};
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sbx_run *run = sbx_run_new();
+		struct sbx_result *res = NULL;
+		struct sbx_error err = { 0 };
+		size_t out_len = 99, err_len = 99;
+
+		sbx_run_set_command(run, cases[i].cmd);
+		sbx_run_set_root(run, arg);
+		sbx_run_set_output_limit(run, 4096);
+		if (cases[i].timeout_ms)
+			sbx_run_set_timeout_ms(run, cases[i].timeout_ms);
+		if (sbx_run_execute(run, &res, &err) < 0) {
+			fprintf(stderr, "case %zu: %s: %s\n", i, err.code, err.message);
+			return 3;
+		}
+		char *js = sbx_result_to_json(res);
+		json_t *j = json_loads(js, JSON_ALLOW_NUL, NULL);
+		const char *out = sbx_result_stdout(res, &out_len);
+		const char *errs = sbx_result_stderr(res, &err_len);
+		json_t *jout = json_object_get(j, "stdout"), *jerr = json_object_get(j, "stderr");
+		json_t *jsig = json_object_get(j, "signal");
+		int sig = sbx_result_signal(res);
+		char want_sig[32] = "";
+
+		if (sig)
+			snprintf(want_sig, sizeof(want_sig), "SIG%s", sigabbrev_np(sig));
+		if (out_len != json_string_length(jout) ||
+		    memcmp(out, json_string_value(jout), out_len) != 0 || out[out_len] != '\0' ||
+		    err_len != json_string_length(jerr) ||
+		    memcmp(errs, json_string_value(jerr), err_len) != 0 ||
+		    strcmp(sbx_result_text(res), json_string_value(json_object_get(j, "text"))) != 0 ||
+		    sbx_result_timed_out(res) != json_is_true(json_object_get(j, "timed_out")) ||
+		    (sig ? !json_is_string(jsig) || strcmp(json_string_value(jsig), want_sig) != 0
+			 : !json_is_null(jsig))) {
+			fprintf(stderr, "case %zu: accessors (stdout %zu bytes, stderr %zu, signal %d, "
+				"timed_out %d, text '%s') differ from %s\n", i, out_len, err_len, sig,
+				sbx_result_timed_out(res), sbx_result_text(res), js);
+			bad++;
+		}
+		json_decref(j);
+		free(js);
+		sbx_result_free(res);
+		sbx_run_free(run);
+	}
+	return bad ? 2 : 0;
+}
+
+/* What every embedder reads first has an accessor, and it says what the
+ * JSON says: the bounded streams (bytes and length, a NUL kept), the text,
+ * the signal (0 when none), whether the timeout ended the run. */
+Test(library, result_accessors_agree_with_the_json, .timeout = 60)
+{
+	char *root = e2e_tmpdir(AS_CALLER);
+
+	cr_assert_eq(e2e_in_child_as(AS_CALLER, accessors_child, root), 0);
+	free(root);
+}
