@@ -55,15 +55,15 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
 	 locale_dialect.o root_pin.o stream_view.o stream_splice.o run_supervise.o run_named.o reap.o probe_causes.o \
-	 exit_watch.o)
-obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
+	 exit_watch.o process.o)
+obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o keeper.o pidns_init.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
 	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
 	 fds.o bpf_eval.o pty_pool.o inflight.o)
 obj-y += $(addprefix launcher/front/,serve_main.o spawner.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
 	mcp_main.o mcp_call.o mcp_tools.o)
 obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
-obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o pidns_init.o ns_view.o \
+obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o ns_view.o \
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o launcher/runners/landlock_cache.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o

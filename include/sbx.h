@@ -153,11 +153,39 @@ bool sbx_result_cancelled(const struct sbx_result *result);
 
 /* Run to completion. Returns 0 when the command ran (whatever its exit status)
  * and *result is set; a negative errno with err filled when sbx could not run it
- * (then the command did not run). Safe from several threads at once; mind
- * what docs/embedding.md says about your own children. Refused (USAGE)
- * while SIGCHLD is ignored (SIG_IGN or SA_NOCLDWAIT): exit statuses would be
- * lost. */
+ * (then the command did not run). Safe from several threads at once. Refused
+ * (USAGE) while SIGCHLD is ignored (SIG_IGN or SA_NOCLDWAIT): exit statuses
+ * would be lost.
+ *
+ * Your process is left as it was found: a run waits for and signals only the
+ * processes it started (through their pids and pidfds, never waitpid(-1)),
+ * so your own children stay yours to wait for; it does not make your process
+ * a subreaper, change its resource limits or its signal dispositions.
+ * Whatever the command leaves behind (double-forked, setsid'd) is ended with
+ * the run all the same: a run's own reaper process (a PID namespace's init,
+ * or a keeper, `sbx-keeper`, between you and bash) holds it, and ends it when
+ * the run ends or your process dies. sbx_process_opt_in() trades some of this
+ * for speed: see there, and docs/embedding.md. */
 int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_error *err);
+
+/* ---- process-wide changes, only when asked ----
+ * SBX_PROCESS_SUBREAPER: your process becomes a child subreaper
+ * (PR_SET_CHILD_SUBREAPER) and runs without a PID namespace need no keeper
+ * process (a fork fewer per landlock-runner or danger-full-access run). The
+ * price: a run's leftovers come back to your process, and the end of each
+ * such run kills and reaps every child of your process that no live run of
+ * libsbx started, yours included (waitpid on it then fails with ECHILD), and
+ * a danger-full-access run is no longer ended when your process dies.
+ * SBX_PROCESS_NOFILE_MARGIN: your soft RLIMIT_NOFILE is set 4096 below the
+ * hard one (a quarter below a hard limit under 16384), raised or lowered, so
+ * that commands passing fds (which sbx performs, counted against your soft
+ * limit) cannot use up the room a later run's setup needs; every command
+ * still gets your soft limit. sbx run, serve and mcp set both. Call before
+ * the first run; there is no way back. 0, -EINVAL for an unknown flag, or
+ * -errno from prctl. */
+#define SBX_PROCESS_SUBREAPER 0x1u
+#define SBX_PROCESS_NOFILE_MARGIN 0x2u
+int sbx_process_opt_in(unsigned flags);
 
 void sbx_result_free(struct sbx_result *result);
 /* The exit status `sbx run` would give: the command's own, 128+N, or 124. */

@@ -208,10 +208,16 @@ struct loop *loop_uring_new(int *err);
 /* Why io_uring is not used, or "" (filled by loop_new). */
 const char *loop_uring_unavailable_reason(void);
 
+/* ---- process.c: what a run may change in the whole process ---- */
+/* Whether sbx_process_opt_in(SBX_PROCESS_SUBREAPER) was called: then runs
+ * without a PID namespace have no keeper, and their ends walk our children
+ * (tree.c). */
+bool process_is_subreaper(void);
+
 /* ---- tree.c: the run's process tree ---- */
-int tree_become_subreaper(void);
-/* Signal pid and every descendant (read through /proc/PID/task/T/children). */
-void tree_signal(pid_t root, int sig);
+/* Signal pid and every descendant (read through /proc/PID/task/T/children);
+ * with below, the descendants only (a run's keeper ends itself). */
+void tree_signal(pid_t root, int sig, bool below);
 /* What a walk of our children leaves alone: fills out (at most max pids),
  * returns how many. Asked at each look, under the gate below. */
 typedef size_t (*tree_keep_fn)(pid_t *out, size_t max);
