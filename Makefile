@@ -55,7 +55,7 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
 	 locale_dialect.o root_pin.o stream_view.o stream_splice.o run_supervise.o run_named.o reap.o probe_causes.o \
-	 exit_watch.o process.o)
+	 exit_watch.o process.o host_check.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o keeper.o pidns_init.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
 	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \

@@ -208,6 +208,13 @@ struct loop *loop_uring_new(int *err);
 /* Why io_uring is not used, or "" (filled by loop_new). */
 const char *loop_uring_unavailable_reason(void);
 
+/* ---- host_check.c: what a run needs of the file system sbx runs in ---- */
+/* /dev/null (the null device), /proc, and /tmp for workspace-write: 0 with
+ * *null_fd open on /dev/null (O_RDONLY, CLOEXEC), or an error naming every
+ * missing piece and what to do (SANDBOX_UNAVAILABLE; SPAWN_FAILED for
+ * danger-full-access). */
+int host_check(enum sbx_mode mode, int *null_fd, struct sbx_error *err);
+
 /* ---- process.c: what a run may change in the whole process ---- */
 /* Whether sbx_process_opt_in(SBX_PROCESS_SUBREAPER) was called: then runs
  * without a PID namespace have no keeper, and their ends walk our children

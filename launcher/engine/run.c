@@ -401,9 +401,13 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 		goto fail;
 	}
-	rc = resolve_paths(r, cfg, err);
+	/* First: without these, what fails next says nothing useful. */
+	rc = host_check(r->mode, &in_fd, err);
 	if (rc < 0)
 		goto fail;
+	rc = resolve_paths(r, cfg, err);
+	if (rc < 0)
+		goto fail_fds;
 	if (spill) {
 		/* Spill files are written by sbx, unconfined: their place is
 		 * fixed now, away from what the command may write (spill.c). */
@@ -414,17 +418,16 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 		rc = spill_place_choose(&r->spill, cfg->spill_dir, writable,
 					r->mode == SBX_MODE_WORKSPACE_WRITE ? 3 : 0, err);
 		if (rc < 0)
-			goto fail;
+			goto fail_fds;
 	}
 	if (stream_init(&r->out, "stdout", cfg->output_limit, cfg->pass_out,
 			spill ? &r->spill : NULL) < 0 ||
 	    stream_init(&r->err, "stderr", cfg->output_limit, cfg->pass_err,
 			spill ? &r->spill : NULL) < 0) {
 		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
-		goto fail;
+		goto fail_fds;
 	}
-	in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (in_fd < 0 || pipe_open_collect(p_out) < 0 || pipe_open_collect(p_err) < 0) {
+	if (pipe_open_collect(p_out) < 0 || pipe_open_collect(p_err) < 0) {
 		rc = sbx_error_set(err, errno, SBX_E_INTERNAL, NULL, "unable to create pipes: %s",
 				   strerror(errno));
 		goto fail_fds;
