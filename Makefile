@@ -129,7 +129,7 @@ E2E_BIN := $(E2E_SRC:.c=)
 .SECONDARY: $(E2E_COMMON)
 
 .PHONY: all test-programs check check-full check-minimal check-kernels check-vm check-realwork unit e2e examples mcp deps \
-	deps-run demo clean install fuzz
+	deps-run demo clean install install-strip fuzz
 all: sbx libsbx.a $(SO_REAL)
 
 libsbx.a: $(obj-y)
@@ -215,6 +215,7 @@ e2e: sbx $(HELPERS) $(E2E_BIN)
 
 examples: all examples/embed $(HELPERS)
 	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" tests/e2e/test_examples.sh
+	tests/e2e/test_deps.sh
 
 # The C embedding example, built against the tree (test_examples.sh also
 # builds it against an installed copy), so it cannot rot.
@@ -266,6 +267,14 @@ demo: deps-run
 
 install: all
 	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" LIBDIR="$(LIBDIR)" scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
+
+# The GNU convention: the same files, the programs and libraries stripped
+# (sbx of its symbols, libsbx.so of what dynamic linking does not need,
+# libsbx.a of its debug information).
+STRIP ?= strip
+install-strip: all
+	SBX_STRIP="$(STRIP)" SBX_REQUIRES_PRIVATE="$(pc-requires-y)" LIBDIR="$(LIBDIR)" \
+		scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
 
 fuzz:
 	scripts/fuzz.sh
