@@ -1,13 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# scripts/deps-mnl.sh, the optional libmnl.a, where Debian's archive serves
-# no source packages (the package manager answers 404): `make demo` and
-# `make check` then print one line saying it is optional and skipped, none
-# of the package manager's Err:/E: lines, and exit 0; a second run says the
-# same without asking the archive again; on a multiarch system (libmnl0 for
-# two architectures) the version asked for is the package's, once. Runs
-# the script in a scratch copy of the tree with a fake apt-get and
-# dpkg-query first on PATH. Last line: "N passed, M failed".
+# scripts/deps.sh and deps-mnl.sh (the optional libmnl.a) as `make demo` and
+# `make check` run them, on a multiarch system (every package installed for
+# two architectures) whose Debian archive serves no source packages (the
+# package manager answers 404): with everything installed, nothing is
+# installed and no package manager runs; libmnl.a's skip is one line saying
+# it is optional, none of the package manager's Err:/E: lines, exit 0; a
+# second run says the same without asking the archive again; the version
+# asked for is the package's, once. Runs the scripts in a scratch copy of
+# the tree with a fake apt-get, dpkg-query and npm first on PATH. Last line:
+# "N passed, M failed".
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,7 +32,7 @@ t() {
 }
 
 mkdir -p "$work/tree/scripts" "$work/bin"
-cp "$top/scripts/deps-mnl.sh" "$work/tree/scripts/"
+cp "$top/scripts/deps.sh" "$top/scripts/deps-mnl.sh" "$work/tree/scripts/"
 # What apt-get says where the source package is not there.
 cat >"$work/bin/apt-get" <<'EOF'
 #!/bin/sh
@@ -49,15 +51,31 @@ EOF
 cat >"$work/bin/dpkg-query" <<'EOF'
 #!/bin/sh
 for a; do case $a in -f=*) f=${a#-f=} ;; esac; done
-v=$(printf '%s' "$f" | sed 's/\${source:Version}/1.0.4-3/g')
+v=$(printf '%s' "$f" | sed 's/\${source:Version}/1.0.4-3/g; s/\${db:Status-Status}/installed/g')
 printf "$v"
 printf "$v"
 EOF
 printf '#!/bin/sh\nexit 0\n' >"$work/bin/dpkg-source"
-chmod +x "$work/bin/apt-get" "$work/bin/dpkg-query" "$work/bin/dpkg-source"
+cp "$work/bin/dpkg-source" "$work/bin/npm"
+chmod +x "$work/bin/apt-get" "$work/bin/dpkg-query" "$work/bin/dpkg-source" "$work/bin/npm"
 export FAKE_LOG="$work/apt.log"
 
 run() { PATH="$work/bin:$PATH" sh "$work/tree/scripts/deps-mnl.sh" >"$work/out" 2>&1; }
+
+# Everything installed, for two architectures: no package manager at all.
+all_present() {
+	PATH="$work/bin:$PATH" sh "$work/tree/scripts/deps.sh" "$1" >"$work/out" 2>&1 ||
+		{ cat "$work/out"; return 1; }
+	cat "$work/out" "$FAKE_LOG" 2>/dev/null
+	grep -qx "deps: all packages present ($1)" "$work/out" && ! grep -q " install " "$FAKE_LOG"
+}
+for group in run all; do
+	: >"$FAKE_LOG"
+	rm -rf "$work/tree/deps"
+	t "deps.sh $group: everything installed (multiarch), nothing installed" all_present "$group"
+done
+rm -rf "$work/tree/deps"
+: >"$FAKE_LOG"
 
 one_line_skip() {
 	run || { echo "exit status $?"; cat "$work/out"; return 1; }
