@@ -44,8 +44,10 @@ esac
 
 missing=""
 for pkg in $PACKAGES; do
-	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
-	[ "$status" = "installed" ] || missing="$missing $pkg"
+	# One line per installed architecture (libc6-dev for amd64 and arm64 on a
+	# multiarch system): installed for any of them is installed.
+	dpkg-query -W -f='${db:Status-Status}\n' "$pkg" 2>/dev/null | grep -qx installed ||
+		missing="$missing $pkg"
 done
 
 # npm comes with NodeSource's nodejs and separately with Debian's (which

@@ -14,7 +14,10 @@
 # Environment: SBX_VERSION overrides the version written into sbx.pc;
 # SBX_REQUIRES_PRIVATE the pkg-config modules libsbx.a needs (`make install`
 # passes those of the build's features; default: all of them); LIBDIR the
-# library directory under PREFIX (default lib).
+# library directory under PREFIX (default lib; lib/x86_64-linux-gnu for
+# Debian's multiarch layout); SBX_STRIP a strip(1) to run on what is
+# installed (`make install-strip`): sbx fully, libsbx.so --strip-unneeded,
+# libsbx.a --strip-debug.
 set -eu
 
 if [ $# -ne 2 ]; then
@@ -60,6 +63,11 @@ install -D -m 0755 "$top/$so_real" "$libdir/$so_real"
 # finds), both relative so a staged tree can move.
 ln -sfn "$so_real" "$libdir/$soname"
 ln -sfn "$soname" "$libdir/libsbx.so"
+if [ -n "${SBX_STRIP:-}" ]; then
+	$SBX_STRIP "$bindir/sbx"
+	$SBX_STRIP --strip-unneeded "$libdir/$so_real"
+	$SBX_STRIP --strip-debug "$libdir/libsbx.a"
+fi
 install -D -m 0644 "$top/man/sbx.1" "$man1/sbx.1"
 install -D -m 0644 "$top/man/sbx.conf.5" "$man5/sbx.conf.5"
 

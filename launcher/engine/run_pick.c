@@ -197,6 +197,9 @@ static int spawn_with(struct run_state *r, const struct runner_ops *runner,
 	int flags, rc;
 
 	r->spec.runner = runner;
+	/* A PID namespace's init holds the run; without one, a keeper does,
+	 * unless the process opted in to holding it itself (process.c). */
+	r->spec.keeper = !runner->pid_namespace && !process_is_subreaper();
 	flags = runner->clone_flags(&r->spec);
 	run_limits_for_clone(&r->limits, &r->spec, flags);
 	prep_reason[0] = '\0';
@@ -251,6 +254,7 @@ static int spawn_unconfined(struct run_state *r, struct sbx_error *err)
 #endif
 		flags = CLONE_NEWNET | (r->spec.uid != 0 ? CLONE_NEWUSER : 0);
 	}
+	r->spec.keeper = !process_is_subreaper();
 	run_limits_for_clone(&r->limits, &r->spec, flags);
 	rc = spawn_child(&r->spec, flags, &o);
 	if (rc < 0)
@@ -277,6 +281,7 @@ static int spawn_unconfined(struct run_state *r, struct sbx_error *err)
 	}
 	r->pid = o.pid;
 	r->pidfd = o.pidfd;
+	r->exit_fd = o.exit_fd;
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # End-to-end check of what a newcomer installs and copies: `make install
-# DESTDIR=... PREFIX=/usr` into a temporary DESTDIR, libsbx.so.0 exporting
+# DESTDIR=... PREFIX=/usr` into a temporary DESTDIR (and `make install-strip`
+# with Debian's multiarch LIBDIR), libsbx.so.0 exporting
 # exactly what sbx.h declares, pkg-config on the staged sbx.pc,
 # examples/embed.c compiled the ordinary way (shared) and the --static way
 # against the installed files and run, man -l on the installed pages, no
@@ -62,7 +63,7 @@ exports_match() {
 	grep -E '^[a-z].*[ *]sbx_[a-z0-9_]+\(' "$1/include/sbx.h" |
 		sed -E 's/^[^(]*[ *](sbx_[a-z0-9_]+)\(.*/\1/' | sort -u >"$work/declared"
 	[ -s "$work/declared" ] || { echo "no declarations found in sbx.h"; return 1; }
-	nm -D --defined-only "$1/lib/libsbx.so.0" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' |
+	nm -D --defined-only "${2:-$1/lib}/libsbx.so.0" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' |
 		sort -u >"$work/exported"
 	diff "$work/declared" "$work/exported"
 }
@@ -85,6 +86,33 @@ t "installed sbx runs and confines (read-only write denied, marker shown)" \
 		[ "$rc" -ne 0 ] && [ "$rc" -ne 125 ] &&
 		printf "%s\n" "$out" | grep -qxF "[sandbox: file access denied under read-only mode]"' \
 	_ "$staged/bin/sbx"
+
+# ---- make install-strip, into Debian's multiarch library directory ----
+sdest=$work/dest-strip
+triplet=$(cc -print-multiarch 2>/dev/null)
+slib=lib/${triplet:-$(uname -m)-linux-gnu}
+t "make install-strip DESTDIR=... PREFIX=$prefix LIBDIR=$slib" \
+	make -s install-strip DESTDIR="$sdest" PREFIX="$prefix" LIBDIR="$slib"
+t "install-strip: bin/sbx has no symbol table, and is smaller than ./sbx" \
+	sh -c '! readelf -S "$1" | grep -qE "\.symtab|\.debug_info" &&
+		[ "$(stat -c %s "$1")" -lt "$(stat -c %s sbx)" ]' _ "$sdest$prefix/bin/sbx"
+stripped_so_exports() {
+	! readelf -S "$2/libsbx.so.0" | grep -qE '\.symtab|\.debug_info' && exports_match "$1" "$2"
+}
+t "install-strip: libsbx.so has no symbol table and still exports sbx.h" \
+	stripped_so_exports "$sdest$prefix" "$sdest$prefix/$slib"
+t "install-strip: libsbx.a has no debug information" \
+	sh -c '! readelf -S "$1/libsbx.a" 2>/dev/null | grep -q "\.debug_info"' _ "$sdest$prefix/$slib"
+t "install-strip: sbx.pc's libdir is \${prefix}/$slib" \
+	grep -qx "libdir=\${prefix}/$slib" "$sdest$prefix/$slib/pkgconfig/sbx.pc"
+t "the stripped sbx runs and confines" \
+	sh -c 'out=$("$1" run -- "echo x > /etc/sbx-examples-test" 2>&1); echo "$out";
+		printf "%s\n" "$out" | grep -qxF "[sandbox: file access denied under read-only mode]"' \
+	_ "$sdest$prefix/bin/sbx"
+t "embed.c builds and runs against the stripped multiarch libsbx.so.0" \
+	sh -c 'cc -std=gnu11 -Wall -Wextra -Werror -o "$3/embed-strip" examples/embed.c \
+		$(PKG_CONFIG_PATH="$1/$2/pkgconfig" pkg-config --define-variable=prefix="$1" --cflags --libs sbx) &&
+		LD_LIBRARY_PATH="$1/$2" "$3/embed-strip" | grep -qx "denied: yes"' _ "$sdest$prefix" "$slib" "$work"
 
 # ---- pkg-config ----
 PKG_CONFIG_PATH=$staged/lib/pkgconfig
