@@ -54,11 +54,11 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 	 protect.o protect_ancestors.o protect_snapshot.o protect_base.o protect_base_file.o pipes.o spawn.o tree.o stream.o spill.o spill_clean.o loop.o \
 	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
-	 locale_dialect.o root_pin.o stream_view.o stream_splice.o run_supervise.o run_named.o reap.o probe_causes.o \
+	 locale_dialect.o root_pin.o stream_view.o stream_splice.o run_supervise.o run_named.o reap.o probe_causes.o probe_userns.o \
 	 exit_watch.o)
 obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
-	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
+	 caps.o userns.o userns_host.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
 	 fds.o bpf_eval.o pty_pool.o inflight.o)
 obj-y += $(addprefix launcher/front/,serve_main.o spawner.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
 	mcp_main.o mcp_call.o mcp_tools.o)
