@@ -224,8 +224,10 @@ void probe_namespace_refusal(const char *described, const struct userns_seen *s,
 	else if (!s) /* the runner's probe: its reason is the switch */
 		snprintf(out, size, "%s (fix: %s)", described, c.fix);
 	else if (s->create_err == 0 && (s->inside_err == EPERM || s->inside_err == EACCES))
-		snprintf(out, size, "%s: user namespaces are made here but hold no capabilities: "
-			 "%s (fix: %s)", described, c.cause, c.fix);
+		/* The step that found it out (a root caller's differs) is
+		 * sbx probe's to show. */
+		snprintf(out, size, "user namespaces are made here but hold no capabilities: %s "
+			 "(fix: %s)", c.cause, c.fix);
 	else
 		snprintf(out, size, "%s: %s (fix: %s)", described, c.cause, c.fix);
 }
