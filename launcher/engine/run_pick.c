@@ -81,10 +81,23 @@ static bool userns_seen_of(const struct spawn_outcome *o, struct userns_seen *s)
 
 static void runner_reason(enum sbx_runner id, const struct runner_out *r, char *buf, size_t size)
 {
+	/* The clone asked for several namespaces at once (--net none adds a
+	 * network namespace): blame user namespaces only if one alone is
+	 * refused too. */
+	if (id == SBX_RUNNER_NAMESPACE && r->seen && r->userns.create_err) {
+		struct userns_seen alone;
+
+		probe_userns_try(&alone);
+		if (alone.create_err == 0) {
+			snprintf(buf, size, "%.*s (a user namespace alone is made: another namespace "
+				 "this run needs is refused)", (int)sizeof(r->reason), r->reason);
+			return;
+		}
+	}
 	if (id == SBX_RUNNER_NAMESPACE && (r->probe_refused || r->seen))
 		probe_namespace_refusal(r->reason, r->seen ? &r->userns : NULL, buf, size);
 	else
-		snprintf(buf, size, "%s", r->reason);
+		snprintf(buf, size, "%.*s", (int)sizeof(r->reason), r->reason);
 }
 
 /* Entering the namespaces at all failed (the clone, or the first steps in

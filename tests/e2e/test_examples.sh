@@ -278,6 +278,8 @@ t "troubleshooting: user namespaces without capabilities (Ubuntu 23.10+'s shape,
 	quoted "$nofeature" userns_nocaps -- ./sbx run --runner namespace -- true
 t "troubleshooting: user namespaces blocked and no Landlock" \
 	quoted "$nofeature" userns,landlock -- ./sbx run -- true
+t "troubleshooting: --net none where only the network namespace is refused" \
+	quoted "$nofeature" netns -- ./sbx run --runner namespace --net none -- true
 t "troubleshooting: --net none without namespaces" \
 	quoted "$nofeature" userns,netns -- ./sbx run --runner landlock --net none -- true
 t "troubleshooting: io_uring refused (probe)" sh -c '
