@@ -125,8 +125,8 @@ static void explain_inside(const struct userns_host *h, bool privileged, struct 
 static void explain_create(const struct userns_host *h, int err, int chrooted,
 			   struct probe_cause *c)
 {
-	/* The kernel refuses a chrooted process before any security module
-	 * is asked: the chroot is the cause, whatever else is there. */
+	/* The kernel refuses a chrooted process whatever a filter or a
+	 * security module says: the chroot must go in any case. */
 	if (err == EPERM && (chrooted > 0 || (chrooted < 0 && userns_host_chrooted("/proc")))) {
 		cause(c, "sbx runs in a chroot, where the kernel refuses user namespaces",
 		      "run sbx in a container or a mount namespace with its own root (pivot_root, "

@@ -57,7 +57,7 @@ struct runner_out {
 	bool out;
 	char reason[320];
 	bool probe_refused;      /* reason is its probe's */
-	bool seen;               /* its spawn failed at entry, as userns says */
+	bool seen;               /* its spawn failed at entry, as userns tells */
 	struct userns_seen userns;
 };
 
@@ -182,7 +182,7 @@ static void describe_failure(const struct runner_ops *r, const struct spawn_outc
 	}
 	if (o->clone_failed) {
 		/* EPERM and EACCES get their cause from the host if the run
-		 * is refused (namespace_reason). */
+		 * is refused (runner_reason). */
 		const char *why = o->clone_errno == ENOSPC ? " (user.max_user_namespaces is 0 or used up)"
 							   : "";
 		snprintf(buf, size, "cannot create namespaces: clone: %s%s",
