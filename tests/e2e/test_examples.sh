@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # End-to-end check of what a newcomer installs and copies: `make install
-# DESTDIR=... PREFIX=/usr` into a temporary DESTDIR, libsbx.so.0 exporting
+# DESTDIR=... PREFIX=/usr` into a temporary DESTDIR (the AppArmor profile
+# under DESTDIR/etc/apparmor.d: its path, its userns rule, its syntax by
+# apparmor_parser without loading it), libsbx.so.0 exporting
 # exactly what sbx.h declares, pkg-config on the staged sbx.pc,
 # examples/embed.c compiled the ordinary way (shared) and the --static way
 # against the installed files and run, man -l on the installed pages, no
