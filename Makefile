@@ -56,12 +56,12 @@ obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o statedir.o view_prepare.o \
 	 spawn.o tree.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 writable.o probe.o run_limits.o limit_hit.o catalog_files.o locale_dialect.o root_pin.o \
-	 run_supervise.o run_named.o reap.o probe_causes.o exit_watch.o process.o host_check.o)
+	 run_supervise.o run_named.o reap.o probe_causes.o probe_userns.o exit_watch.o process.o host_check.o)
 obj-y += $(patsubst %.c,%.o,$(wildcard launcher/protect/*.c))
 obj-y += $(patsubst %.c,%.o,$(filter-out %/loop_uring.c,$(wildcard launcher/output/*.c)))
 obj-y += $(addprefix launcher/runners/,child.o runners.o runner_filter.o deadman.o keeper.o pidns_init.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
-	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
+	 caps.o userns.o userns_host.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
 	 fds.o bpf_eval.o pty_pool.o inflight.o)
 obj-y += $(addprefix launcher/front/,serve_main.o serve_session.o spawner.o serve_run.o serve_out.o \
 	jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o \
