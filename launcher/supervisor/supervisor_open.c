@@ -89,12 +89,11 @@ void sv_open_free(struct sv_open_op *op)
 
 /* The caller as its status file says: its umask, and its thread group's
  * and its own numbers, one per PID namespace it is in, outermost first
- * (NStgid, NSpid), with the NStgid line itself to know it by. */
+ * (NStgid, NSpid). */
 struct caller {
 	unsigned umask;
 	long tgid[NS_LEVELS], tid[NS_LEVELS];
 	int levels;
-	char nstgid[256];
 };
 
 static int numbers(const char *buf, const char *key, long *out)
@@ -117,17 +116,6 @@ static int numbers(const char *buf, const char *key, long *out)
 	return n;
 }
 
-static int nstgid_line(const char *buf, char *out, size_t size)
-{
-	const char *p = strstr(buf, "\nNStgid:"), *nl;
-
-	if (!p)
-		return -1;
-	nl = strchr(p + 1, '\n');
-	snprintf(out, size, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
-	return 0;
-}
-
 static int caller_status(struct sv_call *c, struct caller *who)
 {
 	char buf[2048];
@@ -137,35 +125,70 @@ static int caller_status(struct sv_call *c, struct caller *who)
 		return -EACCES;
 	who->umask = (unsigned)sv_field(buf, "\nUmask:", 8);
 	who->levels = numbers(buf, "\nNStgid:", who->tgid);
-	if (who->levels <= 0 || numbers(buf, "\nNSpid:", who->tid) != who->levels ||
-	    nstgid_line(buf, who->nstgid, sizeof(who->nstgid)) < 0)
+	if (who->levels <= 0 || numbers(buf, "\nNSpid:", who->tid) != who->levels)
 		return -EIO;
 	return 0;
 }
 
-/* Whether /proc/N in the command's view is the caller itself: that
- * procfs's status of N says what the caller's own says. */
-static bool proc_is_caller(struct sv_call *c, long n, const struct caller *who)
+/* A process's start time (field 22 of a stat file, in clock ticks since
+ * boot: the same in every procfs, for one reader), or 0. */
+static unsigned long long start_time(const char *stat)
 {
-	char path[64], buf[2048], line[256], proc[40];
-	int h, fd;
-	ssize_t len;
+	const char *p = strrchr(stat, ')');
 
-	snprintf(path, sizeof(path), "/proc/%ld/status", n);
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* What a procfs says of a process: its NStgid numbers (from that procfs's
+ * PID namespace inward) and its start time. 0 or -1. */
+static int proc_says(int dirfd, const char *dir, long *tgid, int *n, unsigned long long *start)
+{
+	char path[64], buf[2048];
+
+	snprintf(path, sizeof(path), "%s/status", dir);
+	if (sv_read_small(dirfd, path, buf, sizeof(buf)) < 0 ||
+	    (*n = numbers(buf, "\nNStgid:", tgid)) <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	if (sv_read_small(dirfd, path, buf, sizeof(buf)) < 0)
+		return -1;
+	*start = start_time(buf);
+	return *start ? 0 : -1;
+}
+
+/* Whether /proc/N in the command's view, N its number at level, is the
+ * caller itself. That procfs lists a process's numbers from its own PID
+ * namespace inward, so the caller's from level on, and the start time is
+ * the same whoever reads it. Why both: in a procfs of an outer level, N
+ * may name another process (the run's init is 1 there, as an unshared
+ * command may be in its own), whose numbers from there can read the same. */
+static bool proc_is_caller(struct sv_call *c, int level, const struct caller *who)
+{
+	char path[64], own[32];
+	long there[NS_LEVELS], here[NS_LEVELS];
+	unsigned long long t_there, t_here;
+	int h, n_there, n_here;
+	bool same;
+
+	snprintf(path, sizeof(path), "/proc/%ld", who->tgid[level]);
 	h = sv_resolve(c, AT_FDCWD, path, SV_FOLLOW);
 	if (h < 0)
 		return false;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", h);
-	fd = open(proc, O_RDONLY | O_CLOEXEC);
+	same = proc_says(h, ".", there, &n_there, &t_there) == 0;
 	close(h);
-	if (fd < 0)
+	/* The caller's thread group as our own procfs has it (tgid[0]: its
+	 * number there); its pid reused meanwhile is caught before the call
+	 * is made (sv_still_valid). */
+	snprintf(own, sizeof(own), "/proc/%ld", who->tgid[0]);
+	if (!same || proc_says(AT_FDCWD, own, here, &n_here, &t_here) < 0 || n_here != who->levels ||
+	    t_here != t_there || n_there != who->levels - level)
 		return false;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return false;
-	buf[len] = '\0';
-	return nstgid_line(buf, line, sizeof(line)) == 0 && strcmp(line, who->nstgid) == 0;
+	for (int i = 0; i < n_there; i++)
+		if (there[i] != who->tgid[level + i])
+			return false;
+	return true;
 }
 
 /* "/proc/self[/...]" and "/proc/thread-self[/...]" as the command's own
@@ -188,7 +211,7 @@ static int own_proc(struct sv_call *c, char *path, size_t size, const struct cal
 		if (strncmp(path + len, "/fd/", 4) == 0)
 			return 0;
 		/* One level (no PID namespace of the run's): that /proc is ours. */
-		while (who->levels > 1 && level >= 0 && !proc_is_caller(c, who->tgid[level], who))
+		while (who->levels > 1 && level >= 0 && !proc_is_caller(c, level, who))
 			level--;
 		if (level < 0)
 			return -ENOENT; /* no /proc of the caller's in its view */
