@@ -59,7 +59,7 @@ obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o stated
 	 run_supervise.o run_named.o reap.o probe_causes.o probe_userns.o exit_watch.o process.o host_check.o)
 obj-y += $(patsubst %.c,%.o,$(wildcard launcher/protect/*.c))
 obj-y += $(patsubst %.c,%.o,$(filter-out %/loop_uring.c,$(wildcard launcher/output/*.c)))
-obj-y += $(addprefix launcher/runners/,child.o runners.o runner_filter.o deadman.o keeper.o pidns_init.o)
+obj-y += $(addprefix launcher/runners/,child.o runners.o runner_filter.o deadman.o opener.o keeper.o pidns_init.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
 	 caps.o userns.o userns_host.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
 	 fds.o bpf_eval.o pty_pool.o inflight.o)
@@ -71,7 +71,7 @@ obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o launcher/runners/landlock_cache.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o
-obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
+obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o launcher/kernel/scope_thread.o \
 	$(patsubst %.c,%.o,$(wildcard launcher/supervisor/*.c))
 
 # CONFIG_STATIC=y (the default): sbx is one static-pie file (glibc and every
@@ -121,7 +121,8 @@ HELPERS := tests/helpers/nofeature tests/helpers/ttyinject tests/helpers/hopper 
 	   tests/helpers/sidedoor tests/helpers/sockserver tests/helpers/symrace tests/helpers/abi32 \
 	   tests/helpers/syscallprobe tests/helpers/ptinject tests/helpers/cloneparent \
 	tests/helpers/lingerclose tests/helpers/lingerpass tests/helpers/inflighthog tests/helpers/fdbatch \
-	tests/helpers/lingernproc tests/helpers/blockedpass tests/helpers/lingermany
+	tests/helpers/lingernproc tests/helpers/blockedpass tests/helpers/lingermany \
+	tests/helpers/abstractd tests/helpers/inodeioctl
 
 UNIT_BIN := $(UNIT_SRC:.c=)
 E2E_BIN := $(E2E_SRC:.c=)

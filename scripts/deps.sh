@@ -25,10 +25,13 @@ RUN_PACKAGES="gcc make pkg-config libc6-dev liburing-dev libseccomp-dev libmnl-d
 # The real-work suite (scripts/realwork.sh) drives everyday tools: jq reads
 # sbx's results; the rest are the workflows' own (venv + pip, linters,
 # builds, sqlite, vim, archives, sockets, ptys, ssh-agent, go, cargo,
-# inotify-tools for the file watchers).
+# inotify-tools for the file watchers). e2fsprogs and btrfs-progs make the
+# loop-mounted file systems of test_inode_ioctls and test_setuid_content
+# (an ext4 with encryption, a btrfs for subvolumes and reflinks).
 # apparmor: apparmor_parser checks the installed AppArmor profile's syntax
 # without loading it (test_examples.sh).
 TEST_PACKAGES="libcriterion-dev git util-linux procps iproute2 python3 nodejs man-db \
+e2fsprogs btrfs-progs \
 libcap2-bin bubblewrap keyutils tar locales libc-l10n python3-pytest default-jdk-headless \
 qemu-system-x86 busybox-static cpio \
 jq bsdutils cmake ccache sqlite3 vim zip unzip gzip curl socat openssh-client expect \

@@ -55,8 +55,14 @@ struct run_state {
 	int fd_out, fd_err;
 	int deadman_w;             /* write end of the dead-man trigger, -1: none */
 	pid_t deadman_pid;         /* its helper (0: none) */
+	uint64_t netns_cookie;     /* landlock runner, --net none: the run's network
+				    * namespace (SO_NETNS_COOKIE; 0: none, unknown) */
 	struct supervisor *sup;    /* the syscall supervisor (NULL: none) */
+	struct scope_thread *scope; /* spawns the run, starts its scoped calls (NULL: none) */
+	bool scope_listed;         /* its children passed by the walks (tree.c) */
 	int notify_sock[2];        /* its listener's way from the child */
+	int opener_sock[2];        /* the opener's requests (runners/opener.h): [0] ours */
+	pid_t opener_pid;          /* the opener, where it is our child (0: none) */
 	struct loop *loop;         /* NULL until run_attach */
 	int cancel_fd;
 	bool loop_persists;        /* serve's loop: helpers are reaped on it */

@@ -35,6 +35,7 @@
 struct supervisor;
 struct sock_fprog;
 struct pty_pool;
+struct scope_thread;
 
 struct supervisor_params {
 	bool metadata;           /* decide chmod/chown/utimes/xattrs (landlock runner) */
@@ -59,6 +60,19 @@ struct supervisor_params {
 	/* The run's first process (bash, or its PID namespace's init): whose
 	 * descendants are searched first for a listener (supervisor_peer.c). */
 	pid_t run;
+	/* The run's scope thread (kernel/scope_thread.h), referenced while we
+	 * run; NULL: the kernel does not scope abstract unix sockets for this
+	 * run, and we decide them (supervisor_abstract.c). */
+	struct scope_thread *scope;
+	/* The landlock runner's --net none namespace, by its cookie (0: none):
+	 * a root caller's is the host user namespace's, and we may not ask a
+	 * socket there which namespace it is in. */
+	uint64_t netns_cookie;
+	/* The run's opener's socket (runners/opener.h), ours from now on, or
+	 * -1: opens for writing are not ours to perform (read-only mode). */
+	int opener;
+	/* The Landlock ABI the run is confined with. */
+	int landlock_abi;
 };
 
 /* Take over listener and start answering on threads of our own (serve's loop

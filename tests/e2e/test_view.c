@@ -268,6 +268,37 @@ ParameterizedTest(struct vp *p, view, nested_user_namespace, .timeout = 60)
 	e2e_out_free(&o);
 }
 
+/* /proc/self of a command in a PID namespace of its own with no /proc of
+ * its own (unshare -pf): the run's /proc names it by its number there. An
+ * open for writing is the supervisor's to resolve, and it must find the
+ * command itself, not the process with the command's inner number there
+ * (1: the run's init). As nobody: a root caller's nested user namespace
+ * is refused (above). */
+static struct vp params_nobody[] = { { "namespace", AS_NOBODY } };
+
+ParameterizedTestParameters(view, own_proc_in_a_nested_pid_namespace)
+{
+	return cr_make_param_array(struct vp, params_nobody, 1);
+}
+
+ParameterizedTest(struct vp *p, view, own_proc_in_a_nested_pid_namespace, .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	struct fx f;
+	struct e2e_out o;
+	const char *cmd = "read before < /proc/1/comm; "
+			  "unshare -Urpf sh -c 'echo renamed-sh > /proc/self/comm && "
+			  "read c < /proc/self/comm && echo self=$c'; "
+			  "read after < /proc/1/comm; echo init=$before/$after";
+
+	fx_setup(&f, p);
+	run_ws(&f, cmd, &o);
+	expect_ok(&f, cmd, &o);
+	cr_assert(has(&o, "self=renamed-sh"), "%s its own comm not renamed: %s", f.tag, o.out);
+	cr_assert(!has(&o, "/renamed-sh"), "%s the run's init was renamed: %s", f.tag, o.out);
+	e2e_out_free(&o);
+}
+
 PARAMS(processes_private)
 ParameterizedTest(struct vp *p, view, processes_private, .timeout = 60)
 {
