@@ -179,13 +179,15 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	res->runner = r->runner ? r->runner->name : NULL;
 	res->enforcement = r->runner ? r->runner->enforcement(&r->spec) : SBX_ENFORCEMENT_FULL;
 	res->private_processes = r->runner && r->view.private_proc;
-	if (r->runner && r->mode == SBX_MODE_WORKSPACE_WRITE && r->view.protect.n)
-		res->protected_how = r->runner->protects_by_mounts ? "read-only"
-				     : r->protect.partial   ? "partial"
-							    : "restored";
 	/* Both, always: the sweep puts protected paths back. */
 	bool refused = classify_run(r, res);
 	bool reverted = sweep_protected(r, res);
+
+	if (r->runner && r->mode == SBX_MODE_WORKSPACE_WRITE && (r->view.protect.n || r->protect.git))
+		res->protected_how = r->protect.git_partial	      ? "partial"
+				     : r->runner->protects_by_mounts ? "read-only"
+				     : r->protect.partial	      ? "partial"
+								      : "restored";
 	bool failed = !res->exited || res->exit_code != 0;
 
 	/* Calls the policy refused by seccomp (the rules' EPERM, the

@@ -16,17 +16,15 @@
 #include "statedir.h"
 #include "view_prepare.h"
 
-/* Written by a command, these would run later outside any sandbox: git
- * hooks and config (hooks, fsmonitor, aliases, filters), submodule URLs,
- * direnv, editor tasks and settings, agent settings and MCP servers, shell
- * start-up files. The peers (Codex, sandbox-runtime) keep the same. Also
- * what makes git take hooks and config from elsewhere: commondir (the
- * whole repository's), config.worktree, and the git directories of
- * submodules and linked worktrees, which have hooks and config of their own
- * (a submodule's fsmonitor runs in the superproject's git status). */
+/* Written by a command, these would run later outside any sandbox:
+ * submodule URLs, direnv, editor tasks and settings, agent settings and MCP
+ * servers, shell start-up files. The peers (Codex, sandbox-runtime) keep
+ * the same. Git's own metadata (hooks, config, fsmonitor, aliases,
+ * filters, rebase todo lists...) is an allow-list instead, in every
+ * repository under the root (launcher/protect/protect_git.c): the root's
+ * own .git entries are added to this list when the run starts. */
 const char *const view_default_protected[] = {
-	".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", ".git/modules",
-	".git/worktrees", ".gitmodules", ".envrc", ".vscode", ".idea", ".mcp.json",
+	".gitmodules", ".envrc", ".vscode", ".idea", ".mcp.json",
 	".claude", ".codex", ".agents", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
 	".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", NULL,
 };
@@ -222,16 +220,33 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 	reveal_ssh(r, home);
 }
 
+static void add_git_entry(void *ctx, const char *rel)
+{
+	struct run_state *r = ctx;
+
+	for (size_t i = 0; i < r->view.protect.n; i++)
+		if (strcmp(r->view.protect.path[i], rel) == 0)
+			return;
+	add(r, &r->view.protect, strdup(rel));
+}
+
+/* The protected paths, and git's allow-list (on unless protected_paths is
+ * none): the root's own .git entries that are not on it are protected
+ * paths (read-only binds under the namespace runner, snapshots), every
+ * repository under the root is held to it after the run. */
 static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 {
 	if (cfg->protected_paths && strcmp(cfg->protected_paths, "none") == 0)
 		return;
 	if (cfg->protected_paths) {
 		add_list(r, &r->view.protect, cfg->protected_paths, NULL);
-		return;
+	} else {
+		for (size_t i = 0; view_default_protected[i]; i++)
+			add(r, &r->view.protect, strdup(view_default_protected[i]));
 	}
-	for (size_t i = 0; view_default_protected[i]; i++)
-		add(r, &r->view.protect, strdup(view_default_protected[i]));
+	r->protect.git = true;
+	if (r->root_fd >= 0)
+		protect_git_root_entries(r->root_fd, add_git_entry, r);
 }
 
 static void drop_under(struct ns_path_list *l, const char *dir)
@@ -282,7 +297,7 @@ static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const c
 		utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
 		statedir_expire(base, "tmp", VIEW_TMP_MAX_AGE_S, key);
 	}
-	if (base && r->view.protect.n &&
+	if (base && (r->view.protect.n || r->protect.git) &&
 	    statedir_for_root(base, "protect", r->root, 0700, path, sizeof(path), &fd, &ignored) == 0)
 		r->protect.dir_fd = fd;
 	if (cfg->cache_dir && strcmp(cfg->cache_dir, "off") == 0)
@@ -330,6 +345,9 @@ static void prepare_recovery(struct run_state *r, const struct sbx_run *cfg,
 		return;
 	}
 	prepare_protected(r, cfg);
+	/* Its command writes nothing: no git pass after it (the dead run's
+	 * changes are made inert when the baseline is recovered). */
+	r->protect.git = false;
 	r->protect.dir_fd = fd;
 }
 
