@@ -411,9 +411,19 @@ static bool has_prefix(const char *s, const char *p)
  * pushed to), and a path outside the root may be one a run could write
  * (the host's /tmp under the landlock runner); "X::addr" runs a remote
  * helper git-remote-X. Kept: the network schemes, the scp-like form
- * (host:path, ssh), and local paths inside the root, whose repositories are
- * held to these same rules. */
-bool gitconfig_url_ok(const char *url, const char *root)
+ * (host:path, ssh), local paths inside the root, whose repositories are
+ * held to these same rules, and absolute ones outside it that w allows.
+ * Relative local paths are not kept (git reads them from wherever it runs). */
+/* A local path: inside the root, or outside where the caller says it may
+ * stay (launcher/protect: not in what a run may write). */
+static bool local_ok(const char *path, const struct gitconfig_where *w)
+{
+	if (path_inside(path, strlen(path), w->root))
+		return true;
+	return path[0] == '/' && w->outside_ok && w->outside_ok(path, w->ctx);
+}
+
+bool gitconfig_url_ok(const char *url, const struct gitconfig_where *w)
 {
 	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
 	static const char *const schemes[] = { "https://", "http://",    "ssh://",
@@ -425,17 +435,18 @@ bool gitconfig_url_ok(const char *url, const char *root)
 		if (has_prefix(url, schemes[i]))
 			return url[strlen(schemes[i])] != '-';
 	if (has_prefix(url, "file://"))
-		return path_inside(url + 7, strlen(url + 7), root);
+		return local_ok(url + 7, w);
 	if (strstr(url, "::"))
 		return false;
 	if (colon && (!slash || colon < slash))
 		return !strstr(url, "://");
-	return path_inside(url, strlen(url), root);
+	return local_ok(url, w);
 }
 
 /* A remote this config keeps with a URL it keeps: git takes the name of a
  * remote without one for its URL. */
-static bool remote_kept(const struct result *r, const char *name, size_t len, const char *root)
+static bool remote_kept(const struct result *r, const char *name, size_t len,
+			const struct gitconfig_where *w)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct kept_section *s = &r->s[r->e[i].section];
@@ -443,23 +454,24 @@ static bool remote_kept(const struct result *r, const char *name, size_t len, co
 		if (strcmp(s->name, "remote") == 0 && s->sub_len == len &&
 		    memcmp(s->sub, name, len) == 0 && strcmp(r->e[i].key, "url") == 0 &&
 		    r->e[i].value && strlen(r->e[i].value) == r->e[i].value_len &&
-		    gitconfig_url_ok(r->e[i].value, root))
+		    gitconfig_url_ok(r->e[i].value, w))
 			return true;
 	}
 	return false;
 }
 
-static bool value_ok(const struct result *r, const struct entry *e, const char *root)
+static bool value_ok(const struct result *r, const struct entry *e,
+		     const struct gitconfig_where *w)
 {
 	if (e->check == ANY)
 		return true;
 	if (!e->value || memchr(e->value, '\0', e->value_len))
 		return false;
 	if (e->check == URL)
-		return gitconfig_url_ok(e->value, root);
+		return gitconfig_url_ok(e->value, w);
 	/* branch.X.remote: ".", a remote this config keeps, else a URL. */
-	return strcmp(e->value, ".") == 0 || remote_kept(r, e->value, e->value_len, root) ||
-	       gitconfig_url_ok(e->value, root);
+	return strcmp(e->value, ".") == 0 || remote_kept(r, e->value, e->value_len, w) ||
+	       gitconfig_url_ok(e->value, w);
 }
 
 /* ---- writing ---- */
@@ -484,7 +496,8 @@ static void put_quoted(struct buf *b, const char *s, size_t n, bool value)
 	put_c(b, '"');
 }
 
-static char *write_out(const struct result *r, const char *root, size_t *out_len, bool *dropped)
+static char *write_out(const struct result *r, const struct gitconfig_where *w, size_t *out_len,
+		       bool *dropped)
 {
 	struct buf b = { 0 };
 	ssize_t last = -1;
@@ -496,7 +509,7 @@ static char *write_out(const struct result *r, const char *root, size_t *out_len
 
 		/* A subsection holding a newline or NUL cannot be written
 		 * back in a form git reads (it refuses the header). */
-		if (!value_ok(r, e, root) ||
+		if (!value_ok(r, e, w) ||
 		    (s->has_sub && (memchr(s->sub, '\n', s->sub_len) || strlen(s->sub) != s->sub_len))) {
 			*dropped = true;
 			continue;
@@ -537,8 +550,8 @@ static void result_free(struct result *r)
 	free(r->s);
 }
 
-char *gitconfig_filter(const char *in, size_t len, const char *root, size_t *out_len,
-		       bool *dropped)
+char *gitconfig_filter(const char *in, size_t len, const struct gitconfig_where *w,
+		       size_t *out_len, bool *dropped)
 {
 	struct parser ps = { (const unsigned char *)in, len, 0, false };
 	struct section sec = { 0 };
@@ -619,7 +632,7 @@ char *gitconfig_filter(const char *in, size_t len, const char *root, size_t *out
 done:
 	if (!whole)
 		*dropped = true;
-	out = r.failed ? NULL : write_out(&r, root, out_len, dropped);
+	out = r.failed ? NULL : write_out(&r, w, out_len, dropped);
 	result_free(&r);
 	free(sec.sub.p);
 	free(v.p);

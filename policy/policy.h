@@ -171,9 +171,15 @@ bool pattern_match(const char *pattern, const char *name);
  * (absolute). *dropped: whether anything was left out (else the input
  * holds only what is kept, and may stay as it is). malloc'd, or NULL when
  * memory ran out. */
-char *gitconfig_filter(const char *in, size_t len, const char *root, size_t *out_len,
-		       bool *dropped);
-bool gitconfig_url_ok(const char *url, const char *root);
+struct gitconfig_where {
+	const char *root;       /* absolute, resolved */
+	/* An absolute local path outside the root: may it stay? (NULL: no) */
+	bool (*outside_ok)(const char *path, void *ctx);
+	void *ctx;
+};
+char *gitconfig_filter(const char *in, size_t len, const struct gitconfig_where *w,
+		       size_t *out_len, bool *dropped);
+bool gitconfig_url_ok(const char *url, const struct gitconfig_where *w);
 
 /* ---- supervise.c: the supervisor's pure decisions ---- */
 #define SUPERVISE_MAX_WRITABLE 6

@@ -220,6 +220,16 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 	reveal_ssh(r, home);
 }
 
+/* What a run may write outside the root: a repository there that a
+ * run-made git config points to could be a run's (protect_git.c). */
+static void prepare_writable(struct run_state *r)
+{
+	protect_add_writable(&r->protect, "/tmp");
+	protect_add_writable(&r->protect, "/dev/shm");
+	protect_add_writable(&r->protect, r->view.cache_dir);
+	protect_add_writable(&r->protect, r->view.tmp_path);
+}
+
 static void add_git_entry(void *ctx, const char *rel)
 {
 	struct run_state *r = ctx;
@@ -348,6 +358,7 @@ static void prepare_recovery(struct run_state *r, const struct sbx_run *cfg,
 	/* Its command writes nothing: no git pass after it (the dead run's
 	 * changes are made inert when the baseline is recovered). */
 	r->protect.git = false;
+	prepare_writable(r);
 	r->protect.dir_fd = fd;
 }
 
@@ -378,6 +389,7 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 	prepare_protected(r, cfg);
 	prepare_dirs(r, cfg, have_base ? base : NULL);
 	prepare_sockets(r, cfg);
+	prepare_writable(r);
 	return 0;
 }
 

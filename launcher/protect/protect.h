@@ -79,6 +79,12 @@ struct protect_base {
 #define PROTECT_ANCESTORS_MAX NS_VIEW_MAX_PATHS
 #define PROTECT_REPORT_MAX 16
 
+/* A directory by its identity. */
+struct protect_ident {
+	uint64_t dev, ino;
+};
+#define PROTECT_WRITABLE_MAX 4
+
 struct protect_state {
 	struct protect_base base;
 	size_t path_rec[NS_VIEW_MAX_PATHS];    /* the run's protected path i: its record */
@@ -99,6 +105,11 @@ struct protect_state {
 	char **git_changed;     /* what the git pass put back (reported) */
 	size_t n_git_changed;
 	bool git_partial;       /* the git pass could not look everywhere */
+	/* What the run may write outside the root (/tmp, /dev/shm, the tool
+	 * cache): a repository a run-made config points to there is not
+	 * kept (protect_git.c). */
+	struct protect_ident writable[PROTECT_WRITABLE_MAX];
+	size_t n_writable;
 	/* Paths put back at the start, to a baseline an earlier run left when
 	 * its sbx died (sandbox.recovered). */
 	char *recovered[PROTECT_REPORT_MAX];
@@ -126,6 +137,8 @@ void protect_free(struct protect_state *ps, int root_fd);
  * (".git/config", ".git/hooks"...; ".git" itself when it is a file or a
  * symlink): the namespace runner binds them read-only. */
 void protect_git_root_entries(int root_fd, void (*add)(void *ctx, const char *rel), void *ctx);
+/* A directory the run may write outside the root (its identity now). */
+void protect_add_writable(struct protect_state *ps, const char *path);
 
 /* protect_fs.c: directory work no file below a handle can steer (sbx's
  * state directories use it too). */

@@ -177,7 +177,7 @@ static void git_pass(struct protect_state *ps, int root_fd, const struct protect
 		     struct timespec since, bool report)
 {
 	struct git_pass gp = { .root_fd = root_fd, .root = base->root, .since = since,
-			       .base = base };
+			       .base = base, .writable = ps->writable, .n_writable = ps->n_writable };
 
 	protect_git_pass(&gp);
 	if (gp.partial)

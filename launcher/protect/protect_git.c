@@ -187,6 +187,61 @@ static char *read_small(int fd, size_t max, size_t *len)
 	return buf;
 }
 
+/* A local path outside the root that a run-made config names (a remote's
+ * URL): kept unless it lies in what a run may write outside the root (by
+ * identity: the nearest existing directory on its way, and each above). */
+static bool outside_ok(const char *path, void *ctx)
+{
+	const struct git_pass *gp = ctx;
+	char buf[PATH_MAX];
+	struct stat st, top;
+	int fd = -1;
+
+	if (strlen(path) >= sizeof(buf) || stat("/", &top) < 0)
+		return false;
+	strcpy(buf, path);
+	while (fd < 0) {
+		char *slash;
+
+		fd = open(buf[0] ? buf : "/", O_PATH | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))) {
+			close(fd);
+			fd = -1;
+		} else if (fd >= 0) {
+			break;
+		} else if (errno != ENOENT && errno != ENOTDIR) {
+			return false;
+		}
+		slash = strrchr(buf, '/');
+		if (!slash || !buf[0])
+			return false;
+		*slash = '\0';
+	}
+	for (int up = 0; up < PATH_MAX / 2; up++) {
+		int parent;
+
+		if (fstat(fd, &st) < 0)
+			break;
+		for (size_t i = 0; i < gp->n_writable; i++)
+			if (gp->writable[i].dev == (uint64_t)st.st_dev &&
+			    gp->writable[i].ino == (uint64_t)st.st_ino) {
+				close(fd);
+				return false;
+			}
+		if (st.st_dev == top.st_dev && st.st_ino == top.st_ino) {
+			close(fd);
+			return true;
+		}
+		parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = parent;
+		if (fd < 0)
+			return false;
+	}
+	close(fd);
+	return false;
+}
+
 /* The run's config cut down to the allow-listed keys, written under a new
  * name and renamed over (the owner and mode of the old one kept). */
 static void filter_config(struct git_pass *gp, int gfd, const char *name, const char *rel)
@@ -210,9 +265,10 @@ static void filter_config(struct git_pass *gp, int gfd, const char *name, const 
 		return;
 	}
 	bool dropped = true;
+	struct gitconfig_where where = { gp->root, outside_ok, gp };
 
 	out = len > CONFIG_MAX_BYTES ? strdup("")
-				     : gitconfig_filter(in, len, gp->root, &out_len, &dropped);
+				     : gitconfig_filter(in, len, &where, &out_len, &dropped);
 	if (!out) {
 		free(in);
 		gp->partial = true;
@@ -730,4 +786,14 @@ void protect_git_root_entries(int root_fd, void (*add)(void *ctx, const char *re
 		add(ctx, rel);
 	}
 	closedir(d);
+}
+
+void protect_add_writable(struct protect_state *ps, const char *path)
+{
+	struct stat st;
+
+	if (path && ps->n_writable < PROTECT_WRITABLE_MAX && stat(path, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
+		ps->writable[ps->n_writable++] =
+			(struct protect_ident){ (uint64_t)st.st_dev, (uint64_t)st.st_ino };
 }

@@ -50,6 +50,8 @@ struct git_pass {
 	} *seen;                    /* git directories done */
 	size_t n_seen, cap_seen;
 	size_t dirs;                /* directories walked */
+	const struct protect_ident *writable; /* what the run may write outside the root */
+	size_t n_writable;
 };
 
 /* How many directories the walk looks at, at most (docs/workspace.md). */

@@ -12,11 +12,19 @@
 
 #define ROOT "/ws/root"
 
+static bool outside_ok(const char *path, void *ctx)
+{
+	(void)ctx;
+	return strncmp(path, "/home/", 6) == 0;
+}
+
+static const struct gitconfig_where where = { ROOT, outside_ok, NULL };
+
 static char *filter(const char *in)
 {
 	size_t n = 0;
 	bool dropped;
-	char *out = gitconfig_filter(in, strlen(in), ROOT, &n, &dropped);
+	char *out = gitconfig_filter(in, strlen(in), &where, &n, &dropped);
 
 	cr_assert_not_null(out);
 	cr_assert_eq(strlen(out), n);
@@ -142,6 +150,8 @@ Test(gitconfig, urls)
 		{ ROOT "/../x", false },
 		{ "/ws/rootx/y", false },
 		{ "/tmp/evil.git", false },
+		{ "/home/u/src.git", true },
+		{ "file:///home/u/src.git", true },
 		{ "file:///tmp/evil.git", false },
 		{ "../x", false },
 		{ "x", false },
@@ -154,7 +164,7 @@ Test(gitconfig, urls)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		cr_assert_eq(gitconfig_url_ok(cases[i].url, ROOT), cases[i].ok, "%s", cases[i].url);
+		cr_assert_eq(gitconfig_url_ok(cases[i].url, &where), cases[i].ok, "%s", cases[i].url);
 }
 
 Test(gitconfig, remote_names_and_urls)
@@ -181,7 +191,7 @@ Test(gitconfig, nul_and_garbage_keep_nothing_after)
 	static const char in[] = "[user]\n name = a\0\n[core]\n fsmonitor = x\n";
 	size_t n;
 	bool dropped;
-	char *out = gitconfig_filter(in, sizeof(in) - 1, ROOT, &n, &dropped);
+	char *out = gitconfig_filter(in, sizeof(in) - 1, &where, &n, &dropped);
 
 	cr_assert_str_eq(out, "");
 	free(out);
