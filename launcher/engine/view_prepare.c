@@ -34,10 +34,51 @@ const char *const view_default_protected[] = {
 #define VIEW_TMP_MAX_AGE_S (7u * 24 * 3600)
 #define VIEW_CACHE_MAX_AGE_S (30u * 24 * 3600)
 
-/* The usual credential stores of a home directory. */
-const char *const view_default_hidden[] = {
-	".ssh", ".aws", ".azure", ".config/gcloud", ".config/gh", ".netrc", ".git-credentials",
-	".docker/config.json", ".kube/config", ".gnupg", ".pypirc", ".npmrc", NULL,
+/* The credential stores of the tools a user of a coding agent has, where
+ * each keeps them: in $HOME, in the XDG config and data directories (both
+ * the default place and where $XDG_CONFIG_HOME / $XDG_DATA_HOME move it),
+ * or in $XDG_RUNTIME_DIR. A whole directory where the tool keeps nothing
+ * else worth reading, else the file. docs/workspace.md says why each. */
+const struct view_hidden view_default_hidden[] = {
+	{ VIEW_HOME, ".ssh" },
+	{ VIEW_HOME, ".netrc" },
+	{ VIEW_HOME, ".git-credentials" },
+	{ VIEW_CONFIG, "git/credentials" },
+	{ VIEW_CONFIG, "gh" },
+	{ VIEW_CONFIG, "hub" },
+	{ VIEW_CONFIG, "glab-cli" },
+	/* cloud CLIs */
+	{ VIEW_HOME, ".aws" },
+	{ VIEW_HOME, ".azure" },
+	{ VIEW_CONFIG, "gcloud" },
+	{ VIEW_CONFIG, "doctl" },
+	{ VIEW_HOME, ".oci" },
+	{ VIEW_HOME, ".terraform.d/credentials.tfrc.json" },
+	{ VIEW_HOME, ".vault-token" },
+	{ VIEW_HOME, ".kube" },
+	/* container registries */
+	{ VIEW_HOME, ".docker/config.json" },
+	{ VIEW_CONFIG, "containers/auth.json" },
+	{ VIEW_RUNTIME, "containers/auth.json" },
+	/* package registries' tokens */
+	{ VIEW_HOME, ".npmrc" },
+	{ VIEW_HOME, ".pypirc" },
+	{ VIEW_HOME, ".gem/credentials" },
+	{ VIEW_HOME, ".cargo/credentials" },
+	{ VIEW_HOME, ".cargo/credentials.toml" },
+	{ VIEW_HOME, ".gradle/gradle.properties" },
+	{ VIEW_HOME, ".m2/settings-security.xml" },
+	/* keys and keyrings */
+	{ VIEW_HOME, ".gnupg" },
+	{ VIEW_DATA, "keyrings" },
+	{ VIEW_DATA, "kwalletd" },
+	/* agents */
+	{ VIEW_HOME, ".codex/auth.json" },
+	{ VIEW_HOME, ".claude/.credentials.json" },
+	/* databases */
+	{ VIEW_HOME, ".pgpass" },
+	{ VIEW_HOME, ".my.cnf" },
+	{ VIEW_HOME, NULL },
 };
 
 static const char *keep(struct run_state *r, char *s)
@@ -174,22 +215,66 @@ static void reveal_ssh(struct run_state *r, const char *home)
 	free(dir);
 }
 
+/* An XDG base directory as the caller's environment gives it: absolute,
+ * else not used (the spec says to ignore a relative one). */
+static const char *xdg(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && v[0] == '/' ? v : NULL;
+}
+
+/* Each default credential store: in its default place, and in the XDG
+ * directory the caller's environment moves it to (read once, here). */
+static void add_default_hidden(struct run_state *r, const char *home)
+{
+	const char *config = xdg("XDG_CONFIG_HOME"), *data = xdg("XDG_DATA_HOME");
+	const char *runtime = xdg("XDG_RUNTIME_DIR");
+
+	for (size_t i = 0; view_default_hidden[i].rel; i++) {
+		const struct view_hidden *h = &view_default_hidden[i];
+		char *dflt = NULL, *moved = NULL;
+		int rc = 0;
+
+		switch (h->base) {
+		case VIEW_HOME:
+			rc = home ? asprintf(&dflt, "%s/%s", home, h->rel) : 0;
+			break;
+		case VIEW_CONFIG:
+			rc = home ? asprintf(&dflt, "%s/.config/%s", home, h->rel) : 0;
+			if (rc >= 0 && config)
+				rc = asprintf(&moved, "%s/%s", config, h->rel);
+			break;
+		case VIEW_DATA:
+			rc = home ? asprintf(&dflt, "%s/.local/share/%s", home, h->rel) : 0;
+			if (rc >= 0 && data)
+				rc = asprintf(&moved, "%s/%s", data, h->rel);
+			break;
+		case VIEW_RUNTIME:
+			rc = runtime ? asprintf(&dflt, "%s/%s", runtime, h->rel) : 0;
+			break;
+		}
+		if (rc < 0)
+			continue;
+		if (dflt)
+			add_hidden(r, dflt);
+		if (moved && (!dflt || strcmp(moved, dflt) != 0))
+			add_hidden(r, moved);
+		else
+			free(moved);
+	}
+}
+
 static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const char *base)
 {
 	const char *home = home_dir();
 
 	if (cfg->deny_read && strcmp(cfg->deny_read, "none") == 0)
 		return;
-	if (cfg->deny_read) {
+	if (cfg->deny_read)
 		add_list(r, &r->view.hide, cfg->deny_read, home);
-	} else {
-		for (size_t i = 0; home && view_default_hidden[i]; i++) {
-			char *p;
-
-			if (asprintf(&p, "%s/%s", home, view_default_hidden[i]) >= 0)
-				add_hidden(r, p);
-		}
-	}
+	else
+		add_default_hidden(r, home);
 	/* sbx's own state: other roots' /tmp and caches, spill files. This
 	 * run's own /tmp and cache are mounted back on top. Why every place a
 	 * base may be: a run whose root holds ~/.cache/sbx keeps its own state

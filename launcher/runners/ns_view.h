@@ -17,7 +17,7 @@
  * the workspace's own is given). */
 #define NS_VIEW_TMP_SIZE "1g"
 
-#define NS_VIEW_MAX_PATHS 64
+#define NS_VIEW_MAX_PATHS 96
 
 /* A list of paths, prepared by the parent (pointers into its memory). */
 struct ns_path_list {
