@@ -25,13 +25,15 @@ RUN_PACKAGES="gcc make pkg-config libc6-dev liburing-dev libseccomp-dev libmnl-d
 # The real-work suite (scripts/realwork.sh) drives everyday tools: jq reads
 # sbx's results; the rest are the workflows' own (venv + pip, linters,
 # builds, sqlite, vim, archives, sockets, ptys, ssh-agent, go, cargo,
-# inotify-tools for the file watchers).
+# inotify-tools for the file watchers). unicode-data: the Unicode property
+# files the marker guard's table is generated from (test_markers_forged
+# checks the committed classify/unicode_table.h against them).
 TEST_PACKAGES="libcriterion-dev git util-linux procps iproute2 python3 nodejs man-db \
 libcap2-bin bubblewrap keyutils tar locales libc-l10n python3-pytest default-jdk-headless \
 qemu-system-x86 busybox-static cpio \
 jq bsdutils cmake ccache sqlite3 vim zip unzip gzip curl socat openssh-client expect \
 python3-venv python3-pip python3-setuptools python3-wheel black pylint mypy golang-go cargo perl patch \
-inotify-tools"
+inotify-tools unicode-data"
 
 case ${1:-all} in
 run) PACKAGES=$RUN_PACKAGES ;;
