@@ -72,7 +72,9 @@ static int move_up(int parent, const char *name, int top)
 	for (int attempt = 0; attempt < 1000; attempt++) {
 		char aside[48];
 
-		snprintf(aside, sizeof(aside), ".sbx-deep-%d-%lu", (int)getpid(), seq++);
+		/* Atomic: serve puts back runs of different roots at once. */
+		snprintf(aside, sizeof(aside), ".sbx-deep-%d-%lu", (int)getpid(),
+			 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 		if (renameat2(parent, name, top, aside, RENAME_NOREPLACE) == 0)
 			return 0;
 		if (errno != EEXIST)

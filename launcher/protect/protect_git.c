@@ -280,7 +280,11 @@ static void filter_config(struct git_pass *gp, int gfd, const char *name, const 
 		return; /* nothing but allow-listed keys: as git wrote it */
 	}
 	free(in);
-	snprintf(tmp, sizeof(tmp), ".sbx-config-%d", (int)getpid());
+	static unsigned long seq;
+
+	/* Unique per call: serve's clean-ups of several runs are threads. */
+	snprintf(tmp, sizeof(tmp), ".sbx-config-%d-%lu", (int)getpid(),
+		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	unlinkat(gfd, tmp, 0);
 	w = openat(gfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (w < 0) {
