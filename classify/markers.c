@@ -203,7 +203,7 @@ static int next_visible(const unsigned char *line, size_t len, size_t *at, bool 
  * is nothing, what follows it is text). */
 static bool reads_as_marker(const unsigned char *line, size_t len, bool terminal)
 {
-	static const char word[] = "sandbox";
+	static const char word[] = "sandbox", back[] = "xobdnas";
 	size_t at = 0;
 
 	for (;;) {
@@ -212,17 +212,24 @@ static bool reads_as_marker(const unsigned char *line, size_t len, bool terminal
 
 		if (c < 0)
 			return false;
-		if (c != '[')
-			continue;
-		while (k < sizeof(word) - 1) {
-			int w = next_visible(line, len, &after, terminal);
+		if (c == '[') {
+			while (k < sizeof(word) - 1 && next_visible(line, len, &after, terminal) == word[k])
+				k++;
+			if (k == sizeof(word) - 1)
+				return true;
+		} else if (c == 'x') {
+			/* Right to left (a bidi override, an RTL run): "]xobdnas["
+			 * shows as "[sandbox]", its brackets mirrored. */
+			for (k = 1; k < sizeof(back) - 1 &&
+				    next_visible(line, len, &after, terminal) == back[k];)
+				k++;
+			if (k == sizeof(back) - 1) {
+				int b = next_visible(line, len, &after, terminal);
 
-			if (w != word[k])
-				break;
-			k++;
+				if (b == '[' || b == ']')
+					return true;
+			}
 		}
-		if (k == sizeof(word) - 1)
-			return true;
 	}
 }
 

@@ -13,7 +13,10 @@ as Debian's unicode-data package installs them (/usr/share/unicode):
            U+2800 BRAILLE PATTERN BLANK (So, but blank in every font).
   folded   code points whose compatibility decomposition (UnicodeData.txt,
            as NFKC applies it) is one ASCII letter or '[': fullwidth,
-           mathematical, circled... forms read as that letter.
+           mathematical, circled... forms read as that letter; the small
+           capitals (named LATIN LETTER SMALL CAPITAL X) as X; opening
+           brackets (Ps) named SQUARE, LENTICULAR or TORTOISE SHELL BRACKET
+           as '[' .
 
     scripts/gen-unicode-table.py > classify/unicode_table.h
     scripts/gen-unicode-table.py --check    # exit 1 if the committed file differs
@@ -59,6 +62,27 @@ def unicode_data():
     return rows
 
 
+def unicode_names():
+    names = {}
+    with open(os.path.join(UCD, "UnicodeData.txt"), encoding="utf-8") as f:
+        for line in f:
+            p = line.split(";")
+            names[int(p[0], 16)] = (p[1], p[2])
+    return names
+
+
+def name_fold():
+    """small capitals and square-ish opening brackets, by their names"""
+    folds = {}
+    for cp, (name, cat) in unicode_names().items():
+        m = re.fullmatch(r"LATIN LETTER SMALL CAPITAL ([A-Z])", name)
+        if m:
+            folds[cp] = ord(m.group(1).lower())
+        elif cat == "Ps" and re.search(r"(SQUARE|LENTICULAR|TORTOISE SHELL) BRACKET", name):
+            folds[cp] = ord("[")
+    return folds
+
+
 def compat_fold(rows):
     """code point -> ASCII char, where the full compatibility decomposition
     is one ASCII letter or '['"""
@@ -100,7 +124,8 @@ def generate():
     dropped |= ranges("PropList.txt", "White_Space")
     dropped |= ranges("DerivedCoreProperties.txt", "Default_Ignorable_Code_Point")
     dropped.add(0x2800)
-    folds = compat_fold(rows)
+    folds = name_fold()
+    folds.update(compat_fold(rows))
     version = "unknown version"
     with open(os.path.join(UCD, "ReadMe.txt"), encoding="utf-8", errors="replace") as f:
         m = re.search(r"Version (\d+\.\d+\.\d+)", f.read())

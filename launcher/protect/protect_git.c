@@ -628,10 +628,25 @@ static void note_found(struct git_pass *gp, const char *rel)
 
 static void containers(struct git_pass *gp, int fd, const char *rel, int depth);
 
+int protect_git_open_listable(int fd, const struct timespec *since)
+{
+	int l = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	/* One the run closed to its owner (chmod 100: git still opens what
+	 * is in it by name) gets its owner's rights back; one closed before
+	 * the run is the user's. */
+	if (l < 0 && errno == EACCES && fstat(fd, &st) == 0 && ts_at_or_after(&st.st_ctim, since)) {
+		protect_dir_reopen(fd);
+		l = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	return l;
+}
+
 /* One git directory (fd: a handle on it, taken over; rel: its path). */
 void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree_admin)
 {
-	int gfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int gfd = protect_git_open_listable(fd, &gp->since);
 	struct dirent *e;
 	DIR *d;
 

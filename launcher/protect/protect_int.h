@@ -63,6 +63,9 @@ bool protect_git_allowed(const char *name, bool is_dir, bool worktree_admin);
 bool protect_git_changed(int dirfd, const char *name, const struct timespec *since);
 void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree_admin);
 bool protect_git_looks_like(int fd);
+/* A directory handle (any, O_PATH too) opened to be listed: its owner's
+ * rights given back first if the run took them (changed since `since`). */
+int protect_git_open_listable(int fd, const struct timespec *since);
 bool protect_git_recorded(const struct git_pass *gp, const char *rel, const char *name);
 bool protect_git_target(const char *root, const char *dir, const char *target, char *out,
 			size_t size);

@@ -107,7 +107,7 @@ static void dot_git(struct git_pass *gp, int dfd, const char *rel)
 	    protect_git_recorded(gp, rel, ".git"))
 		return;
 	if (S_ISDIR(st.st_mode)) {
-		fd = openat(dfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(dfd, ".git", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 ||
 		    snprintf(path, sizeof(path), "%s%s.git", rel, rel[0] ? "/" : "") >= (int)sizeof(path)) {
 			if (fd >= 0)
@@ -169,6 +169,23 @@ static bool entry_is_dir(int dfd, const struct dirent *e)
 	return fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* A directory below dfd opened to be listed. Why the owner's rights are
+ * given back on one the run closed (chmod 100 dir): git goes through a
+ * directory it may only search, and a repository planted below it would
+ * be out of the walk's sight. */
+static int open_sub(struct git_pass *gp, int dfd, const char *name)
+{
+	int p = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), l;
+
+	if (p < 0)
+		return -errno;
+	l = protect_git_open_listable(p, &gp->since);
+	if (l < 0)
+		l = -errno;
+	close(p);
+	return l;
+}
+
 /* rel: a buffer of PATH_MAX holding this directory's path (rel_len long). */
 static void walk(struct git_pass *gp, struct deferred *q, int fd, char *rel, size_t rel_len,
 		 int depth)
@@ -223,10 +240,10 @@ static void walk(struct git_pass *gp, struct deferred *q, int fd, char *rel, siz
 		if (depth + 1 >= WALK_FD_DEPTH) {
 			defer(gp, q, rel);
 		} else {
-			sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			sub = open_sub(gp, dirfd(d), e->d_name);
 			if (sub >= 0)
 				walk(gp, q, sub, rel, rel_len + n + (rel_len ? 1 : 0), depth + 1);
-			else if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+			else if (sub != -ENOENT && sub != -ENOTDIR && sub != -ELOOP)
 				gp->partial = true;
 		}
 		rel[rel_len] = '\0';

@@ -102,6 +102,11 @@ ParameterizedTest(struct rp *p, git_allowlist, nested_repo, .timeout = 240)
 		"chmod +x a/b/proj/.git/hooks/post-commit",
 		"mkdir evh && printf '#!/bin/sh\\n%s\\n' \"$PLANT\" > evh/pre-commit && chmod +x "
 		"evh/pre-commit && rm -rf proj/.git/hooks && ln -s ../../evh proj/.git/hooks",
+		/* closed to its owner, so that no one may list it: git still
+		 * opens what is in it by name */
+		"git -C proj config core.fsmonitor \"$PLANT\" && chmod 100 proj/.git",
+		"printf '#!/bin/sh\\n%s\\n' \"$PLANT\" > proj/.git/hooks/pre-commit && "
+		"chmod +x proj/.git/hooks/pre-commit && chmod 100 proj/.git/hooks",
 	};
 
 	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {

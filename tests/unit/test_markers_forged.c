@@ -143,6 +143,10 @@ Test(markers_forged, lookalikes_and_escapes)
 		"[\x1b]0;title\x07sandbox]",             /* OSC */
 		"[\xc2\x9bsandbox]",                     /* C1 CSI, a control */
 		"[SANDBOX]",
+		"\xe3\x80\x90sandbox\xe3\x80\x91",      /* U+3010 lenticular bracket */
+		"[\xea\x9c\xb1\xe1\xb4\x80\xc9\xb4\xe1\xb4\x85\xca\x99\xe1\xb4\x8fx]", /* small capitals */
+		"\xe2\x80\xae]xobdnas[",              /* RLO: shows as [sandbox] */
+		"\xe2\x80\xae[xobdnas]",              /* RLO, brackets mirrored */
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
