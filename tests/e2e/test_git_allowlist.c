@@ -330,3 +330,29 @@ ParameterizedTest(struct rp *p, git_allowlist, made_elsewhere, .timeout = 240)
 			  f.tag, i);
 	}
 }
+
+/* A repository the last run's end found is recorded when the next run
+ * starts: a change to its config is put back whole, the user's own keys
+ * (which no run may write) included, not only cut down. */
+PARAMS(known_repo_put_back, params_both);
+ParameterizedTest(struct rp *p, git_allowlist, known_repo_put_back, .timeout = 240)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *proj = user_repo(&f, "proj");
+
+	user_ok(&f, proj, "git config core.editor my-editor && git config pull.rebase true");
+	run_x(&f, "workspace-write", NULL, "true", &o);
+	cr_expect(has(&o, "\"denied\":false"), "%s a run that did nothing: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	run_x(&f, "workspace-write", NULL,
+	      "git -C proj config core.fsmonitor 'touch /x' && git -C proj config core.editor evil",
+	      &o);
+	cr_expect(has(&o, "\"reverted\":[\"proj/.git/config\"]"), "%s not put back: %s", f.tag,
+		  o.out);
+	e2e_out_free(&o);
+	user_ok(&f, proj, "test \"$(git config core.editor)\" = my-editor && "
+			  "test \"$(git config pull.rebase)\" = true && ! git config core.fsmonitor");
+}
