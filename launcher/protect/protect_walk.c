@@ -43,17 +43,6 @@ struct deferred {
 	size_t n, cap;
 };
 
-int protect_git_open_beneath(int root_fd, const char *rel)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, root_fd, rel[0] ? rel : ".", &how, sizeof(how));
-
-	return fd < 0 ? -errno : fd;
-}
-
 static bool is_worktree_admin(const char *rel)
 {
 	const char *slash = strrchr(rel, '/');
