@@ -53,6 +53,9 @@ static const char *const allowed_files[] = {
 /* A linked worktree's own git directory (.git/worktrees/NAME) also holds
  * where the worktree is, and its lock. */
 static const char *const worktree_files[] = { "gitdir", "locked", NULL };
+/* What git gc writes in info/ (update-server-info: the dumb protocols'
+ * lists of refs and packs). */
+static const char *const info_files[] = { "refs", "packs", NULL };
 /* Temporary files of the index (split index, a stash's, a partial commit's). */
 static const char *const allowed_prefixes[] = { "sharedindex.", "index.", "next-index-", NULL };
 
@@ -62,6 +65,16 @@ static bool in_list(const char *const *list, const char *name, size_t len)
 		if (strlen(list[i]) == len && strncmp(list[i], name, len) == 0)
 			return true;
 	return false;
+}
+
+/* An entry of info/ that git gc writes (with its lock file). */
+static bool info_allowed(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len > 5 && strcmp(name + len - 5, ".lock") == 0)
+		len -= 5;
+	return in_list(info_files, name, len);
 }
 
 bool protect_git_allowed(const char *name, bool is_dir, bool worktree_admin)
@@ -369,7 +382,7 @@ static void sweep_dir(struct git_pass *gp, int gfd, const char *name, const char
 				continue;
 			keep = S_ISREG(st.st_mode) &&
 			       ((hooks && ends_with(e->d_name, ".sample")) ||
-				(info && strcmp(e->d_name, "exclude") == 0));
+				(info && (strcmp(e->d_name, "exclude") == 0 || info_allowed(e->d_name))));
 			if (keep || !protect_git_changed(dirfd(d), e->d_name, &gp->since))
 				continue;
 			remove_entry(gp, dirfd(d), e->d_name, rel, name);
@@ -765,6 +778,30 @@ static void containers(struct git_pass *gp, int fd, const char *rel, int depth)
 	}
 }
 
+static void root_info_entries(int gfd, void (*add)(void *ctx, const char *rel), void *ctx)
+{
+	int fd = openat(gfd, "info", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		add(ctx, ".git/info");
+		return;
+	}
+	while ((e = readdir(d))) {
+		char rel[NAME_MAX + 16];
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    info_allowed(e->d_name))
+			continue;
+		snprintf(rel, sizeof(rel), ".git/info/%s", e->d_name);
+		add(ctx, rel);
+	}
+	closedir(d);
+}
+
 void protect_git_root_entries(int root_fd, void (*add)(void *ctx, const char *rel), void *ctx)
 {
 	struct dirent *e;
@@ -801,6 +838,12 @@ void protect_git_root_entries(int root_fd, void (*add)(void *ctx, const char *re
 		 * held to the rules after the run. */
 		if (dir && (strcmp(e->d_name, "modules") == 0 || strcmp(e->d_name, "worktrees") == 0))
 			continue;
+		/* info/: what git gc writes there stays writable, the rest
+		 * (exclude, attributes, grafts...) protected one by one. */
+		if (dir && strcmp(e->d_name, "info") == 0) {
+			root_info_entries(dirfd(d), add, ctx);
+			continue;
+		}
 		snprintf(rel, sizeof(rel), ".git/%s", e->d_name);
 		add(ctx, rel);
 	}

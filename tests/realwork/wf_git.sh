@@ -34,6 +34,9 @@ git clone -q "$HOME/src" . && git switch -q -c topic && echo t > t.txt && git ad
 git commit -qm topic && git switch -q - && git merge -q --no-edit topic && git log --format=%s &&
 git config --get remote.origin.url | sed "s|$HOME|HOME|"
 EOF
+# objects copied out of $HOME, not hard-linked: the home is another mount (namespace
+# runner) or outside what Landlock grants
+copied '^\.git/objects/'
 
 wf git-init-sub "git init of a subdirectory of the root (a repository of its own)" need=git
 call <<'EOF'
