@@ -356,3 +356,27 @@ ParameterizedTest(struct rp *p, git_allowlist, known_repo_put_back, .timeout = 2
 	user_ok(&f, proj, "test \"$(git config core.editor)\" = my-editor && "
 			  "test \"$(git config pull.rebase)\" = true && ! git config core.fsmonitor");
 }
+
+/* A remote the run adds that names a repository where a run may write
+ * outside the root (the host's /tmp under the landlock runner; the user's
+ * `git push` runs that repository's hooks): dropped; a network URL stays. */
+PARAMS(remote_urls, params_both);
+ParameterizedTest(struct rp *p, git_allowlist, remote_urls, .timeout = 240)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	run_x(&f, "workspace-write", NULL,
+	      GIT " init -q n && git -C n remote add tmp /tmp/sbx-e2e-evil.git && "
+	      "git -C n remote add net https://example.com/x.git && "
+	      "git -C n remote add helper 'ext::sh -c evil' && "
+	      "git -C n config branch.main.remote /tmp/sbx-e2e-evil.git",
+	      &o);
+	cr_expect(exit_code(&o) == 0, "%s %s", f.tag, o.out);
+	e2e_out_free(&o);
+	user_ok(&f, e2e_fmt("%s/n", f.ws),
+		"! git config --get remote.tmp.url && ! git config --get remote.helper.url && "
+		"! git config --get branch.main.remote && "
+		"test \"$(git config --get remote.net.url)\" = https://example.com/x.git");
+}
