@@ -84,7 +84,7 @@ void run_protect_finish(struct run_state *r)
 		protect_end(&r->protect, r->root_fd, r->protect_reverted, PROTECT_REPORT_MAX);
 }
 
-/* That write was refused, after the fact: it counts as a denial. */
+/* That write was refused, after the fact: sandbox.reverted says so. */
 static bool sweep_protected(struct run_state *r, struct sbx_result *res)
 {
 	run_protect_finish(r);
@@ -209,7 +209,11 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	 * they were refused, they make a failed run a denied one. */
 	res->refused_calls = run_supervise_refusals(r);
 	run_named_finish(r);
-	res->denied = refused || reverted || (failed && res->refused_calls) ||
+	/* Denied only if the run failed (CONTRACT section 5): a run that
+	 * exited 0 did what it was asked, and an agent told "denied" would ask
+	 * the user for a wider mode it does not need. What was put back after
+	 * a successful run is reported by sandbox.reverted alone. */
+	res->denied = (failed && reverted) || refused || (failed && res->refused_calls) ||
 		      (failed && (r->named.seen ||
 				  run_supervise_refusal_named(r, res->err_text, res->err_len) ||
 				  run_supervise_refusal_named(r, res->out_text, res->out_len)));
