@@ -15,7 +15,8 @@ struct combo {
 	char runner[16];
 };
 
-static struct combo combos[] = { { AS_CALLER, "namespace" }, { AS_NOBODY, "landlock" } };
+static struct combo combos[] = { { AS_CALLER, "namespace" }, { AS_CALLER, "landlock" },
+				 { AS_NOBODY, "namespace" }, { AS_NOBODY, "landlock" } };
 
 ParameterizedTestParameters(serve_cleanup, another_session_is_not_held)
 {
