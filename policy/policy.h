@@ -165,6 +165,22 @@ int policy_parse_bytes(const char *s, uint64_t max, uint64_t *out);
 /* Shell-style name pattern, '*' matches any run of characters (also empty). */
 bool pattern_match(const char *pattern, const char *name);
 
+/* gitconfig.c: the config of a repository a confined run made or changed,
+ * cut down to the allow-listed keys (docs/workspace.md), written afresh in
+ * one canonical form; URLs must be network ones or local paths inside root
+ * (absolute). *dropped: whether anything was left out (else the input
+ * holds only what is kept, and may stay as it is). malloc'd, or NULL when
+ * memory ran out. */
+struct gitconfig_where {
+	const char *root;       /* absolute, resolved */
+	/* An absolute local path outside the root: may it stay? (NULL: no) */
+	bool (*outside_ok)(const char *path, void *ctx);
+	void *ctx;
+};
+char *gitconfig_filter(const char *in, size_t len, const struct gitconfig_where *w,
+		       size_t *out_len, bool *dropped);
+bool gitconfig_url_ok(const char *url, const struct gitconfig_where *w);
+
 /* ---- supervise.c: the supervisor's pure decisions ---- */
 #define SUPERVISE_MAX_WRITABLE 6
 /* The writable set of a run as canonical paths in the command's view. */

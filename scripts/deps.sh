@@ -28,6 +28,9 @@ RUN_PACKAGES="gcc make pkg-config libc6-dev liburing-dev libseccomp-dev libmnl-d
 # inotify-tools for the file watchers). e2fsprogs and btrfs-progs make the
 # loop-mounted file systems of test_inode_ioctls and test_setuid_content
 # (an ext4 with encryption, a btrfs for subvolumes and reflinks).
+# unicode-data: the Unicode property
+# files the marker guard's table is generated from (test_markers_forged
+# checks the committed classify/unicode_table.h against them).
 # apparmor: apparmor_parser checks the installed AppArmor profile's syntax
 # without loading it (test_examples.sh).
 TEST_PACKAGES="libcriterion-dev git util-linux procps iproute2 python3 nodejs man-db \
@@ -36,7 +39,7 @@ libcap2-bin bubblewrap keyutils tar locales libc-l10n python3-pytest default-jdk
 qemu-system-x86 busybox-static cpio \
 jq bsdutils cmake ccache sqlite3 vim zip unzip gzip curl socat openssh-client expect \
 python3-venv python3-pip python3-setuptools python3-wheel black pylint mypy golang-go cargo perl patch \
-inotify-tools apparmor"
+inotify-tools unicode-data apparmor"
 
 case ${1:-all} in
 run) PACKAGES=$RUN_PACKAGES ;;

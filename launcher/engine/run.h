@@ -41,6 +41,11 @@ struct run_state {
 	char *view_strings[RUN_VIEW_STRINGS]; /* owned by the run; view points here */
 	size_t n_view_strings;
 	struct protect_state protect;
+	/* The protected paths' end (run_protect_finish): done, and what it
+	 * put back (paths valid until protect_free). */
+	bool protect_finished;
+	const char *protect_reverted[PROTECT_REPORT_MAX];
+	size_t n_protect_reverted;
 	struct run_limits limits;
 	char *argv[4];
 	char **envp;
@@ -109,6 +114,13 @@ void run_terminate(struct run_state *r);
 void run_evidence_ready(struct run_state *r);
 /* Classify and build the result; frees r. */
 int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error *err);
+/* After the run is done, before run_finish: whether its protected paths
+ * are still to be put back (and its git pass done), and doing that. The
+ * latter may take long (a tree the command left, a big workspace) and may
+ * run on any thread while nothing else touches r: serve runs it off its
+ * loop; run_finish does it itself when it was not done. */
+bool run_protect_pending(const struct run_state *r);
+void run_protect_finish(struct run_state *r);
 void run_discard(struct run_state *r);
 /* Pids of every run still alive in this process (bash pids). */
 size_t run_live_pids(pid_t *out, size_t max);

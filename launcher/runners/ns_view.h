@@ -19,7 +19,7 @@
 #define NS_VIEW_TMP_SIZE "1g"
 #define NS_VIEW_TMP_INODES "65536"
 
-#define NS_VIEW_MAX_PATHS 64
+#define NS_VIEW_MAX_PATHS 96
 
 /* A list of paths, prepared by the parent (pointers into its memory). */
 struct ns_path_list {
