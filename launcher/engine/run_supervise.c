@@ -107,6 +107,11 @@ bool run_supervise_refusal_named(const struct run_state *r, const char *text, si
 	return supervisor_refusal_named(r->sup, text, len);
 }
 
+bool run_supervise_refusal_commanded(const struct run_state *r, const char *text, size_t len)
+{
+	return supervisor_refusal_commanded(r->sup, r->command, r->cwd, text, len);
+}
+
 bool run_supervise_noted_any(const struct run_state *r)
 {
 	return supervisor_noted_any(r->sup);
@@ -145,6 +150,14 @@ unsigned run_supervise_refusals(const struct run_state *r)
 }
 
 bool run_supervise_refusal_named(const struct run_state *r, const char *text, size_t len)
+{
+	(void)r;
+	(void)text;
+	(void)len;
+	return false;
+}
+
+bool run_supervise_refusal_commanded(const struct run_state *r, const char *text, size_t len)
 {
 	(void)r;
 	(void)text;

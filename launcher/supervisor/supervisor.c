@@ -118,6 +118,8 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 		sv_listen_call(&c, &a); /* x32's too: only noted */
 	} else if (sv_is_mkdir_call(&c.n)) {
 		sv_mkdir_call(&c, &a); /* x32's too: only noted */
+	} else if (sv_is_rw_open_call(&c.n)) {
+		sv_rw_open_call(&c, &a); /* x32's too: only noted */
 	} else if (c.n.data.arch != AUDIT_ARCH_X86_64 || (c.n.data.nr & SV_X32_SYSCALL_BIT)) {
 		/* The 32-bit ABIs (i386, x32) are trapped so they are no way
 		 * around us, and refused rather than emulated. */

@@ -157,6 +157,43 @@ Test(supervise_error_names, bare_names_only_where_a_file_name_stands)
 	cr_assert_not(supervise_error_names_bare(NULL, 0, "newdir"));
 }
 
+/* Issue 31: a tool's own words of failure (no system error text), and the
+ * file on a line of its own below an error line ending in ':'. */
+Test(supervise_error_names, own_words_and_the_line_above)
+{
+	cr_assert(names("CMake Error: Unable to (re)create the private pkgRedirects directory:\n"
+			"/r/b/CMakeFiles/pkgRedirects", "/r/b"));
+	cr_assert(names("CMake Error at CMakeLists.txt:4 (file):\n"
+			"  file problem creating directory: /r/d\n", "/r/d"));
+	cr_assert(names("Error: unable to open database \"/r/x.db\": unable to open database file",
+			"/r/x.db"));
+	cr_assert(names("fatal: could not create work tree dir '/r/w'", "/r/w"));
+	cr_assert_not(names("WARNING: could not create /r/c, caching disabled", "/r/c"),
+		      "a warning");
+	cr_assert_not(names("WARNING: The directory:\n/r/c is not writable", "/r/c"),
+		      "below a warning");
+	cr_assert_not(names("Created the build directory:\n/r/b", "/r/b"), "no error above");
+	cr_assert_not(names("error: x\n\n/r/b", "/r/b"), "not right above");
+}
+
+Test(supervise_error_names, command_line_and_read_only_words)
+{
+	cr_assert(supervise_command_names("sqlite3 /r/x.db 'insert into t values(1)'", "/r/x.db"));
+	cr_assert(supervise_command_names("sqlite3 app.db 'insert'", "app.db"));
+	cr_assert(supervise_command_names("python3 -c \"connect('/r/x.db')\"", "/r/x.db"));
+	cr_assert(supervise_command_names("tool --db=/r/x.db;", "/r/x.db"));
+	cr_assert_not(supervise_command_names("sqlite3 /r/x.db.bak 'select 1'", "/r/x.db"));
+	cr_assert_not(supervise_command_names("sqlite3 /a/r/x.db", "/r/x.db"));
+	cr_assert_not(supervise_command_names("sqlite3 x", "x"), "too short");
+	cr_assert_not(supervise_command_names(NULL, "/r/x.db"));
+	cr_assert(supervise_says_read_only("Error: stepping, attempt to write a readonly database (8)", 56));
+	cr_assert(supervise_says_read_only("ok\nsqlite3.OperationalError: unable to open database file", 58));
+	cr_assert(supervise_says_read_only("E: The database is Read-Only\n", 29));
+	cr_assert_not(supervise_says_read_only("Error: in prepare, no such table: t", 35));
+	cr_assert_not(supervise_says_read_only("warning: opening it read-only", 29), "a warning");
+	cr_assert_not(supervise_says_read_only("read-only", 4), "past len");
+}
+
 Test(supervise_error_names, rust_debug_form)
 {
 	const char *panic = "thread 'main' panicked at t.rs:1:80:\ncalled `Result::unwrap()` on "
