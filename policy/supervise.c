@@ -97,10 +97,16 @@ static bool is_warning(const char *line, size_t len)
  * noted names, with none of them on the line: 1 MiB of it cost 1.5 s of
  * sbx's CPU on the loop every serve session shares (0.06 s before
  * cf74ac1) (supervisor::output_of_error_letters_costs_little). */
-static bool line_has_error(const char *line, size_t len)
+static bool line_has_error(const char *line, size_t len, const struct supervise_local *local)
 {
 	if (is_warning(line, len))
 		return false;
+	for (size_t i = 0; local && i < SUPERVISE_LOCAL_MAX; i++) {
+		size_t n = local->text[i] ? strlen(local->text[i]) : 0;
+
+		if (n && memmem(line, len, local->text[i], n))
+			return true;
+	}
 	for (size_t at = 0; at + 1 < len; at++) {
 		char c = lower(line[at]), d;
 
@@ -119,7 +125,7 @@ static bool line_has_error(const char *line, size_t len)
 /* The line before [ls, le) in text ends in ':' and holds an error: the
  * file is named on a line of its own (CMake: "CMake Error: Unable to
  * (re)create the private pkgRedirects directory:", then the path). */
-static bool error_above(const char *text, const char *ls)
+static bool error_above(const char *text, const char *ls, const struct supervise_local *local)
 {
 	const char *pe = ls, *ps;
 
@@ -132,17 +138,17 @@ static bool error_above(const char *text, const char *ls)
 		return false;
 	for (ps = pe; ps > text && ps[-1] != '\n'; ps--)
 		;
-	return line_has_error(ps, (size_t)(pe - ps));
+	return line_has_error(ps, (size_t)(pe - ps), local);
 }
 
-bool supervise_error_phrase(const char *text, size_t len)
+bool supervise_error_phrase(const char *text, size_t len, const struct supervise_local *local)
 {
 	const char *end = text + len;
 
 	for (const char *ls = text; text && ls < end;) {
 		const char *le = memchr(ls, '\n', (size_t)(end - ls));
 
-		if (line_has_error(ls, (size_t)((le ? le : end) - ls)))
+		if (line_has_error(ls, (size_t)((le ? le : end) - ls), local))
 			return true;
 		if (!le)
 			break;
@@ -182,7 +188,8 @@ static bool stands_in_line(const char *text, const char *end, const char *ls, co
  * (supervisor::output_naming_a_noted_refusal_costs_little). A name is
  * matched within a line (one holding a newline names nothing). */
 static bool named_on_error_line(const char *text, size_t len, const char *name,
-				bool (*stands)(const char *, const char *, const char *, size_t))
+				bool (*stands)(const char *, const char *, const char *, size_t),
+				const struct supervise_local *local)
 {
 	size_t n = strlen(name);
 	const char *end = text + len;
@@ -210,7 +217,7 @@ static bool named_on_error_line(const char *text, size_t len, const char *name,
 		 * warning that it is not writable (matplotlib's, before it
 		 * goes on with a temporary directory). */
 		if (hit && stands_in_line(text, end, hit, le, name, n, fail, stands) &&
-		    (line_has_error(ls, (size_t)(le - ls)) || error_above(text, ls)))
+		    (line_has_error(ls, (size_t)(le - ls), local) || error_above(text, ls, local)))
 			return true;
 		if (le == end)
 			break;
@@ -241,12 +248,13 @@ static bool path_stands(const char *text, const char *end, const char *hit, size
 		 (hit + n < end && name_byte(hit[n])));
 }
 
-bool supervise_error_names(const char *text, size_t len, const char *path)
+bool supervise_error_names(const char *text, size_t len, const char *path,
+			   const struct supervise_local *local)
 {
 	/* Not "/", and not a bare name (supervise_error_names_bare). */
 	if (!text || !path || strlen(path) < 2 || !strchr(path, '/'))
 		return false;
-	return named_on_error_line(text, len, path, path_stands);
+	return named_on_error_line(text, len, path, path_stands, local);
 }
 
 /* Where a file name starts in a message: the line's start, a space, a
@@ -277,13 +285,14 @@ static bool bare_stands(const char *text, const char *end, const char *hit, size
 	return starts_name(text, hit) && ends_name(end, hit + n);
 }
 
-bool supervise_error_names_bare(const char *text, size_t len, const char *name)
+bool supervise_error_names_bare(const char *text, size_t len, const char *name,
+				const struct supervise_local *local)
 {
 	/* Why only as a file name stands in a message (quoted, or before a
 	 * colon or a '/'): a bare word is in too many messages. */
 	if (!text || !name || !name[0] || strchr(name, '/'))
 		return false;
-	return named_on_error_line(text, len, name, bare_stands);
+	return named_on_error_line(text, len, name, bare_stands, local);
 }
 
 /* Shell word boundaries around a name on a command line: "sqlite3 x.db",

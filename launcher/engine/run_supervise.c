@@ -104,7 +104,7 @@ unsigned run_supervise_refusals(const struct run_state *r)
 
 bool run_supervise_refusal_named(const struct run_state *r, const char *text, size_t len)
 {
-	return supervisor_refusal_named(r->sup, text, len);
+	return supervisor_refusal_named(r->sup, text, len, &r->named_local);
 }
 
 bool run_supervise_refusal_commanded(const struct run_state *r, const char *text, size_t len)

@@ -80,7 +80,8 @@ unsigned supervisor_refusals(const struct supervisor *sv);
  * in $HOME, or watch what they can, and go on); a failed run whose output
  * names it is one (`go env -w`: "open ~/.config/go/env: no such file or
  * directory"). */
-bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len);
+bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len,
+			      const struct supervise_local *local);
 /* Whether command (the run's bash command line, run in cwd) names the path
  * of a soft refusal while text says, on a line that is no warning, that
  * something is read-only (supervise_says_read_only): a program that went on

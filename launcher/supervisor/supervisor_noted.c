@@ -92,20 +92,21 @@ bool supervisor_noted_any(struct supervisor *sv)
 	return sv && __atomic_load_n(&sv->n_noted, __ATOMIC_ACQUIRE) > 0;
 }
 
-bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len)
+bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len,
+			      const struct supervise_local *local)
 {
 	bool named = false;
 
 	if (!sv)
 		return false;
 	/* The error once, not once a noted name (64 of them). */
-	bool error = supervise_error_phrase(text, len);
+	bool error = supervise_error_phrase(text, len, local);
 
 	pthread_mutex_lock(&sv->lock);
 	for (size_t i = 0; error && i < sv->n_noted && !named; i++)
 		named = strchr(sv->noted[i], '/')
-				? supervise_error_names(text, len, sv->noted[i])
-				: supervise_error_names_bare(text, len, sv->noted[i]);
+				? supervise_error_names(text, len, sv->noted[i], local)
+				: supervise_error_names_bare(text, len, sv->noted[i], local);
 	/* Rust's Debug form names no path: with a refusal noted, the errno
 	 * the sandbox gave it is enough (a mkdir's: EROFS under the namespace
 	 * runner, EACCES under Landlock; a watch's: EACCES). */
