@@ -5,9 +5,7 @@
  * Every command is real and runs for real, confined and again unconfined
  * (truth: the confined run failed and the unconfined one succeeded). Each
  * kind has its bait: the same shape of message where the sandbox was not
- * the cause. Before issue 31 sbx missed every denial here (and marked the
- * two "cd /usr" baits denied); the commit that added this file says how
- * that was seen. @W@ is the workspace, @O@ a directory next to it the user
+ * the cause. @W@ is the workspace, @O@ a directory next to it the user
  * owns (tests/e2e/corpus/setup.sh). */
 #ifndef SBX_CORPUS_KINDS_H
 #define SBX_CORPUS_KINDS_H
