@@ -122,23 +122,31 @@ static bool line_has_error(const char *line, size_t len, const struct supervise_
 	return false;
 }
 
-/* The line before [ls, le) in text ends in ':' and holds an error: the
- * file is named on a line of its own (CMake: "CMake Error: Unable to
- * (re)create the private pkgRedirects directory:", then the path). */
+/* The line before [ls, le) in text ends in ':' and holds an error, or
+ * it and the one before it end in ':' and that one holds it: the file is
+ * named on a line of its own (CMake: "CMake Error: Unable to (re)create
+ * the private pkgRedirects directory:", then the path; "CMake Error at
+ * x.cmake:4 (file):", "  file problem creating directory:", then the path
+ * when it is too long for the line). */
 static bool error_above(const char *text, const char *ls, const struct supervise_local *local)
 {
-	const char *pe = ls, *ps;
+	for (int depth = 0; depth < 2; depth++) {
+		const char *pe = ls, *ps;
 
-	if (pe == text)
-		return false;
-	pe--; /* its '\n' */
-	while (pe > text && (pe[-1] == ' ' || pe[-1] == '\r'))
-		pe--;
-	if (pe == text || pe[-1] != ':')
-		return false;
-	for (ps = pe; ps > text && ps[-1] != '\n'; ps--)
-		;
-	return line_has_error(ps, (size_t)(pe - ps), local);
+		if (pe == text)
+			return false;
+		pe--; /* its '\n' */
+		while (pe > text && (pe[-1] == ' ' || pe[-1] == '\r'))
+			pe--;
+		if (pe == text || pe[-1] != ':')
+			return false;
+		for (ps = pe; ps > text && ps[-1] != '\n'; ps--)
+			;
+		if (line_has_error(ps, (size_t)(pe - ps), local))
+			return true;
+		ls = ps;
+	}
+	return false;
 }
 
 bool supervise_error_phrase(const char *text, size_t len, const struct supervise_local *local)

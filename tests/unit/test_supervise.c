@@ -174,6 +174,11 @@ Test(supervise_error_names, own_words_and_the_line_above)
 		      "below a warning");
 	cr_assert_not(names("Created the build directory:\n/r/b", "/r/b"), "no error above");
 	cr_assert_not(names("error: x\n\n/r/b", "/r/b"), "not right above");
+	cr_assert(names("CMake Error at mkdir.cmake:4 (file):\n  file problem creating directory:\n"
+			"  /r/long/d\n", "/r/long/d"), "two lines ending in ':' above, the first an error");
+	cr_assert_not(names("CMake Error at x.cmake:4 (file):\n  the directory is\n  /r/d\n", "/r/d"),
+		      "the line between ends in no ':'");
+	cr_assert_not(names("error: x:\na:\nb:\n/r/d", "/r/d"), "three lines above");
 }
 
 /* Issue 31: the command's own language's texts of the errors (its C
