@@ -69,6 +69,17 @@ static const struct family_entry kinds[] = {
 	  PERL_OPEN("/usr/sbx-kinds", "Cannot open") },
 	{ "own words: bait: rsync into /usr", WS, NOT, U_NOBODY, REAL, 0, "rsync", "rsync -a hello.c /usr/" },
 
+	/* ---- the system's message in the command's language, after a
+	 * refused mkdir the command ignored (the supervisor's note) ---- */
+	{ "own language: mkdir ignored, then cd", WS, DENIAL, U_BOTH, REAL, 0, "",
+	  "mkdir -p @O@/nd 2>/dev/null; cd @O@/nd" },
+	{ "own language: mkdir ignored, then a file in it", WS, DENIAL, U_BOTH, REAL, 0, "",
+	  "mkdir -p @O@/nd 2>/dev/null; echo x > @O@/nd/f" },
+	{ "own language: bait: cd into a directory no one made", WS, NOT, U_BOTH, REAL, 0, "",
+	  "cd @O@/absent" },
+	{ "own language: bait: mkdir under /usr ignored, then cd", WS, NOT, U_NOBODY, REAL, 0, "",
+	  "mkdir -p /usr/sbx-kinds 2>/dev/null; cd /usr/sbx-kinds" },
+
 	/* ---- Python's str(e) after any prefix, on stdout ---- */
 	{ "str(e): in parentheses, on stdout", WS, DENIAL, U_BOTH, REAL, 0, "python3",
 	  "python3 own_words.py paren @O@/py.txt" },
