@@ -188,6 +188,9 @@ tests/unit/%: tests/unit/%.c libsbx.a
 
 tests/e2e/%: tests/e2e/%.c $(E2E_COMMON) libsbx.a
 	$(CC) $(CPPFLAGS) -Itests/e2e $(CFLAGS) $(LDFLAGS) -o $@ $< $(E2E_COMMON) libsbx.a $(libs-y) -lcriterion
+# the labelled corpora's tables and machinery are headers
+tests/e2e/test_corpus_families tests/e2e/test_corpus_kinds: tests/e2e/corpus_run.h tests/e2e/corpus_families.h
+tests/e2e/test_corpus_kinds: tests/e2e/corpus_kinds.h
 
 # nofeature emulates an old kernel with sbx's own system call table.
 NOFEATURE_OBJ := $(addprefix launcher/kernel/,syscall_table.o syscalls_as_of.o child_status.o)

@@ -18,8 +18,10 @@ RUN_PACKAGES="gcc make pkg-config libc6-dev liburing-dev libseccomp-dev libmnl-d
 # python3 and nodejs for the serve examples, man-db and libcap2-bin for the
 # install check, bubblewrap as the benchmarks' baseline; locales and
 # libc-l10n: localedef and the C library's translations (the classifier corpus
-# runs in de_DE.UTF-8 and zh_CN.UTF-8); python3-pytest and
-# default-jdk-headless: real test-runner and Java output in that corpus;
+# runs in de_DE.UTF-8 and zh_CN.UTF-8, issue 31's kinds in fr_FR, ja_JP and
+# pl_PL); python3-pytest and default-jdk-headless: real test-runner and Java
+# output in that corpus; rsync, zip, unzip, patch, perl, sqlite3 and cmake:
+# the kinds corpus's tools;
 # qemu-system-x86, busybox-static and cpio: scripts/vm-check.sh boots Debian's
 # cloud kernel (which it unpacks itself, never installs) with them.
 # The real-work suite (scripts/realwork.sh) drives everyday tools: jq reads
@@ -39,7 +41,7 @@ libcap2-bin bubblewrap keyutils tar locales libc-l10n python3-pytest default-jdk
 qemu-system-x86 busybox-static cpio \
 jq bsdutils cmake ccache sqlite3 vim zip unzip gzip curl socat openssh-client expect \
 python3-venv python3-pip python3-setuptools python3-wheel black pylint mypy golang-go cargo perl patch \
-inotify-tools unicode-data apparmor"
+inotify-tools unicode-data apparmor rsync"
 
 case ${1:-all} in
 run) PACKAGES=$RUN_PACKAGES ;;

@@ -136,8 +136,12 @@ void run_evidence_ready(struct run_state *r)
 	if (!r->ev_pending)
 		return;
 	r->ev_pending = false;
-	locale_dialect_for_env(r->envp, &local);
+	locale_texts_for_env(r->envp, &local, r->missing);
 	evidence_init(&r->ev, r->runner->dialects, &local);
+	/* the command's own words for the errors its output names a noted
+	 * refusal with (run_named.c) */
+	r->named_local = (struct supervise_local){ { r->ev.local.text[0], r->ev.local.text[1],
+						     r->missing[0], r->missing[1] } };
 }
 
 static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)

@@ -8,7 +8,9 @@
 #include <linux/filter.h>
 
 #include "launcher.h"
+#include "locale_dialect.h"
 #include "ns_view.h"
+#include "policy.h"
 #include "protect.h"
 #include "runner.h"
 #include "run_limits.h"
@@ -76,6 +78,10 @@ struct run_state {
 	struct evidence ev;
 	bool ev_pending;            /* ev waits for the dialect texts (first output) */
 	struct run_named named;     /* whole lines that name a soft refusal */
+	/* the command's language's texts of ENOENT, ENOTDIR, and the
+	 * supervisor's phrases in it (run_evidence_ready) */
+	char missing[LOCALE_MISSING][DIALECT_TEXT_MAX];
+	struct supervise_local named_local;
 
 	/* its clock */
 	uint64_t start_ms;

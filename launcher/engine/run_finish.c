@@ -45,6 +45,7 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 		.exit_code = res->exit_code,
 		.confined = r->runner != NULL,
 		.cwd = r->cwd,
+		.command = r->command,
 		.writable = writable,
 		.protected_paths = protected,
 		.could_write = caller_could_write,
@@ -216,7 +217,9 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	res->denied = (failed && reverted) || refused || (failed && res->refused_calls) ||
 		      (failed && (r->named.seen ||
 				  run_supervise_refusal_named(r, res->err_text, res->err_len) ||
-				  run_supervise_refusal_named(r, res->out_text, res->out_len)));
+				  run_supervise_refusal_named(r, res->out_text, res->out_len) ||
+				  run_supervise_refusal_commanded(r, res->err_text, res->err_len) ||
+				  run_supervise_refusal_commanded(r, res->out_text, res->out_len)));
 	markers_build(markers, sizeof(markers), sbx_mode_name(r->mode), res->denied,
 		      r->escalation, false);
 	add_limits(r, res, markers, sizeof(markers));

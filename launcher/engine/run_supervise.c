@@ -225,7 +225,12 @@ unsigned run_supervise_refusals(const struct run_state *r)
 
 bool run_supervise_refusal_named(const struct run_state *r, const char *text, size_t len)
 {
-	return supervisor_refusal_named(r->sup, text, len);
+	return supervisor_refusal_named(r->sup, text, len, &r->named_local);
+}
+
+bool run_supervise_refusal_commanded(const struct run_state *r, const char *text, size_t len)
+{
+	return supervisor_refusal_commanded(r->sup, r->command, r->cwd, text, len);
 }
 
 bool run_supervise_noted_any(const struct run_state *r)
@@ -278,6 +283,14 @@ unsigned run_supervise_refusals(const struct run_state *r)
 }
 
 bool run_supervise_refusal_named(const struct run_state *r, const char *text, size_t len)
+{
+	(void)r;
+	(void)text;
+	(void)len;
+	return false;
+}
+
+bool run_supervise_refusal_commanded(const struct run_state *r, const char *text, size_t len)
 {
 	(void)r;
 	(void)text;

@@ -27,6 +27,9 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg);
 unsigned run_supervise_refusals(const struct run_state *r);
 /* The run's output names the path of a soft refusal (a mkdir, a watch). */
 bool run_supervise_refusal_named(const struct run_state *r, const char *text, size_t len);
+/* The run's command line names the path of a soft refusal and its output
+ * says something is read-only (a read-write open refused). */
+bool run_supervise_refusal_commanded(const struct run_state *r, const char *text, size_t len);
 /* Whether any soft refusal was noted yet. */
 bool run_supervise_noted_any(const struct run_state *r);
 /* The run is over (or failed): stop, release. */

@@ -129,7 +129,13 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 	} else if (sv_is_mkdir_call(&c.n)) {
 		sv_mkdir_call(&c, &a); /* x32's too: only noted */
 	} else if (sv->opener >= 0 && sv_is_open_call(&c.n)) {
+		/* a read-write open is noted where the sandbox refuses it
+		 * (issue 31) before the opener performs it */
+		if (sv_is_rw_open_call(&c.n))
+			sv_rw_open_note(&c);
 		handle_open_call(sv, &c, &a); /* i386's and x32's too: performed alike */
+	} else if (sv_is_rw_open_call(&c.n)) {
+		sv_rw_open_call(&c, &a); /* x32's too: only noted */
 	} else if (c.n.data.arch != AUDIT_ARCH_X86_64 || (c.n.data.nr & SV_X32_SYSCALL_BIT)) {
 		/* The 32-bit ABIs (i386, x32) are trapped so they are no way
 		 * around us, and refused rather than emulated. */

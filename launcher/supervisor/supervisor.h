@@ -94,7 +94,14 @@ unsigned supervisor_refusals(const struct supervisor *sv);
  * in $HOME, or watch what they can, and go on); a failed run whose output
  * names it is one (`go env -w`: "open ~/.config/go/env: no such file or
  * directory"). */
-bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len);
+bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len,
+			      const struct supervise_local *local);
+/* Whether command (the run's bash command line, run in cwd) names the path
+ * of a soft refusal while text says, on a line that is no warning, that
+ * something is read-only (supervise_says_read_only): a program that went on
+ * read-only after a refused read-write open and failed in its own words. */
+bool supervisor_refusal_commanded(struct supervisor *sv, const char *command, const char *cwd,
+				  const char *text, size_t len);
 /* Whether any soft refusal was noted yet (cheap: no lock). */
 bool supervisor_noted_any(struct supervisor *sv);
 

@@ -216,6 +216,20 @@ bool sv_is_watch_call(const struct seccomp_notif *n);
 void sv_watch_call(struct sv_call *c, struct sv_answer *a);
 /* supervisor_mkdir.c: mkdir, mkdirat (both runners), only noted */
 bool sv_is_mkdir_call(const struct seccomp_notif *n);
+/* Whether the sandbox refuses the write a call asks for at the path at
+ * addr (relative to dirfd), where the caller could make it without sbx: a
+ * new entry in its directory (SV_WRITE_NEW), a regular file that exists
+ * (SV_WRITE_EXISTING). made gets the path in the command's view, given the
+ * path as the command wrote it. Only looked at: the kernel decides. */
+#define SV_WRITE_NEW 1u
+#define SV_WRITE_EXISTING 2u
+bool sv_write_refused(struct sv_call *c, int dirfd, uint64_t addr, unsigned how, char *made,
+		      size_t made_size, char given[PATH_MAX]);
+/* supervisor_rw_open.c: open, openat for reading and writing (both runners),
+ * only noted */
+bool sv_is_rw_open_call(const struct seccomp_notif *n);
+void sv_rw_open_call(struct sv_call *c, struct sv_answer *a);
+void sv_rw_open_note(struct sv_call *c);
 void sv_mkdir_call(struct sv_call *c, struct sv_answer *a);
 /* supervisor_listen.c: listen(2) (landlock runner), only recorded */
 bool sv_is_listen_call(const struct seccomp_notif *n);
