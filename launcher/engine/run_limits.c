@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* One run's resource limits: defaults, the run's cgroup, RLIMIT_NPROC per
  * runner, and the report (see run_limits.h, docs/limits.md). */
-#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -142,48 +141,6 @@ json_t *run_limits_probe_json(unsigned max_background)
 			 "rlimit_nproc_holds_caller", getuid() != 0);
 }
 
-/* Tasks (threads included, as RLIMIT_NPROC counts them) whose real uid is
- * uid, from /proc/PID/status. A stat of /proc/PID (its owner) skips the
- * others first, at a tenth of the cost; what that misses (a setuid or
- * non-dumpable process of the caller's, shown as another owner) only makes
- * the run's share smaller, never larger. */
-static uint64_t count_user_tasks(uid_t uid)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	uint64_t total = 0;
-	char buf[4096], name[300];
-	struct stat st;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		const char *u, *t;
-		ssize_t n;
-		int fd;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0 || st.st_uid != uid)
-			continue;
-		snprintf(name, sizeof(name), "%s/status", e->d_name);
-		fd = openat(dirfd(d), name, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		u = strstr(buf, "\nUid:\t");
-		t = strstr(buf, "\nThreads:\t");
-		if (u && t && strtoul(u + 6, NULL, 10) == uid)
-			total += strtoull(t + 10, NULL, 10);
-	}
-	closedir(d);
-	return total;
-}
-
 /* ---- one run ---- */
 
 static uint64_t asked(uint64_t v)
@@ -242,6 +199,7 @@ void run_limits_for_clone(struct run_limits *l, struct child_spec *spec, int clo
 	bool new_userns = (clone_flags & CLONE_NEWUSER) != 0;
 
 	spec->limits.nproc = 0;
+	spec->limits.nproc_above_count = 0;
 	spec->limits.nofile_soft = inflight_room_caller_soft();
 	l->report.processes = l->cgroup_active ? l->want_processes : 0;
 	/* uid 0 is exempt from RLIMIT_NPROC in every user namespace (fork.c
@@ -253,13 +211,15 @@ void run_limits_for_clone(struct run_limits *l, struct child_spec *spec, int clo
 		spec->limits.nproc = l->want_processes;
 	} else if (!l->cgroup_active) {
 		/* Counted over every task of the caller's uid on the host: the
-		 * run gets what is left of its count now plus the limit. The
+		 * run gets what the count is when it starts plus the limit. The
 		 * caller's other processes are not held by it (the rlimit
 		 * is checked against the forking task's own limit), but their
-		 * growth during the run eats into the run's share. */
-		spec->limits.nproc = count_user_tasks(spec->uid) + l->want_processes;
+		 * growth during the run eats into the run's share. The child
+		 * asks fork's own check for the count (nproc_count.c): nothing
+		 * walks the host's processes, whatever their number. */
+		spec->limits.nproc_above_count = l->want_processes;
 	}
-	if (spec->limits.nproc)
+	if (spec->limits.nproc || spec->limits.nproc_above_count)
 		l->report.processes = l->want_processes;
 }
 

@@ -384,8 +384,11 @@ static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const c
 	char key[96];
 
 	statedir_key(r->root, key, sizeof(key));
-	if (base && statedir_for_root(base, "tmp", r->root, 01777, path, sizeof(path), &fd,
-				      &ignored) == 0) {
+	/* Only the namespace runner mounts it as the run's /tmp: a run pinned
+	 * to the landlock runner has the host's /tmp and leaves it unmade. */
+	if (base && cfg->runner != SBX_RUNNER_LANDLOCK &&
+	    statedir_for_root(base, "tmp", r->root, 01777, path, sizeof(path), &fd,
+			      &ignored) == 0) {
 		r->view.tmp_path = keep(r, strdup(path));
 		r->view.tmp_fd = r->view.tmp_path ? fd : (close(fd), -1);
 		/* Touched, so that its age says when it was last used. */

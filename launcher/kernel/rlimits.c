@@ -40,9 +40,25 @@ static int lower(int resource, uint64_t want, const char *what, struct child_sta
 	return 0;
 }
 
-int child_rlimits_apply(const struct child_limits *lim, struct child_status *st)
+int child_nproc_base(const struct child_limits *lim, uint64_t *base, struct child_status *st)
 {
-	if (lower(RLIMIT_NPROC, lim->nproc, "RLIMIT_NPROC", st) < 0 ||
+	uint64_t count;
+
+	*base = 0;
+	if (!lim->nproc_above_count)
+		return 0;
+	if (nproc_count(&count, st) < 0)
+		return -1;
+	/* This process is the run's, in its share like the helpers it starts. */
+	*base = count ? count - 1 : 0;
+	return 0;
+}
+
+int child_rlimits_apply(const struct child_limits *lim, uint64_t nproc_base, struct child_status *st)
+{
+	uint64_t nproc = lim->nproc_above_count ? nproc_base + lim->nproc_above_count : lim->nproc;
+
+	if (lower(RLIMIT_NPROC, nproc, "RLIMIT_NPROC", st) < 0 ||
 	    lower(RLIMIT_DATA, lim->data, "RLIMIT_DATA", st) < 0 ||
 	    lower(RLIMIT_FSIZE, lim->fsize, "RLIMIT_FSIZE", st) < 0)
 		return -1;

@@ -75,11 +75,16 @@ static int command_main(void *arg)
 {
 	const struct child_spec *spec = arg;
 	struct child_status st = { 0 };
+	uint64_t nproc_base;
 
 	/* The run's cgroup first: every process the setup forks (the dead-man
 	 * helper) is the run's and counted there. */
 	if (reset_signals(spec, &st) < 0 || setup_fds(spec, &st) < 0 ||
 	    child_cgroup_join(&spec->limits, &st) < 0)
+		report_and_exit(spec, &st);
+	/* The caller's tasks, counted before the run makes any of its own
+	 * (the dead-man helper is in the run's share, as in a namespace). */
+	if (child_nproc_base(&spec->limits, &nproc_base, &st) < 0)
 		report_and_exit(spec, &st);
 	/* bash becomes the subreaper of its own tree (kept across execve): an
 	 * orphan stays below it, so a finished run's leftovers are told apart
@@ -94,7 +99,7 @@ static int command_main(void *arg)
 		report_and_exit(spec, &st);
 	/* After the runner's own helpers are started; lowering a limit needs
 	 * no capability, and with none left the command cannot raise it. */
-	if (child_rlimits_apply(&spec->limits, &st) < 0)
+	if (child_rlimits_apply(&spec->limits, nproc_base, &st) < 0)
 		report_and_exit(spec, &st);
 	/* Every confined run has a session keyring of its own. */
 	if (spec->runner && keyring_join_new_session(&st) < 0)

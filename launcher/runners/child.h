@@ -39,6 +39,9 @@ struct landlock_lend {
  * zeroed struct asks for nothing. */
 struct child_limits {
 	uint64_t nproc;            /* RLIMIT_NPROC */
+	uint64_t nproc_above_count; /* RLIMIT_NPROC = the caller's other tasks,
+				    * counted by the child before the run makes
+				    * any (nproc_count.c), + this; 0: nproc */
 	uint64_t data;             /* RLIMIT_DATA */
 	uint64_t fsize;            /* RLIMIT_FSIZE */
 	uint64_t nofile_soft;      /* the caller's soft RLIMIT_NOFILE, put back

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -187,9 +188,12 @@ static void fork_loop(const char *runner, uid_t uid, const char *limit, int atte
 	char *done = e2e_fmt("%sd", name);
 	char *release = e2e_fmt("%s/release", root);
 	char *out = e2e_fmt("%s/out.json", root);
-	char *script = e2e_fmt("exec %s run --json --runner %s %s %s --timeout 300 -- %s %s %d %s "
+	/* "danger": danger-full-access, no runner at all. */
+	bool danger = strcmp(runner, "danger") == 0;
+	char *script = e2e_fmt("exec %s run --json %s %s %s %s --timeout 300 -- %s %s %d %s "
 			       ">%s 2>%s/err.txt",
-			       e2e_sbx(), runner, limit[0] ? "--max-processes" : "", limit,
+			       e2e_sbx(), danger ? "--mode" : "--runner",
+			       danger ? "danger-full-access" : runner, limit[0] ? "--max-processes" : "", limit,
 			       e2e_helper("forkloop"), name, attempts, release, out, root);
 	int before = uid ? count_tasks(NULL, uid) : 0;
 	int st, inside = 0;
@@ -274,6 +278,51 @@ ParameterizedTestParameters(limits, fork_loop_default_limit)
 ParameterizedTest(struct fp *p, limits, fork_loop_default_limit, .timeout = 180)
 {
 	fork_loop(p->runner, p->unprivileged ? fork_uid(p->runner, 1) : 0, "", 1500);
+}
+
+/* Outside a user namespace RLIMIT_NPROC counts every task of the caller's
+ * real uid: the run's share is the limit above what the caller already runs
+ * (docs/limits.md). 60 other tasks of the caller, as a setuid program of
+ * its would be (real uid the caller's, effective uid root: their /proc
+ * entries belong to root), leave the run its full share, and the run gets no
+ * more than it. (The count walked /proc before and missed them: the loop
+ * got nothing.) */
+ParameterizedTestParameters(limits, share_beside_the_callers_other_tasks)
+{
+	static struct fp two[] = { { "landlock", true }, { "danger", true } };
+
+	return cr_make_param_array(struct fp, two, 2);
+}
+
+ParameterizedTest(struct fp *p, limits, share_beside_the_callers_other_tasks, .timeout = 180)
+{
+	uid_t uid = fork_uid(p->runner, strcmp(p->runner, "danger") == 0 ? 3 : 2);
+	char *other = e2e_fmt("ot%u", seq());
+	pid_t pids[60];
+
+	fflush(NULL);
+	for (int i = 0; i < 60; i++) {
+		pids[i] = fork();
+		cr_assert_geq(pids[i], 0);
+		if (pids[i] == 0) {
+			prctl(PR_SET_NAME, other, 0, 0, 0);
+			/* Gone with the test's process if an assertion ends it
+			 * (set after the uid change, which clears it). */
+			if (setgroups(0, NULL) || setresgid(uid, 0, 0) || setresuid(uid, 0, 0) ||
+			    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() == 1)
+				_exit(126);
+			for (;;)
+				pause();
+		}
+	}
+	for (int i = 0; i < 1500 && count_tasks(other, (uid_t)-1) < 60; i++)
+		usleep(20 * 1000);
+	cr_assert_eq(count_tasks(other, (uid_t)-1), 60, "the caller's other tasks did not start");
+	fork_loop(p->runner, uid, "40", 300);
+	for (int i = 0; i < 60; i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
 }
 
 /* ---- a memory hog stops at its limit ---- */
