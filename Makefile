@@ -129,7 +129,7 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all test-programs check check-fast check-layers check-full check-minimal check-kernels check-vm check-realwork unit e2e examples mcp deps \
+.PHONY: all test-programs check check-fast check-layers check-mutants check-full check-minimal check-kernels check-vm check-realwork unit e2e examples mcp deps \
 	deps-run demo clean install fuzz
 all: sbx libsbx.a $(SO_REAL)
 
@@ -263,6 +263,11 @@ check-layers: all
 check-fast:
 	$(MAKE) -j$(JOBS) test-programs
 	scripts/check-fast.sh
+
+# The mutation suite: each scripts/mutants/*.mut breaks one security decision
+# in a scratch copy; the suites it names must fail (scripts/mutants/run.sh).
+check-mutants: test-programs
+	scripts/mutants/run.sh
 
 check: deps
 	$(MAKE) -j$(JOBS) test-programs
