@@ -56,18 +56,18 @@ obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o statedir.o view_prepare.o \
 	 spawn.o tree.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
 	 writable.o probe.o run_limits.o limit_hit.o catalog_files.o locale_dialect.o root_pin.o \
-	 run_supervise.o run_named.o reap.o probe_causes.o exit_watch.o)
+	 run_supervise.o run_named.o reap.o probe_causes.o probe_userns.o exit_watch.o process.o host_check.o)
 obj-y += $(patsubst %.c,%.o,$(wildcard launcher/protect/*.c))
 obj-y += $(patsubst %.c,%.o,$(filter-out %/loop_uring.c,$(wildcard launcher/output/*.c)))
-obj-y += $(addprefix launcher/runners/,child.o runners.o runner_filter.o deadman.o)
+obj-y += $(addprefix launcher/runners/,child.o runners.o runner_filter.o deadman.o keeper.o pidns_init.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
-	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
+	 caps.o userns.o userns_host.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
 	 fds.o bpf_eval.o pty_pool.o inflight.o)
 obj-y += $(addprefix launcher/front/,serve_main.o serve_session.o spawner.o serve_run.o serve_out.o \
 	jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o \
 	work_spill.o mcp_main.o mcp_call.o mcp_tools.o)
 obj-$(CONFIG_IO_URING) += launcher/output/loop_uring.o
-obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o pidns_init.o ns_view.o \
+obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o ns_view.o \
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o launcher/runners/landlock_cache.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o
@@ -129,8 +129,8 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all test-programs check check-fast check-layers check-mutants check-full check-minimal check-kernels check-vm check-realwork unit e2e examples mcp deps \
-	deps-run demo clean install fuzz
+.PHONY: all test-programs check check-fast check-layers check-mutants check-full check-minimal check-kernels \
+	check-vm check-realwork unit e2e examples mcp deps deps-run demo clean install install-strip fuzz
 all: sbx libsbx.a $(SO_REAL)
 
 libsbx.a: $(obj-y)
@@ -216,6 +216,7 @@ e2e: sbx $(HELPERS) $(E2E_BIN)
 
 examples: all examples/embed $(HELPERS)
 	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" tests/e2e/test_examples.sh
+	tests/e2e/test_deps.sh
 
 # The C embedding example, built against the tree (test_examples.sh also
 # builds it against an installed copy), so it cannot rot.
@@ -283,6 +284,14 @@ demo: deps-run
 
 install: all
 	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" LIBDIR="$(LIBDIR)" scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
+
+# The GNU convention: the same files, the programs and libraries stripped
+# (sbx of its symbols, libsbx.so of what dynamic linking does not need,
+# libsbx.a of its debug information).
+STRIP ?= strip
+install-strip: all
+	SBX_STRIP="$(STRIP)" SBX_REQUIRES_PRIVATE="$(pc-requires-y)" LIBDIR="$(LIBDIR)" \
+		scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
 
 fuzz:
 	scripts/fuzz.sh

@@ -93,10 +93,23 @@ void env_free(char **env);
  * into cache_dir (realloc'ing *envp). 0 or -1 (out of memory). */
 int env_add_cache_vars(char ***envp, const char *cache_dir);
 
+/* ---- host_check.c: what a run needs of the file system sbx runs in ---- */
+/* /dev/null (the null device), /proc, and /tmp for workspace-write: 0 with
+ * *null_fd open on /dev/null (O_RDONLY, CLOEXEC), or an error naming every
+ * missing piece and what to do (SANDBOX_UNAVAILABLE; SPAWN_FAILED for
+ * danger-full-access). */
+int host_check(enum sbx_mode mode, int *null_fd, struct sbx_error *err);
+
+/* ---- process.c: what a run may change in the whole process ---- */
+/* Whether sbx_process_opt_in(SBX_PROCESS_SUBREAPER) was called: then runs
+ * without a PID namespace have no keeper, and their ends walk our children
+ * (tree.c). */
+bool process_is_subreaper(void);
+
 /* ---- tree.c: the run's process tree ---- */
-int tree_become_subreaper(void);
-/* Signal pid and every descendant (read through /proc/PID/task/T/children). */
-void tree_signal(pid_t root, int sig);
+/* Signal pid and every descendant (read through /proc/PID/task/T/children);
+ * with below, the descendants only (a run's keeper ends itself). */
+void tree_signal(pid_t root, int sig, bool below);
 /* What a walk of our children leaves alone: fills out (at most max pids),
  * returns how many. Asked at each look, under the gate below. */
 typedef size_t (*tree_keep_fn)(pid_t *out, size_t max);
