@@ -871,6 +871,17 @@ ParameterizedTest(struct cp *p, sidedoors, abstract_sockets_scoped_without_super
 	abstract_sockets(p);
 }
 
+/* The supervisor alone: Landlock's scopes switched off (ABI 5 has none), so
+ * the refusal must be the supervisor's EACCES. */
+static const char *abstract_abi;
+
+PARAMS(abstract_sockets_refused_without_scope)
+ParameterizedTest(struct cp *p, sidedoors, abstract_sockets_refused_without_scope)
+{
+	abstract_abi = "--landlock-abi=5";
+	abstract_sockets(p);
+}
+
 static void abstract_sockets(const struct cp *p)
 {
 	struct fx f;
@@ -884,7 +895,7 @@ static void abstract_sockets(const struct cp *p)
 	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
 	cr_assert(bind(l, (struct sockaddr *)&a, len) == 0 && listen(l, 8) == 0, "listen @%s: %s",
 		  name, strerror(errno));
-	const char *extra[] = { "--net", "allow", NULL };
+	const char *extra[] = { "--net", "allow", abstract_abi, NULL };
 	char *cmd = e2e_fmt("%s abstract %s; python3 -c \"import socket as s\n"
 			    "a=s.socket(s.AF_UNIX); a.bind('\\0%s-own'); a.listen()\n"
 			    "c=s.socket(s.AF_UNIX); c.connect('\\0%s-own'); print('OWN=0')\"",
@@ -893,7 +904,9 @@ static void abstract_sockets(const struct cp *p)
 	run_sbx(&f, "workspace-write", extra, NULL, cmd, &o);
 	/* The supervisor refuses it (EACCES, CONTRACT section 10); where it
 	 * cannot run, Landlock's scope does (EPERM). */
-	if (run_without || !strstr(o.out, e2e_fmt("CONNECT=%d\n", EACCES)))
+	if (abstract_abi)
+		EXPECT_VAL(&f, &o, "CONNECT", EACCES);
+	else if (run_without || !strstr(o.out, e2e_fmt("CONNECT=%d\n", EACCES)))
 		EXPECT_VAL(&f, &o, "CONNECT", EPERM);
 	/* Its own abstract sockets still work. */
 	EXPECT_VAL(&f, &o, "OWN", 0);
