@@ -72,7 +72,7 @@ static bool alive(pid_t pid)
 
 ParameterizedTestParameters(clone_parent, clone_parent_outlives_run)
 {
-	return cr_make_param_array(struct who_runner, combos, 4);
+	return cr_make_param_array(struct who_runner, combos, sizeof(combos) / sizeof(combos[0]));
 }
 
 /* A run's bash that clone(CLONE_PARENT)s makes a sibling: a child of
