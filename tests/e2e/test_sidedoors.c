@@ -213,6 +213,30 @@ ParameterizedTest(struct cp *p, sidedoors, setuid_setgid_never_minted)
 	e2e_out_free(&o);
 }
 
+/* The errno filter alone: the supervisor (whose notify filter also answers
+ * io_uring_setup and sees chmod first under the landlock runner) switched
+ * off, as on a kernel before 5.0. */
+PARAMS(setuid_refused_without_supervisor)
+ParameterizedTest(struct cp *p, sidedoors, setuid_refused_without_supervisor)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	run_without = "user_notif";
+	char *cmd = e2e_fmt("cp /bin/true ./calls; %s chmod ./calls; %s create ./new", f.tool, f.tool);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", NULL, NULL, cmd, &o);
+	char *found = special_under(f.R);
+	cr_assert(found == NULL, "%s a setuid/setgid file was minted in the workspace: %s\n%s\n%s",
+		  f.tag, found, o.out, o.err);
+	const char *eperm[] = { "CHMOD", "FCHMOD", "FCHMODAT", "FCHMODAT2", "OPEN_SUID",
+				"OPENAT_SUID", "CREAT_SUID", "MKDIR_SGID" };
+	for (size_t i = 0; i < sizeof eperm / sizeof eperm[0]; i++)
+		EXPECT_VAL(&f, &o, eperm[i], EPERM);
+	EXPECT_VAL(&f, &o, "OPENAT2", ENOSYS);
+	EXPECT_VAL(&f, &o, "URING", ENOSYS);
+	e2e_out_free(&o);
+}
+
 /* ---- 2. keyrings ---- */
 
 PARAMS(keyrings_of_the_caller_untouched)
