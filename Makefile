@@ -130,8 +130,8 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all test-programs check check-fast check-layers check-full check-minimal check-kernels check-vm \
-	check-realwork unit e2e examples mcp deps deps-run demo clean install install-strip fuzz
+.PHONY: all test-programs check check-fast check-layers check-mutants check-full check-minimal check-kernels \
+	check-vm check-realwork unit e2e examples mcp deps deps-run demo clean install install-strip fuzz
 all: sbx libsbx.a $(SO_REAL)
 
 libsbx.a: $(obj-y)
@@ -277,6 +277,13 @@ check-layers: all
 check-fast:
 	$(MAKE) -j$(JOBS) test-programs
 	scripts/check-fast.sh
+
+# The mutation suite: each scripts/mutants/*.mut breaks one security decision
+# in a scratch copy; the suites it names must fail (scripts/mutants/run.sh,
+# scripts/mutants/README.md). MUTANTS='ns-* keyring-*' runs some of them;
+# SBX_MUTANTS_BASELINE=0 skips the clean run of each suite (after make check).
+check-mutants: test-programs
+	scripts/mutants/run.sh $(MUTANTS)
 
 check: deps
 	$(MAKE) -j$(JOBS) test-programs

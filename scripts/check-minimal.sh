@@ -21,11 +21,17 @@ make -s -C "$work" clean >/dev/null
 # The suites whose code paths this build changes: the collection loop (poll
 # instead of io_uring: output, run, serve, faults), the network (net), the
 # filters (hardening, sidedoors, supervisor) and the runners' setup without
-# them (contain, escape, failclosed). The classifier, the view, limits,
+# them (contain, escape, failclosed). And every containment suite (the view,
+# root callers, host objects, sockets, ptys, protected paths, CLONE_PARENT,
+# limits): without the filter, each of the other layers stands alone here
+# (the fresh session keyring: sidedoors/keyrings_session_is_fresh); what only
+# the filter refuses is not built (#ifdef CONFIG_SECCOMP). The classifier,
 # spills and the CLI run the same code in both builds: the full build's run
 # of them stands for both (the corpus families alone take minutes).
 suites="test_contain test_escape test_failclosed test_faults test_hardening test_net \
-test_output test_run test_serve test_sidedoors test_supervisor"
+test_output test_run test_serve test_sidedoors test_supervisor \
+test_view test_root_caller test_host_objects test_socket_policy test_ptys test_protect_git \
+test_clone_parent test_limits"
 e2e=""
 for s in $suites; do e2e="$e2e tests/e2e/$s"; done
 # Built in parallel, run one suite after another.

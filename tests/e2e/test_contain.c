@@ -621,6 +621,15 @@ ParameterizedTest(struct cp *p, contain, no_caps_no_new_privs)
 	cr_assert(strstr(o.out, "NoNewPrivs:\t1\n") != NULL,
 		  "%s no_new_privs is not set in the sandbox:\n%s", f.tag, o.out);
 	e2e_out_free(&o);
+	/* Layer by layer: Landlock's domains (the runner's, the scopes', the
+	 * dead-man's) set no_new_privs on their own; below ABI 6 the namespace
+	 * runner has none, and the capability drop alone must set it. */
+	const char *abi5[] = { "--landlock-abi=5", NULL };
+	sbx_cmd(&f, "workspace-write", abi5, &o, cmd);
+	cr_assert(o.status == 0, "%s --landlock-abi=5: exit %d\n%s", f.tag, o.status, o.err);
+	cr_assert(strstr(o.out, "NoNewPrivs:\t1\n") != NULL,
+		  "%s --landlock-abi=5: no_new_privs is not set in the sandbox:\n%s", f.tag, o.out);
+	e2e_out_free(&o);
 }
 
 PARAMS_ALL(mount_refused)

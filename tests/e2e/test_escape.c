@@ -222,6 +222,41 @@ ParameterizedTest(struct rp *p, escape, forking_tree_is_ended, .timeout = 90)
 	free(root);
 }
 
+/* The end of the run's own walk of the tree, layer by layer: under the
+ * landlock runner below ABI 6 there is no dead-man helper (it needs the
+ * signal scope), so sbx's kill of its children and of their descendants is
+ * what ends a setsid'd leftover, and one with a child of its own. */
+static struct rp landlock_params[] = { { "landlock", AS_CALLER }, { "landlock", AS_NOBODY } };
+ParameterizedTestParameters(escape, tree_ended_without_deadman)
+{
+	return cr_make_param_array(struct rp, landlock_params,
+				   sizeof landlock_params / sizeof landlock_params[0]);
+}
+ParameterizedTest(struct rp *p, escape, tree_ended_without_deadman, .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	char *root = e2e_tmpdir(p->who);
+	unsigned n = seq() % 100000;
+	char *alone = e2e_fmt("sleep 41.%u", n), *below = e2e_fmt("sleep 42.%u", n);
+	char *cmd = e2e_fmt("(setsid %s >/dev/null 2>&1 &); "
+			    "(setsid sh -c '%s; :' >/dev/null 2>&1 &); sleep 0.3; echo started",
+			    alone, below);
+	struct e2e_out o;
+	int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--landlock-abi=5", "--root", root,
+			     "--", cmd, NULL);
+
+	cr_expect_eq(rc, 0, "[%s %s] exit %d, stderr: %s", p->runner, e2e_user_name(p->who), rc,
+		     o.err);
+	int left = 0;
+	for (int i = 0; i < 50 && (left = count_procs(alone) + count_procs(below)) > 0; i++)
+		usleep(100000);
+	cr_expect_eq(left, 0, "[%s %s] %d leftovers outlived the run (%s, %s)", p->runner,
+		     e2e_user_name(p->who), left, alone, below);
+	kill_procs(alone);
+	kill_procs(below);
+	e2e_out_free(&o);
+}
+
 /* The namespace runner gives the run an IPC namespace of its own: a shared
  * memory segment the command makes is not in the host's table afterwards. */
 static struct rp ns_params[] = { { "namespace", AS_CALLER }, { "namespace", AS_NOBODY } };

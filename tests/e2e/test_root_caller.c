@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -215,6 +216,41 @@ ParameterizedTest(struct cp *p, root_caller, nothing_outside_changes)
 	cr_assert(!(stat_of(e2e_fmt("%s/a.txt", f.R)).st_mode & (S_ISUID | S_ISGID)),
 		  "%s a.txt became setuid", f.tag);
 #endif
+	e2e_out_free(&o);
+}
+
+/* The private /proc's system-wide knobs stay read-only (docs/workspace.md,
+ * "Processes"): a root caller's command is uid 0 on the host (identity map),
+ * and /proc/sys checks the owner's mode bits, not a capability. The knob is
+ * harmless (a lease's grace time); the host's value is read back from
+ * outside, and put back if the command changed it. */
+PARAMS(proc_knobs_read_only)
+ParameterizedTest(struct cp *p, root_caller, proc_knobs_read_only)
+{
+	static const char knob[] = "/proc/sys/fs/lease-break-time";
+	struct fx f;
+	fx_setup(&f, p);
+	/* One at a time: a test that puts the value back must not race
+	 * another's reading of it. */
+	int lock = open("/tmp/sbx-e2e-proc-knob.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert(lock >= 0 && flock(lock, LOCK_EX) == 0);
+	char *before = e2e_read_file(knob);
+	cr_assert(before);
+	char *cmd = e2e_fmt("echo %d > %s; echo KNOB=$?", atoi(before) + 1, knob);
+	struct e2e_out o;
+	run_sbx(&f, cmd, &o);
+	char *after = e2e_read_file(knob);
+	if (!after || strcmp(after, before) != 0) {
+		FILE *w = fopen(knob, "w");
+		if (w) {
+			fputs(before, w);
+			fclose(w);
+		}
+	}
+	close(lock);
+	cr_assert(after && strcmp(after, before) == 0, "%s the command set the host's %s to %s",
+		  f.tag, knob, after);
+	cr_expect(val(o.out, "KNOB") != 0, "%s writing %s succeeded:\n%s", f.tag, knob, o.out);
 	e2e_out_free(&o);
 }
 

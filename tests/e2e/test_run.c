@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -766,4 +768,52 @@ Test(run, json_error_object)
 	cr_expect_eq(json_object_size(j), 1, "only \"error\" expected: %s", o.out);
 	json_decref(j);
 	e2e_out_free(&o);
+}
+
+/* Files in flight (docs/security.md): sbx run keeps its own soft
+ * RLIMIT_NOFILE 4096 below the hard one (a quarter below a hard limit
+ * under 16384), so the commands' fds in flight stop before the next run's
+ * hand-off of its listener; the command gets the caller's soft limit back.
+ * Checked from outside: sbx's /proc/PID/limits while the command runs. */
+static bool nofile_of(pid_t pid, unsigned long long *soft, unsigned long long *hard)
+{
+	char *limits = e2e_read_file(e2e_fmt("/proc/%d/limits", (int)pid));
+	const char *l = limits ? strstr(limits, "Max open files") : NULL;
+
+	return l && sscanf(l + strlen("Max open files"), "%llu %llu", soft, hard) == 2;
+}
+
+Test(run, nofile_margin, .timeout = 60)
+{
+	struct rlimit rl;
+	char *dir = e2e_tmpdir(AS_CALLER);
+	char *mark = e2e_fmt("%s/ran", dir);
+
+	cr_assert(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+	cr_assert(rl.rlim_max != RLIM_INFINITY && rl.rlim_max > 1024);
+	/* The caller's soft limit below the hard one, to be given back. */
+	rlim_t caller_soft = rl.rlim_max / 2;
+	rlim_t want = rl.rlim_max - (rl.rlim_max >= 16384 ? 4096 : rl.rlim_max / 4);
+	struct rlimit lowered = { caller_soft, rl.rlim_max };
+	cr_assert(setrlimit(RLIMIT_NOFILE, &lowered) == 0);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--mode", "workspace-write", "--root", dir, "--",
+			 e2e_fmt("ulimit -Sn > %s; sleep 30", mark), NULL };
+	pid_t pid = e2e_spawn(AS_CALLER, dir, argv);
+	cr_assert(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	cr_assert(pid > 0);
+	for (int i = 0; i < 300 && !e2e_exists(mark); i++)
+		usleep(100000);
+	usleep(100000);
+	unsigned long long soft = 0, hard = 0;
+	bool read_ok = nofile_of(pid, &soft, &hard);
+	char *ran = e2e_read_file(mark);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	cr_assert(read_ok && ran, "the run did not start (%s)", mark);
+	cr_assert(soft == want && hard == rl.rlim_max,
+		  "sbx's own RLIMIT_NOFILE is %llu/%llu, expected %llu/%llu", soft, hard,
+		  (unsigned long long)want, (unsigned long long)rl.rlim_max);
+	cr_assert(strtoull(ran, NULL, 10) == caller_soft,
+		  "the command's soft RLIMIT_NOFILE is %s, the caller's was %llu", ran,
+		  (unsigned long long)caller_soft);
 }

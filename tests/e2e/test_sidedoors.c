@@ -77,6 +77,11 @@ static void fx_setup(struct fx *f, const struct cp *p)
 	e2e_out_free(&o);
 }
 
+/* Set by a test that tries one layer alone: sbx runs under
+ * `nofeature FEATURES --`, the others switched off (each test is a process
+ * of its own). */
+static const char *run_without;
+
 /* sbx run --runner R --mode MODE --root ROOT [extra...] -- CMD, as f->who */
 static int run_sbx(struct fx *f, const char *mode, const char *const extra[],
 		   char *const env[], const char *cmd, struct e2e_out *o)
@@ -84,6 +89,11 @@ static int run_sbx(struct fx *f, const char *mode, const char *const extra[],
 	char *argv[32];
 	size_t n = 0;
 
+	if (run_without) {
+		argv[n++] = (char *)e2e_helper("nofeature");
+		argv[n++] = (char *)run_without;
+		argv[n++] = "--";
+	}
 	argv[n++] = (char *)e2e_sbx();
 	argv[n++] = "run";
 	argv[n++] = "--runner";
@@ -203,6 +213,30 @@ ParameterizedTest(struct cp *p, sidedoors, setuid_setgid_never_minted)
 	e2e_out_free(&o);
 }
 
+/* The errno filter alone: the supervisor (whose notify filter also answers
+ * io_uring_setup and sees chmod first under the landlock runner) switched
+ * off, as on a kernel before 5.0. */
+PARAMS(setuid_refused_without_supervisor)
+ParameterizedTest(struct cp *p, sidedoors, setuid_refused_without_supervisor)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	run_without = "user_notif";
+	char *cmd = e2e_fmt("cp /bin/true ./calls; %s chmod ./calls; %s create ./new", f.tool, f.tool);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", NULL, NULL, cmd, &o);
+	char *found = special_under(f.R);
+	cr_assert(found == NULL, "%s a setuid/setgid file was minted in the workspace: %s\n%s\n%s",
+		  f.tag, found, o.out, o.err);
+	const char *eperm[] = { "CHMOD", "FCHMOD", "FCHMODAT", "FCHMODAT2", "OPEN_SUID",
+				"OPENAT_SUID", "CREAT_SUID", "MKDIR_SGID" };
+	for (size_t i = 0; i < sizeof eperm / sizeof eperm[0]; i++)
+		EXPECT_VAL(&f, &o, eperm[i], EPERM);
+	EXPECT_VAL(&f, &o, "OPENAT2", ENOSYS);
+	EXPECT_VAL(&f, &o, "URING", ENOSYS);
+	e2e_out_free(&o);
+}
+
 /* ---- 2. keyrings ---- */
 
 PARAMS(keyrings_of_the_caller_untouched)
@@ -309,6 +343,45 @@ ParameterizedTest(struct cp *p, sidedoors, nested_mounts)
 }
 
 #endif /* CONFIG_SECCOMP */
+
+/* ---- 2b. the fresh session keyring, in every build ---- */
+
+/* The fresh session keyring on its own, without the filter's refusal of
+ * keyctl (a CONFIG_SECCOMP=n build has only this layer; the default build
+ * runs it too). The kernel says which keys a process possesses without any
+ * keyctl: /proc/keys lists a key whose permissions grant view to its
+ * possessor alone only to a process that possesses it, through its session
+ * keyring. The caller's session holds such a key (and reads it back from
+ * outside afterwards); the command must neither list it nor read it. */
+PARAMS(keyrings_session_is_fresh)
+ParameterizedTest(struct cp *p, sidedoors, keyrings_session_is_fresh)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	char *inside = e2e_fmt("%s/inside.txt", f.B);
+	char *script = e2e_fmt(
+		"keyctl session - bash -c '\n"
+		"s=$(keyctl add user sbx-e2e-poss-%1$s SECRET-P-%1$s @s) || exit 90\n"
+		"keyctl setperm $s 0x3f000000 || exit 91\n" /* possessor: all; anyone else: nothing */
+		"grep -q sbx-e2e-poss-%1$s /proc/keys || exit 92\n" /* the caller possesses it */
+		"%2$s run --runner %3$s --mode read-only --root %4$s -- \""
+		"echo RAN; grep sbx-e2e-poss /proc/keys; keyctl print $s\" >%5$s 2>&1\n"
+		"echo \"S=$(keyctl print $s)\"\n'\n",
+		f.id, e2e_sbx(), runner_name[f.runner], f.R, inside);
+	char *argv[] = { "bash", "-c", script, NULL };
+	struct e2e_out o;
+	e2e_run(f.who, argv, NULL, &o);
+	cr_assert(o.status == 0, "%s keyring script: exit %d\n%s\n%s", f.tag, o.status, o.out, o.err);
+	char *in = e2e_read_file(inside);
+	cr_assert(in && strstr(in, "RAN"), "%s the command did not run:\n%s", f.tag, in);
+	char *name = e2e_fmt("sbx-e2e-poss-%s", f.id), *secret = e2e_fmt("SECRET-P-%s", f.id);
+	cr_assert(!strstr(in, name), "%s the command possesses the caller's session key (no "
+		  "fresh session keyring):\n%s", f.tag, in);
+	cr_assert(!strstr(in, secret), "%s the command read the caller's session key:\n%s", f.tag, in);
+	char *want = e2e_fmt("S=%s\n", secret);
+	cr_assert(strstr(o.out, want), "%s the session key changed:\n%s", f.tag, o.out);
+	e2e_out_free(&o);
+}
 
 /* ---- 4. the caller's terminal ---- */
 
@@ -610,6 +683,53 @@ ParameterizedTest(struct cp *p, sidedoors, host_dev_dir_unwatchable, .timeout = 
 	close(m);
 }
 
+/* A hidden file's folder (~ for ~/.netrc): a watch there would name the
+ * file each time it is used, while its contents stay unreadable. The user
+ * reads the file meanwhile (an inotify watch of the test's own shows it from
+ * outside); the command's watch on the folder is refused and sees nothing.
+ * Named in deny_read explicitly, so the test does not hang on the default
+ * list. */
+PARAMS(hidden_file_folder_unwatchable)
+ParameterizedTest(struct cp *p, sidedoors, hidden_file_folder_unwatchable, .timeout = 120)
+{
+	struct fx f;
+	fx_setup(&f, p);
+	char *home = e2e_fmt("%s/home", f.B), *netrc = e2e_fmt("%s/.netrc", home);
+	cr_assert(e2e_mkdir(f.who, home) == 0 && e2e_write_file(f.who, netrc, "machine x\n") == 0);
+	char *conf = e2e_fmt("%s/hidden.conf", f.B);
+	cr_assert(e2e_write_file(f.who, conf, e2e_fmt("deny_read = %s\n", netrc)) == 0);
+	const char *extra[] = { "--config", conf, NULL };
+	int control = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	cr_assert(control >= 0 && inotify_add_watch(control, home, IN_OPEN | IN_ACCESS) >= 0);
+
+	pid_t user = fork();
+	cr_assert(user >= 0);
+	if (user == 0) {
+		for (;;) {
+			char got[16];
+			int fd = open(netrc, O_RDONLY | O_CLOEXEC);
+			if (fd < 0 || read(fd, got, sizeof got) <= 0)
+				_exit(1);
+			close(fd);
+			usleep(10000);
+		}
+	}
+	char *cmd = e2e_fmt("%s watchdir %s .netrc", f.tool, home);
+	struct e2e_out o;
+	run_sbx(&f, "workspace-write", extra, NULL, cmd, &o);
+	kill(user, SIGKILL);
+	waitpid(user, NULL, 0);
+	cr_assert(named_events(control, ".netrc") > 0, "%s .netrc was not used while the command ran",
+		  f.tag);
+	cr_assert(strstr(o.out, "NAME_EVENTS="), "%s the helper did not finish:\n%s\n%s", f.tag,
+		  o.out, o.err);
+	cr_assert(val(o.out, "NAME_EVENTS") == 0, "%s the command saw the hidden .netrc used:\n%s",
+		  f.tag, o.out);
+	EXPECT_VAL(&f, &o, "IN_DIR", EACCES);
+	e2e_out_free(&o);
+	close(control);
+}
+
 /* dnotify is a watch too: on /dev/pts it would say when each of the host's
  * ptys is made and removed (and, on a kernel that reports a device's reads
  * and writes to its directory, each keystroke). The landlock runner's
@@ -757,8 +877,36 @@ ParameterizedTest(struct cp *p, sidedoors, devices_outside_the_list)
 
 /* ---- 5. abstract unix sockets ---- */
 
+static void abstract_sockets(const struct cp *p);
+
 PARAMS(abstract_sockets_outside_the_run)
 ParameterizedTest(struct cp *p, sidedoors, abstract_sockets_outside_the_run)
+{
+	abstract_sockets(p);
+}
+
+/* Landlock's scope alone: the supervisor, which refuses first, switched off
+ * (a kernel before 5.0 as nofeature makes it), so the refusal must be the
+ * scope's EPERM. */
+PARAMS(abstract_sockets_scoped_without_supervisor)
+ParameterizedTest(struct cp *p, sidedoors, abstract_sockets_scoped_without_supervisor)
+{
+	run_without = "user_notif";
+	abstract_sockets(p);
+}
+
+/* The supervisor alone: Landlock's scopes switched off (ABI 5 has none), so
+ * the refusal must be the supervisor's EACCES. */
+static const char *abstract_abi;
+
+PARAMS(abstract_sockets_refused_without_scope)
+ParameterizedTest(struct cp *p, sidedoors, abstract_sockets_refused_without_scope)
+{
+	abstract_abi = "--landlock-abi=5";
+	abstract_sockets(p);
+}
+
+static void abstract_sockets(const struct cp *p)
 {
 	struct fx f;
 	fx_setup(&f, p);
@@ -771,7 +919,7 @@ ParameterizedTest(struct cp *p, sidedoors, abstract_sockets_outside_the_run)
 	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
 	cr_assert(bind(l, (struct sockaddr *)&a, len) == 0 && listen(l, 8) == 0, "listen @%s: %s",
 		  name, strerror(errno));
-	const char *extra[] = { "--net", "allow", NULL };
+	const char *extra[] = { "--net", "allow", abstract_abi, NULL };
 	char *cmd = e2e_fmt("%s abstract %s; python3 -c \"import socket as s\n"
 			    "a=s.socket(s.AF_UNIX); a.bind('\\0%s-own'); a.listen()\n"
 			    "c=s.socket(s.AF_UNIX); c.connect('\\0%s-own'); print('OWN=0')\"",
@@ -780,7 +928,9 @@ ParameterizedTest(struct cp *p, sidedoors, abstract_sockets_outside_the_run)
 	run_sbx(&f, "workspace-write", extra, NULL, cmd, &o);
 	/* The supervisor refuses it (EACCES, CONTRACT section 10); where it
 	 * cannot run, Landlock's scope does (EPERM). */
-	if (!strstr(o.out, e2e_fmt("CONNECT=%d\n", EACCES)))
+	if (abstract_abi)
+		EXPECT_VAL(&f, &o, "CONNECT", EACCES);
+	else if (run_without || !strstr(o.out, e2e_fmt("CONNECT=%d\n", EACCES)))
 		EXPECT_VAL(&f, &o, "CONNECT", EPERM);
 	/* Its own abstract sockets still work. */
 	EXPECT_VAL(&f, &o, "OWN", 0);

@@ -146,7 +146,7 @@ static json_t *sbx_json(struct fx *f, const char *cmd, struct e2e_out *o)
 	return sbx_json_net(f, "allow", cmd, o);
 }
 
-static json_t *__attribute__((unused)) sandbox_of(json_t *j)
+static __attribute__((unused)) json_t *sandbox_of(json_t *j)
 {
 	return json_object_get(j, "sandbox");
 }

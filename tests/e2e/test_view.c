@@ -462,7 +462,8 @@ ParameterizedTest(struct vp *p, view, credentials_hidden, .timeout = 60)
 	e2e_require_runner(p->who, p->runner);
 	static const char *const modes[] = { "read-only", "workspace-write" };
 	const char *cmd = "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.netrc; ls -A ~/.ssh; "
-			  "cat ~/.ssh/known_hosts ~/.ssh/id_ed25519.pub; cat $(readlink ~/.aws)/credentials";
+			  "cat ~/.ssh/known_hosts ~/.ssh/id_ed25519.pub; cat $(readlink ~/.aws)/credentials; "
+			  "echo PWNED >> ~/.ssh/known_hosts; echo PWNED >> ~/.ssh/id_ed25519.pub";
 	struct fx f;
 	struct e2e_out o;
 
@@ -473,6 +474,13 @@ ParameterizedTest(struct vp *p, view, credentials_hidden, .timeout = 60)
 		cr_assert(!has(&o, "SECRET"), "%s %s read a secret: %s", f.tag, modes[i], o.out);
 		cr_assert(has(&o, "HOSTS") && has(&o, "PUBKEY"), "%s %s: known_hosts/pub: %s",
 			  f.tag, modes[i], o.out);
+		/* Revealed inside a hidden directory, they are readable only: the
+		 * host's files are as they were (outside the root, neither mode
+		 * may write them). */
+		cr_assert_str_eq(e2e_read_file(e2e_fmt("%s/.ssh/known_hosts", f.home)), "HOSTS\n",
+				 "%s %s: the command wrote the host's known_hosts", f.tag, modes[i]);
+		cr_assert_str_eq(e2e_read_file(e2e_fmt("%s/.ssh/id_ed25519.pub", f.home)), "PUBKEY\n",
+				 "%s %s: the command wrote the host's public key", f.tag, modes[i]);
 		e2e_out_free(&o);
 	}
 	/* deny_read = none turns the default list off. */
