@@ -21,15 +21,24 @@
 #include "supervisor_net.h"
 
 /* The abstract name as the allow-list writes it: '@', NULs as '@'. Text for
- * the deployment's own entries only: no decision of ours reads it. */
-static void abstract_name(const struct sockaddr_un *a, socklen_t len, char *out, size_t size)
+ * the deployment's own entries only: no decision of ours reads it. Why a
+ * name with a NUL inside it (one followed by anything but NULs) is never
+ * listed: '@' stands for both, so an entry "@a@b" would also admit a host
+ * socket "\0a\0b" the deployment never named; only a name's NUL padding
+ * at its end is written as '@'. false: no entry can name it. */
+static bool abstract_name(const struct sockaddr_un *a, socklen_t len, char *out, size_t size)
 {
-	size_t n = len - offsetof(struct sockaddr_un, sun_path) - 1, k = 0;
+	size_t n = len - offsetof(struct sockaddr_un, sun_path) - 1, k = 0, end = n;
 
+	while (end > 0 && a->sun_path[end] == '\0')
+		end--;
+	if (memchr(a->sun_path + 1, '\0', end))
+		return false;
 	out[k++] = '@';
 	for (size_t i = 0; i < n && k + 1 < size; i++)
 		out[k++] = a->sun_path[1 + i] ? a->sun_path[1 + i] : '@';
 	out[k] = '\0';
+	return true;
 }
 
 static bool listed(struct supervisor *sv, const char *name)
@@ -86,9 +95,8 @@ static int decide_unix(struct sv_call *c, struct sv_net_op *op, struct net_msg *
 	    m->namelen > sizeof(struct sockaddr_un) || a->sun_family != AF_UNIX)
 		return 1; /* the kernel refuses it without looking anything up */
 	if (a->sun_path[0] == '\0') {
-		abstract_name(a, m->namelen, view, sizeof(view));
 		/* The deployment named it: a host daemon it hands the command. */
-		if (listed(c->sv, view))
+		if (abstract_name(a, m->namelen, view, sizeof(view)) && listed(c->sv, view))
 			return 0;
 		/* Why not on our own thread: it has no Landlock domain, so a
 		 * connect from it reaches every abstract socket of the host. On

@@ -70,6 +70,7 @@ struct fx {
 	enum e2e_user who;
 	int abi;
 	char *B, *R, *tool;
+	char *cfg; /* --config, or NULL */
 	char tag[96];
 	char id[64];
 	unsigned seq;
@@ -163,6 +164,10 @@ static json_t *run_json(struct fx *f, const char *mode, const char *net, const c
 	if (f->abi == ABI_5) {
 		argv[n++] = "--landlock-abi";
 		argv[n++] = "5";
+	}
+	if (f->cfg) {
+		argv[n++] = "--config";
+		argv[n++] = f->cfg;
 	}
 	argv[n++] = "--json";
 	argv[n++] = "--";
@@ -370,6 +375,45 @@ ParameterizedTest(struct ap *p, abstract_sockets, another_runs_abstract_socket_i
 	rpc_call(&s, id++, "task/kill", task_params(one, task));
 	wait_settled(&s, task);
 	srv_stop(&s);
+}
+
+/* The allow-list writes an abstract name's NULs as '@', so an entry
+ * "@NAME@x" could stand for two names: "NAME@x" (listed: reached) and
+ * "NAME", NUL, "x", a host socket the deployment never named (refused, the
+ * daemon untouched). On the code before, both were reached. */
+PARAMS(a_listed_name_admits_no_name_with_a_nul_inside, matrix)
+ParameterizedTest(struct ap *p, abstract_sockets, a_listed_name_admits_no_name_with_a_nul_inside,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *base = fresh_name(&f);
+	char *listed = e2e_fmt("%s@x", base), *twin = e2e_fmt("%s^x", base);
+	char *wit_listed = start_daemon(&f, "stream", listed, 0);
+	char *wit_twin = start_daemon(&f, "stream", twin, 0);
+
+	f.cfg = e2e_fmt("%s/sbx.conf", f.B);
+	cr_assert(e2e_write_file(AS_CALLER, f.cfg, e2e_fmt("unix_sockets = @%s\n", listed)) == 0);
+	cr_assert(chmod(f.cfg, 0644) == 0);
+
+	json_t *j = run_json(&f, "read-only", "allow",
+			     e2e_fmt("%s attack stream none '%s' 0", f.tool, twin), &o);
+	expect_untouched(&f, "a name with a NUL where the entry has '@'", wit_twin, j);
+	expect_refused(&f, "a name with a NUL where the entry has '@'", j);
+	json_decref(j);
+	e2e_out_free(&o);
+
+	j = run_json(&f, "read-only", "allow", e2e_fmt("%s attack stream none '%s' 0", f.tool, listed),
+		     &o);
+	cr_assert(val(j, "RESULT") == 0, "%s the listed name was not reached:\n%s%s", f.tag, o.out,
+		  o.err);
+	usleep(50000);
+	char *got = e2e_read_file(wit_listed);
+	cr_assert(got && strstr(got, "accept"), "%s the listed daemon saw no connection", f.tag);
+	json_decref(j);
+	e2e_out_free(&o);
 }
 
 #else

@@ -25,7 +25,8 @@
  *       The run's own server on NAME, reached from a second socket of the
  *       same process: OWN=errno (0: sent and received).
  *   abstractd listen stream|dgram NAME WITNESS
- *       As serve (PAD 0), inside a run: a server of the run's own. */
+ *       As serve (PAD 0), inside a run: a server of the run's own.
+ * In every NAME, a '^' stands for a NUL inside the name. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -54,6 +55,10 @@ static socklen_t addr(struct sockaddr_un *a, const char *name, size_t len, size_
 		die("name");
 	}
 	memcpy(a->sun_path + 1, name, len);
+	/* a '^' in NAME stands for a NUL inside the name */
+	for (size_t i = 0; i < len; i++)
+		if (a->sun_path[1 + i] == '^')
+			a->sun_path[1 + i] = '\0';
 	memset(a->sun_path + 1 + len, fill, pad);
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len + pad);
 }
