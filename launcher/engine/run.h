@@ -39,6 +39,9 @@ struct run_state {
 	struct child_spec spec;
 	struct sock_fprog as_of;     /* --syscalls-as-of filter (filter NULL: none) */
 	struct ns_view_spec view;   /* the namespace runner's extras */
+	/* workspace-write: a hidden path that exists under the host's /tmp,
+	 * outside the root (the landlock runner grants /tmp whole), or NULL */
+	const char *hidden_in_tmp;
 #define RUN_VIEW_STRINGS (4 * NS_VIEW_MAX_PATHS + 8)
 	char *view_strings[RUN_VIEW_STRINGS]; /* owned by the run; view points here */
 	size_t n_view_strings;

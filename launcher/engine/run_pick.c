@@ -221,6 +221,15 @@ static bool hidden_inside_root(const struct run_state *r, bool namespace_unusabl
 
 	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
 		return false;
+	/* The same for one under /tmp, which workspace-write grants whole. */
+	if (r->hidden_in_tmp) {
+		snprintf(reason, size, "cannot hide %.80s inside /tmp (workspace-write grants the "
+			 "host's /tmp whole under Landlock): use %s",
+			 r->hidden_in_tmp,
+			 namespace_unusable ? "a deny_read without it"
+					    : "the namespace runner or a deny_read without it");
+		return true;
+	}
 	for (size_t i = 0; i < r->view.hide.n; i++) {
 		const char *h = r->view.hide.path[i];
 

@@ -344,14 +344,29 @@ static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 		protect_git_root_entries(r->root_fd, add_git_entry, r);
 }
 
-static void drop_under(struct ns_path_list *l, const char *dir)
+/* Drops the entries under dir, but those under keep (NULL: none). */
+static void drop_under(struct ns_path_list *l, const char *dir, const char *keep)
 {
 	size_t o = 0;
 
 	for (size_t i = 0; i < l->n; i++)
-		if (!path_is_within(l->path[i], dir))
+		if (!path_is_within(l->path[i], dir) || (keep && path_is_within(l->path[i], keep)))
 			l->path[o++] = l->path[i];
 	l->n = o;
+}
+
+/* The first hidden path that exists under /tmp, outside the root. */
+static const char *hidden_under_tmp(const struct run_state *r)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < r->view.hide.n; i++) {
+		const char *h = r->view.hide.path[i];
+
+		if (path_is_within(h, "/tmp") && !path_is_within(h, r->root) && lstat(h, &st) == 0)
+			return h;
+	}
+	return NULL;
 }
 
 /* Allow-listed sockets (unix_sockets) under the host's /tmp: bound into the
@@ -471,9 +486,15 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 	}
 	/* In workspace-write the host's /tmp is out of view (namespace runner:
 	 * /tmp is the workspace's own) or writable (landlock runner: nothing
-	 * can be hidden there): a hidden or revealed path there is dropped. */
-	drop_under(&r->view.hide, "/tmp");
-	drop_under(&r->view.reveal, "/tmp");
+	 * can be hidden there): a hidden or revealed path there is dropped,
+	 * noted first so the landlock runner is not used while one exists
+	 * (run_pick.c). Why not those inside the root: a root under /tmp is
+	 * bound into the private /tmp whole, so they are covered there as in
+	 * any root (a deny_read entry in a workspace under /tmp was readable
+	 * and writable). */
+	r->hidden_in_tmp = hidden_under_tmp(r);
+	drop_under(&r->view.hide, "/tmp", r->root);
+	drop_under(&r->view.reveal, "/tmp", r->root);
 	prepare_protected(r, cfg);
 	prepare_dirs(r, cfg, have_base ? base : NULL);
 	prepare_sockets(r, cfg);

@@ -232,6 +232,57 @@ ParameterizedTest(enum e2e_user *who, failclosed, hidden_inside_root_names_only_
 	}
 }
 
+/* A hidden path under /tmp in workspace-write, which grants /tmp: in a root
+ * under /tmp (bound into the namespace runner's private /tmp whole), and
+ * outside the root (the landlock runner grants the host's /tmp whole). The
+ * namespace runner keeps both hidden (checked on disk: the file keeps its
+ * bytes, its content never printed), the landlock runner is refused for
+ * them. On the code before, every hidden path under /tmp was dropped in
+ * workspace-write: both were read and the one in the root written, under
+ * either runner. */
+PARAMS(hidden_under_tmp_stays_hidden)
+ParameterizedTest(enum e2e_user *who, failclosed, hidden_under_tmp_stays_hidden)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, *who);
+	char *T = e2e_fmt("/tmp/sbx-e2e-hid-%d-%d", (int)getpid(), (int)*who);
+	char *root = e2e_fmt("%s/ws", T), *in = e2e_fmt("%s/secret", root),
+	     *out = e2e_fmt("%s/other", T), *conf = e2e_fmt("%s/c.conf", f.B);
+
+	e2e_rm_rf(T);
+	cr_assert(e2e_mkdir(f.who, T) == 0 && e2e_mkdir(f.who, root) == 0);
+	cr_assert(e2e_mkdir(f.who, in) == 0 && e2e_mkdir(f.who, out) == 0);
+	cr_assert(e2e_write_file(f.who, e2e_fmt("%s/k", in), "in-secret\n") == 0);
+	cr_assert(e2e_write_file(f.who, e2e_fmt("%s/k", out), "out-secret\n") == 0);
+	cr_assert(e2e_write_file(f.who, conf, e2e_fmt("deny_read = %s, %s\n", in, out)) == 0);
+	const char *cmd = e2e_fmt("cat %s/k %s/k; echo added >> %s/k; touch %s/ran", in, out, in, root);
+
+	for (int pinned = 0; pinned < 2; pinned++) {
+		char *argv[] = { (char *)e2e_sbx(), "run", "--config", conf, "--runner",
+				 pinned ? "landlock" : "auto", "--mode", "workspace-write", "--root",
+				 root, "--", (char *)cmd, NULL };
+		const char *runner = pinned ? "--runner landlock" : "auto";
+
+		unlink(e2e_fmt("%s/ran", root));
+		e2e_run(f.who, argv, NULL, &o);
+		cr_assert(!strstr(o.out, "secret") && !strstr(o.err, "secret\n"),
+			  "%s %s: a hidden file under /tmp was read:\n%s%s", f.tag, runner, o.out, o.err);
+		cr_assert_str_eq(e2e_read_file(e2e_fmt("%s/k", in)), "in-secret\n",
+				 "%s %s: the hidden file in the root was written", f.tag, runner);
+		if (pinned && e2e_runner_expected("landlock")) {
+			const char *names[] = { "landlock", "cannot hide", NULL };
+
+			assert_unavailable(&f, runner, &o, names);
+			cr_assert(!e2e_exists(e2e_fmt("%s/ran", root)), "%s %s: the command ran",
+				  f.tag, runner);
+		}
+		e2e_out_free(&o);
+	}
+	e2e_rm_rf(T);
+}
+
 PARAMS(danger_needs_no_runner)
 ParameterizedTest(enum e2e_user *who, failclosed, danger_needs_no_runner)
 {
