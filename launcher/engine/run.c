@@ -73,6 +73,18 @@ uint64_t run_now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
+/* A directory the caller cannot enter is the caller's to fix, not a
+ * sandbox failure: said before any runner is asked (it was reported as
+ * SANDBOX_UNAVAILABLE from the child's chdir). */
+static int cwd_enterable(const char *cwd, struct sbx_error *err)
+{
+	if (access(cwd, X_OK) < 0)
+		return sbx_error_set(err, errno, SBX_E_USAGE, cwd,
+				     "cwd %s: %s: run from a directory you can enter, or pass "
+				     "--root/--cwd", cwd, strerror(errno));
+	return 0;
+}
+
 
 /* The root is resolved once, here, into a handle (root_pin.c): symlinks in
  * it cannot be swapped later to point the writable bind somewhere else. A
@@ -113,7 +125,7 @@ static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct 
 
 	if (!cfg->cwd) {
 		snprintf(r->cwd, sizeof(r->cwd), "%s", r->root);
-		return 0;
+		return cwd_enterable(r->cwd, err);
 	}
 	/* A relative --cwd is taken from the root. */
 	if (cfg->cwd[0] == '/')
@@ -126,7 +138,7 @@ static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct 
 	if (stat(r->cwd, &st) < 0 || !S_ISDIR(st.st_mode))
 		return sbx_error_set(err, ENOTDIR, SBX_E_USAGE, r->cwd, "cwd %s: not a directory",
 				     r->cwd);
-	return 0;
+	return cwd_enterable(r->cwd, err);
 }
 
 void run_evidence_ready(struct run_state *r)

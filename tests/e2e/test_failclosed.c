@@ -9,10 +9,12 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <jansson.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static enum e2e_user users[] = {AS_CALLER, AS_NOBODY};
@@ -281,6 +283,33 @@ ParameterizedTest(enum e2e_user *who, failclosed, hidden_under_tmp_stays_hidden)
 		e2e_out_free(&o);
 	}
 	e2e_rm_rf(T);
+}
+
+/* A working directory the caller cannot enter (nobody in a directory of
+ * root's, mode 700) is a usage error naming the directory, in every mode,
+ * and nothing runs; it was reported as SANDBOX_UNAVAILABLE (troubleshooting
+ * sends that to a bug report), in danger-full-access as a --net none setup
+ * failure. Root enters any directory: the caller's half runs as nobody. */
+Test(failclosed, cwd_the_caller_cannot_enter_is_a_usage_error)
+{
+	static const char *const modes[] = { "read-only", "workspace-write", "danger-full-access" };
+	char *T = e2e_fmt("/tmp/sbx-e2e-noenter-%d", (int)getpid()), *mark = e2e_fmt("%s.ran", T);
+	struct e2e_out o;
+
+	e2e_rm_rf(T);
+	cr_assert(mkdir(T, 0700) == 0, "mkdir %s: %s", T, strerror(errno));
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		char *argv[] = { (char *)e2e_sbx(), "run", "--mode", (char *)modes[i], "--root", T,
+				 "--", e2e_fmt("touch %s", mark), NULL };
+
+		e2e_run(AS_NOBODY, argv, NULL, &o);
+		cr_assert(o.status == 125 && strstr(o.err, "USAGE") && strstr(o.err, T) &&
+			  !strstr(o.err, "SANDBOX_UNAVAILABLE"),
+			  "%s: exit %d, not a usage error naming %s:\n%s", modes[i], o.status, T, o.err);
+		cr_assert(!e2e_exists(mark), "%s: the command ran", modes[i]);
+		e2e_out_free(&o);
+	}
+	rmdir(T);
 }
 
 PARAMS(danger_needs_no_runner)
