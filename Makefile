@@ -292,6 +292,7 @@ check: deps
 	$(MAKE) check-minimal
 	$(MAKE) check-kernels
 	$(MAKE) check-vm
+	$(MAKE) check-mutants
 
 demo: deps-run
 	$(MAKE) -j$(JOBS) all
