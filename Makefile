@@ -231,7 +231,9 @@ $(O)launcher/kernel/seccomp_filters.c: $(HOST_O)launcher/kernel/seccomp_gen
 	@$(HOST_O)launcher/kernel/seccomp_gen $(SECCOMP_TARGET) > $@.tmp && mv $@.tmp $@
 
 test-seccomp-obj-$(CONFIG_SECCOMP) := $(SECCOMP_BUILD_OBJ) -lseccomp
-tests/unit/test_seccomp_embedded: tests/unit/test_seccomp_embedded.c libsbx.a $(SECCOMP_BUILD_OBJ)
+# test_seccomp_arm64 compiles them for aarch64 too, as the cross build does.
+tests/unit/test_seccomp_embedded tests/unit/test_seccomp_arm64: tests/unit/%: tests/unit/%.c libsbx.a \
+		$(SECCOMP_BUILD_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(test-seccomp-obj-y) $(libs-y) -lcriterion
 
 # The system call table is checked against libseccomp's own tables.
