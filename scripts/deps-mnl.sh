@@ -34,7 +34,8 @@ mkdir -p "$work/lists/partial"
 [ -f /etc/apt/sources.list ] && sed -n 's/^deb \(.*\)/deb-src \1/p' /etc/apt/sources.list >"$work/src.list"
 : >>"$work/src.list"
 APT="-o Dir::Etc::SourceList=$work/src.list -o Dir::Etc::SourceParts=$work -o Dir::State::Lists=$work/lists"
-version=$(dpkg-query -W -f='${source:Version}' libmnl0 2>/dev/null || true)
+# this machine's libmnl0 (with arm64 added, libmnl0:arm64 may be there too)
+version=$(dpkg-query -W -f='${source:Version}' "libmnl0:$(dpkg --print-architecture)" 2>/dev/null || true)
 # shellcheck disable=SC2086
 if ! apt-get -q $APT update >"$work/log" 2>&1 ||
 	! (cd "$work" && apt-get -q $APT source --download-only "libmnl${version:+=$version}") >>"$work/log" 2>&1; then
