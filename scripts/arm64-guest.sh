@@ -12,8 +12,9 @@
 # host reads those lines (the console carries the details around them).
 #
 #   stock          Landlock on; both runners, as root and as nobody; then
-#                  user.max_user_namespaces=0 in the same boot: the landlock
-#                  runner alone, the namespace runner refused
+#                  user.max_user_namespaces=0 in the same boot: the namespace
+#                  runner refused, auto picks landlock (whose checks ran
+#                  above: they do not change with user namespaces)
 #   landlock-off   lsm= without landlock: the namespace runner alone; then
 #                  user namespaces off too: every confined run refused
 #                  (SANDBOX_UNAVAILABLE), nothing ran; danger-full-access runs
@@ -280,6 +281,18 @@ confined_checks() {
 	rm -rf "$base"
 }
 
+# --runner auto picks the runner this configuration leaves, and it confines.
+auto_checks() {
+	local who=$1 want=$2 json
+	fixture "$who" auto
+	run_json "$who" auto workspace-write "echo in > $ws/in; echo x > $out/f; echo new > $out/new"
+	json=$(cat "$base/json")
+	check "auto-picks-$want [$who]" "exit $rc, $json, outside: $(cat "$out/f"; ls "$out")" \
+		eval '[[ $json == *"\"runner\":\"$want\""* ]] && [ -e "$ws/in" ] &&
+			[ "$(cat "$out/f")" = orig ] && [ ! -e "$out/new" ] && [ $rc != 0 ] && [ $rc != 125 ]'
+	rm -rf "$base"
+}
+
 # A runner this configuration lacks: refused, nothing ran.
 refused_checks() {
 	local who=$1 runner=$2 tag="$2/$1"
@@ -333,6 +346,7 @@ stock)
 		"workspace-write: runner namespace, enforcement full, processes private"
 	for who in root nobody; do
 		unconfined_checks "$who"
+		auto_checks "$who" namespace
 		for runner in namespace landlock; do confined_checks "$who" "$runner"; done
 	done
 	userns_off
@@ -340,7 +354,7 @@ stock)
 		"workspace-write: runner landlock, enforcement partial, processes host"
 	for who in root nobody; do
 		refused_checks "$who" namespace
-		confined_checks "$who" landlock
+		auto_checks "$who" landlock
 	done
 	;;
 landlock-off)
@@ -352,6 +366,7 @@ landlock-off)
 		"workspace-write: runner namespace, enforcement full, processes private"
 	for who in root nobody; do
 		refused_checks "$who" landlock
+		auto_checks "$who" namespace
 		confined_checks "$who" namespace
 	done
 	userns_off
