@@ -28,6 +28,9 @@ ifneq ($(O),)
 ifneq ($(filter-out all check-arm64 clean $(O)%,$(MAKECMDGOALS)),)
 $(error ARCH=arm64 builds sbx, libsbx and check-arm64's helpers; the test suites run on this machine's own build)
 endif
+ifeq ($(filter clean check-arm64,$(MAKECMDGOALS))$(shell command -v $(CC)),)
+$(error ARCH=arm64: no $(CC) here (scripts/deps.sh arm64 installs the cross build's packages))
+endif
 endif
 # The version lives in one place: the file VERSION (sbx --version, the JSON
 # results, serve's initialize, sbx.pc).
