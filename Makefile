@@ -42,9 +42,12 @@ LIBDIR ?= lib
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE -fstack-clash-protection
 OPT ?= -O2 -g
-# launcher/ is layered, data flowing down: front (CLI, serve) -> engine (one
-# run) -> runners (namespace, landlock) -> kernel (mechanisms).
-LAUNCHER_DIRS := launcher/front launcher/engine launcher/runners launcher/kernel
+# launcher/ is layered, calls running down only: front (CLI, serve, mcp) ->
+# engine (one run) -> supervisor, protect, output (the syscall supervisor, the
+# protected paths, output collection) -> runners (namespace, landlock) ->
+# kernel (mechanisms). scripts/layers.py checks it on the built objects.
+LAUNCHER_DIRS := launcher/front launcher/engine launcher/supervisor launcher/protect \
+	launcher/output launcher/runners launcher/kernel
 CPPFLAGS += -D_GNU_SOURCE -Iinclude $(addprefix -I,$(LAUNCHER_DIRS)) -Iclassify -Ipolicy
 CFLAGS := -std=gnu11 $(OPT) $(WARN) $(HARDEN) $(CFLAGS_EXTRA)
 LDFLAGS := -pie -Wl,-z,relro,-z,now $(LDFLAGS_EXTRA)
@@ -81,27 +84,25 @@ $(O).config.stamp: ;
 obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
 # the launcher core
 obj-y += $(addprefix launcher/engine/,version.o error.o env.o env_cache.o statedir.o view_prepare.o \
-	 protect.o protect_ancestors.o protect_snapshot.o protect_base.o protect_base_file.o pipes.o spawn.o tree.o stream.o spill.o spill_clean.o loop.o \
-	 loop_poll.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
-	 utf8.o writable.o probe.o run_limits.o limit_hit.o mo_catalog.o locale_catalog.o \
-	 locale_dialect.o root_pin.o stream_view.o stream_splice.o run_supervise.o run_named.o reap.o probe_causes.o \
-	 exit_watch.o)
-obj-y += $(addprefix launcher/runners/,child.o runners.o deadman.o)
+	 spawn.o tree.o run.o run_builder.o run_pick.o run_finish.o result.o privilege.o \
+	 writable.o probe.o run_limits.o limit_hit.o catalog_files.o locale_dialect.o root_pin.o \
+	 run_supervise.o run_named.o reap.o probe_causes.o probe_userns.o exit_watch.o process.o host_check.o)
+obj-y += $(patsubst %.c,%.o,$(wildcard launcher/protect/*.c))
+obj-y += $(patsubst %.c,%.o,$(filter-out %/loop_uring.c,$(wildcard launcher/output/*.c)))
+obj-y += $(addprefix launcher/runners/,child.o runners.o runner_filter.o deadman.o keeper.o pidns_init.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
-	 caps.o userns.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o syscall_numbers.o syscalls_as_of.o \
-	 fds.o bpf_eval.o pty_pool.o inflight.o)
-obj-y += $(addprefix launcher/front/,serve_main.o spawner.o serve_run.o serve_out.o jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o work_spill.o \
-	mcp_main.o mcp_call.o mcp_tools.o)
-obj-$(CONFIG_IO_URING) += launcher/engine/loop_uring.o
-obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o pidns_init.o ns_view.o \
+	 caps.o userns.o userns_host.o keyring.o rlimits.o cgroup.o cgroup_parse.o syscall_table.o \
+	 syscall_numbers.o syscalls_as_of.o fds.o bpf_eval.o pty_pool.o inflight.o)
+obj-y += $(addprefix launcher/front/,serve_main.o serve_session.o spawner.o serve_run.o serve_out.o \
+	jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o \
+	work_spill.o mcp_main.o mcp_call.o mcp_tools.o)
+obj-$(CONFIG_IO_URING) += launcher/output/loop_uring.o
+obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o ns_view.o \
 	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o launcher/runners/landlock_cache.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o
 obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o \
-	$(addprefix launcher/engine/,supervisor.o supervisor_call.o supervisor_meta.o supervisor_pty.o \
-		supervisor_net.o supervisor_net_read.o supervisor_peer.o supervisor_worker.o supervisor_release.o \
-		supervisor_listen.o supervisor_refusal.o supervisor_ptypool.o supervisor_runs.o supervisor_watch.o \
-		supervisor_mkdir.o supervisor_noted.o)
+	$(patsubst %.c,%.o,$(wildcard launcher/supervisor/*.c))
 
 # CONFIG_STATIC=y (the default): sbx is one static-pie file (glibc and every
 # library inside), to copy into any image; each launch skips the dynamic
@@ -161,8 +162,9 @@ E2E_BIN := $(E2E_SRC:.c=)
 # keep the shared e2e fixture object between test binaries
 .SECONDARY: $(E2E_COMMON)
 
-.PHONY: all test-programs check check-full check-minimal check-kernels check-vm check-arm64 check-realwork unit e2e examples mcp deps \
-	deps-run demo clean install fuzz
+.PHONY: all test-programs check check-fast check-layers check-full check-minimal check-kernels check-vm \
+	check-arm64 check-realwork unit e2e examples mcp deps deps-run demo clean install install-strip \
+	fuzz
 all: $(O)sbx $(O)libsbx.a $(O)$(SO_REAL)
 
 $(O)libsbx.a: $(obj-y)
@@ -283,6 +285,7 @@ e2e: sbx $(HELPERS) $(E2E_BIN)
 
 examples: all examples/embed $(HELPERS)
 	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" tests/e2e/test_examples.sh
+	tests/e2e/test_deps.sh
 
 # The C embedding example, built against the tree (test_examples.sh also
 # builds it against an installed copy), so it cannot rot.
@@ -321,6 +324,16 @@ check-vm: sbx $(HELPERS) $(VM_TESTS)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test-programs: all $(UNIT_BIN) $(E2E_BIN) $(HELPERS) examples/embed
 
+# The inner loop: the tree's shape, every unit and every e2e suite that needs
+# no VM, no kernel download and no network install, several suites at once
+# (scripts/check-fast.sh; about 5 minutes on 2 cores here).
+check-layers: all
+	scripts/layers.py
+
+check-fast:
+	$(MAKE) -j$(JOBS) test-programs
+	scripts/check-fast.sh
+
 # arm64 (issue 33): the cross build (make ARCH=arm64) on Debian 12's arm64
 # cloud kernel under qemu-system-aarch64, in two boots, as root and as nobody
 # (scripts/arm64-check.sh; its packages: scripts/deps.sh arm64).
@@ -332,6 +345,7 @@ check-arm64:
 
 check: deps
 	$(MAKE) -j$(JOBS) test-programs
+	$(MAKE) check-layers
 	$(MAKE) check-full
 	$(MAKE) check-minimal
 	$(MAKE) check-kernels
@@ -344,6 +358,14 @@ demo: deps-run
 
 install: all
 	SBX_REQUIRES_PRIVATE="$(pc-requires-y)" LIBDIR="$(LIBDIR)" scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
+
+# The GNU convention: the same files, the programs and libraries stripped
+# (sbx of its symbols, libsbx.so of what dynamic linking does not need,
+# libsbx.a of its debug information).
+STRIP ?= strip
+install-strip: all
+	SBX_STRIP="$(STRIP)" SBX_REQUIRES_PRIVATE="$(pc-requires-y)" LIBDIR="$(LIBDIR)" \
+		scripts/install.sh "$(DESTDIR)" "$(PREFIX)"
 
 fuzz:
 	scripts/fuzz.sh

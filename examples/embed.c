@@ -27,7 +27,9 @@
  *         --cflags --libs sbx) -o embed
  *     LD_LIBRARY_PATH=$D/usr/lib ./embed
  *
- * The API is include/sbx.h; docs/embedding.md walks through it. */
+ * The API is include/sbx.h; docs/embedding.md walks through it. libsbx leaves
+ * this process as it found it: its own children, limits and signals are
+ * untouched (sbx.h, beside sbx_run_execute). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,10 +100,20 @@ int main(void)
 		printf("%s\n", json);
 		free(json);
 	}
+	/* What most callers read first has an accessor; the rest is in the
+	 * JSON. The streams are the bounded bytes, NULs included. */
+	size_t err_len;
+	const char *err_bytes = sbx_result_stderr(result, &err_len);
 	bool denied = sbx_result_denied(result);
+
 	printf("exit status: %d\n", sbx_result_exit_status(result));
+	printf("signal: %d, timed out: %s\n", sbx_result_signal(result),
+	       sbx_result_timed_out(result) ? "yes" : "no");
+	printf("stderr (%zu bytes): ", err_len);
+	fwrite(err_bytes, 1, err_len, stdout);
 	printf("denied: %s\n", denied ? "yes" : "no");
 	printf("markers:\n%s", sbx_result_markers(result));
+	printf("what a model is shown:\n%s", sbx_result_text(result));
 	status = denied ? 0 : 1;
 
 out:

@@ -153,11 +153,39 @@ bool sbx_result_cancelled(const struct sbx_result *result);
 
 /* Run to completion. Returns 0 when the command ran (whatever its exit status)
  * and *result is set; a negative errno with err filled when sbx could not run it
- * (then the command did not run). Safe from several threads at once; mind
- * what docs/embedding.md says about your own children. Refused (USAGE)
- * while SIGCHLD is ignored (SIG_IGN or SA_NOCLDWAIT): exit statuses would be
- * lost. */
+ * (then the command did not run). Safe from several threads at once. Refused
+ * (USAGE) while SIGCHLD is ignored (SIG_IGN or SA_NOCLDWAIT): exit statuses
+ * would be lost.
+ *
+ * Your process is left as it was found: a run waits for and signals only the
+ * processes it started (through their pids and pidfds, never waitpid(-1)),
+ * so your own children stay yours to wait for; it does not make your process
+ * a subreaper, change its resource limits or its signal dispositions.
+ * Whatever the command leaves behind (double-forked, setsid'd) is ended with
+ * the run all the same: a run's own reaper process (a PID namespace's init,
+ * or a keeper, `sbx-keeper`, between you and bash) holds it, and ends it when
+ * the run ends or your process dies. sbx_process_opt_in() trades some of this
+ * for speed: see there, and docs/embedding.md. */
 int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_error *err);
+
+/* ---- process-wide changes, only when asked ----
+ * SBX_PROCESS_SUBREAPER: your process becomes a child subreaper
+ * (PR_SET_CHILD_SUBREAPER) and runs without a PID namespace need no keeper
+ * process (a fork fewer per landlock-runner or danger-full-access run). The
+ * price: a run's leftovers come back to your process, and the end of each
+ * such run kills and reaps every child of your process that no live run of
+ * libsbx started, yours included (waitpid on it then fails with ECHILD), and
+ * a danger-full-access run is no longer ended when your process dies.
+ * SBX_PROCESS_NOFILE_MARGIN: your soft RLIMIT_NOFILE is set 4096 below the
+ * hard one (a quarter below a hard limit under 16384), raised or lowered, so
+ * that commands passing fds (which sbx performs, counted against your soft
+ * limit) cannot use up the room a later run's setup needs; every command
+ * still gets your soft limit. sbx run, serve and mcp set both. Call before
+ * the first run; there is no way back. 0, -EINVAL for an unknown flag, or
+ * -errno from prctl. */
+#define SBX_PROCESS_SUBREAPER 0x1u
+#define SBX_PROCESS_NOFILE_MARGIN 0x2u
+int sbx_process_opt_in(unsigned flags);
 
 void sbx_result_free(struct sbx_result *result);
 /* The exit status `sbx run` would give: the command's own, 128+N, or 124. */
@@ -168,6 +196,23 @@ bool sbx_result_denied(const struct sbx_result *result);
 const char *sbx_result_limit_hit(const struct sbx_result *result);
 /* The markers, each ending in '\n' (empty string if none). Owned by the result. */
 const char *sbx_result_markers(const struct sbx_result *result);
+/* What the result keeps of the command's stdout (stderr): the bounded
+ * bytes as the command wrote them (head, a line "[... N bytes omitted ...]",
+ * tail; not UTF-8-sanitised as the JSON's strings are), *len bytes (len may
+ * be NULL) that may hold NULs, followed by a NUL. Owned by the result. The
+ * whole stream's size is the JSON's stdout_bytes (stderr_bytes). */
+const char *sbx_result_stdout(const struct sbx_result *result, size_t *len);
+const char *sbx_result_stderr(const struct sbx_result *result, size_t *len);
+/* What a model is shown (the JSON's "text"): the bounded output, then the
+ * markers. NUL-terminated (a NUL the command wrote ends it early here; the
+ * JSON keeps it as \u0000), owned by the result. */
+const char *sbx_result_text(const struct sbx_result *result);
+/* The signal that ended the command's bash (SIGKILL after a timeout's
+ * grace, ...), or 0 when it exited. */
+int sbx_result_signal(const struct sbx_result *result);
+/* Whether --timeout (sbx_run_set_timeout_ms) ended the run: an exit status
+ * of 124 is a timeout only then. */
+bool sbx_result_timed_out(const struct sbx_result *result);
 /* The result object (sbx(1), RESULT OBJECT) as a malloc'd JSON string. */
 char *sbx_result_to_json(const struct sbx_result *result);
 /* {"error":{...}} as a malloc'd JSON string. */

@@ -45,7 +45,7 @@ const struct config_key config_keys[] = {
 	KEY_CHOICE(runner, runner, runner_words),
 	KEY_BOOL(escalation, escalation),
 	/* Two bytes at least: one of head and one of tail. */
-	KEY_NUMBER(output_limit, output_limit, 2, POLICY_MAX_OUTPUT_LIMIT, "bytes"),
+	KEY_BYTES(output_limit, output_limit, 2, POLICY_MAX_OUTPUT_LIMIT),
 	KEY_SECONDS(timeout, timeout_ms, 1, POLICY_MAX_TIMEOUT_MS),
 	KEY_CHOICE(net, net, net_words),
 	KEY_NUMBER(max_background, max_background, 1, POLICY_MAX_BACKGROUND_LIMIT, "tasks"),

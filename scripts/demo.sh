@@ -93,7 +93,8 @@ fi
 
 echo
 if [ "$surprises" -eq 0 ]; then
-	echo "Every step went as described. Next: sbx help, man -l man/sbx.1, README.md."
+	echo "Every step went as described. Next: ./sbx help (make install puts sbx on your" \
+		"PATH), man -l man/sbx.1, README.md."
 else
 	echo "demo: $surprises step(s) went otherwise than described" >&2
 	exit 1

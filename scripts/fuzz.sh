@@ -22,7 +22,7 @@ command -v "$CLANG" >/dev/null 2>&1 || CLANG=clang-14
 command -v "$CLANG" >/dev/null 2>&1 || { echo "fuzz: clang not found" >&2; exit 2; }
 
 CFLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
--D_GNU_SOURCE -Iinclude -Ilauncher/front -Ilauncher/engine -Ilauncher/runners -Ilauncher/kernel -Ipolicy -Iclassify"
+-D_GNU_SOURCE -Iinclude -Ilauncher/front -Ilauncher/engine -Ilauncher/supervisor -Ilauncher/protect -Ilauncher/output -Ilauncher/runners -Ilauncher/kernel -Ipolicy -Iclassify"
 JANSSON=$(pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 JANSSON=$(echo $JANSSON) # no stray spaces
 
@@ -96,8 +96,8 @@ DICT
 
 build config policy/*.c launcher/engine/error.c $JANSSON || failed=1
 build request launcher/front/jsonrpc_msg.c launcher/front/jsonrpc_params.c launcher/engine/error.c $JANSSON || failed=1
-build baseline launcher/engine/protect_base_file.c launcher/engine/protect.c \
-	launcher/engine/protect_ancestors.c launcher/engine/protect_snapshot.c || failed=1
+build baseline launcher/protect/protect_base_file.c launcher/protect/protect_record.c launcher/protect/protect_fs.c \
+	launcher/protect/protect_ancestors.c launcher/protect/protect_snapshot.c || failed=1
 if [ "$failed" -ne 0 ]; then
 	echo "fuzz: build failed; scratch: $WORK" >&2
 	exit 1

@@ -7,14 +7,21 @@
 #
 # Lays out PREFIX/bin/sbx (0755), include/sbx.h, lib/libsbx.so.VERSION with
 # its links libsbx.so.0 (the soname) and libsbx.so, lib/libsbx.a,
-# lib/pkgconfig/sbx.pc, share/man/man1/sbx.1 and share/man/man5/sbx.conf.5.
+# lib/pkgconfig/sbx.pc, share/man/man1/sbx.1 and share/man/man5/sbx.conf.5,
+# and DESTDIR/etc/apparmor.d/sbx: an AppArmor profile naming PREFIX/bin/sbx
+# that allows it user namespaces where AppArmor restricts them (Ubuntu
+# 23.10+), loaded only by `apparmor_parser -r /etc/apparmor.d/sbx`, never by
+# this script or by sbx (docs/kernels.md).
 # Idempotent: running it twice gives the same tree. sbx is never installed
 # setuid, setgid or with file capabilities; this script checks and fails if it
 # finds any. Run from anywhere; it works from the repository root it lives in.
 # Environment: SBX_VERSION overrides the version written into sbx.pc;
 # SBX_REQUIRES_PRIVATE the pkg-config modules libsbx.a needs (`make install`
 # passes those of the build's features; default: all of them); LIBDIR the
-# library directory under PREFIX (default lib).
+# library directory under PREFIX (default lib; lib/x86_64-linux-gnu for
+# Debian's multiarch layout); SBX_STRIP a strip(1) to run on what is
+# installed (`make install-strip`): sbx fully, libsbx.so --strip-unneeded,
+# libsbx.a --strip-debug; SBX_APPARMOR=0 leaves the AppArmor profile out.
 set -eu
 
 if [ $# -ne 2 ]; then
@@ -37,7 +44,8 @@ libsub=${LIBDIR:-lib}
 so_real=libsbx.so.$(cat "$top/VERSION")
 soname=libsbx.so.0
 
-for f in sbx libsbx.a "$so_real" include/sbx.h sbx.pc.in man/sbx.1 man/sbx.conf.5; do
+for f in sbx libsbx.a "$so_real" include/sbx.h sbx.pc.in man/sbx.1 man/sbx.conf.5 \
+	etc/apparmor.d/sbx.in; do
 	if [ ! -f "$top/$f" ]; then
 		echo "install.sh: $top/$f is missing (run 'make all' first)" >&2
 		exit 1
@@ -60,6 +68,11 @@ install -D -m 0755 "$top/$so_real" "$libdir/$so_real"
 # finds), both relative so a staged tree can move.
 ln -sfn "$so_real" "$libdir/$soname"
 ln -sfn "$soname" "$libdir/libsbx.so"
+if [ -n "${SBX_STRIP:-}" ]; then
+	$SBX_STRIP "$bindir/sbx"
+	$SBX_STRIP --strip-unneeded "$libdir/$so_real"
+	$SBX_STRIP --strip-debug "$libdir/libsbx.a"
+fi
 install -D -m 0644 "$top/man/sbx.1" "$man1/sbx.1"
 install -D -m 0644 "$top/man/sbx.conf.5" "$man5/sbx.conf.5"
 
@@ -79,6 +92,40 @@ if grep -q '@[A-Z]*@' "$pc_tmp"; then
 	exit 1
 fi
 install -D -m 0644 "$pc_tmp" "$pcdir/sbx.pc"
+
+# The AppArmor profile: always under /etc (AppArmor reads nothing else),
+# naming sbx's installed path, quoted, with AppArmor's pattern characters
+# escaped so that it names that one file.
+if [ "${SBX_APPARMOR:-1}" != 0 ]; then
+	case $prefix in
+	*[[:cntrl:]]*)
+		echo "install.sh: PREFIX holds a control character; no AppArmor profile can name it" >&2
+		exit 1
+		;;
+	esac
+	aa_path=$(printf '%s\n' "${prefix%/}/bin/sbx" | sed 's/[][\\"*?{}^]/\\&/g')
+	aa_tmp=$(mktemp)
+	trap 'rm -f "$pc_tmp" "$aa_tmp"' EXIT
+	# Plain shell: awk and sed would read the backslashes themselves.
+	while IFS= read -r line; do
+		case $line in
+		*@SBX_PATH@*) line=${line%%@SBX_PATH@*}\"$aa_path\"${line#*@SBX_PATH@} ;;
+		esac
+		printf '%s\n' "$line"
+	done <"$top/etc/apparmor.d/sbx.in" >"$aa_tmp"
+	aa_dir=$destdir/etc/apparmor.d
+	if install -D -m 0644 "$aa_tmp" "$aa_dir/sbx" 2>/dev/null; then
+		if [ -z "$destdir" ] && [ -d /sys/kernel/security/apparmor ]; then
+			echo "AppArmor: load the profile with: apparmor_parser -r /etc/apparmor.d/sbx"
+		fi
+	elif [ -z "$destdir" ]; then
+		# A user's own install (PREFIX=$HOME/.local): /etc is not theirs.
+		echo "install.sh: note: no AppArmor profile (cannot write $aa_dir); see docs/kernels.md" >&2
+	else
+		echo "install.sh: unable to write $aa_dir/sbx" >&2
+		exit 1
+	fi
+fi
 
 # Never a setuid/setgid bit, never file capabilities.
 bin=$bindir/sbx

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "locale_catalog.h"
+#include "catalog_files.h"
 #include "locale_dialect.h"
 
 #define CACHE_SLOTS 8
@@ -165,7 +165,8 @@ void locale_dialect_derive(const struct locale_vars *v, const char *catalog_dir,
 			codeset = named;
 
 		/* the C library's own catalog directory, as bound for "libc" */
-		catalog_search_init(&cs, catalog_dir ? catalog_dir : bindtextdomain("libc", NULL));
+		catalog_search_init(&cs, catalog_dir ? catalog_dir : bindtextdomain("libc", NULL),
+				    &catalog_files);
 		for (unsigned i = 0; i < DIALECT_KINDS; i++) {
 			const char *msgid = strerror_l(dialect_errno(dialect_bit(i)), c_loc);
 

@@ -132,7 +132,7 @@ static json_t *landlock_fact(struct probe_cause *c)
 	supervised = supervisor_probe(why, sizeof(why)) == 0;
 #endif
 	(void)why;
-	c->reason[0] = c->fix[0] = '\0';
+	c->reason[0] = c->cause[0] = c->fix[0] = '\0';
 	if (abi < 1) {
 		probe_landlock_cause(-abi, c);
 		return json_pack("{s:n, s:s, s:s, s:s}", "abi", "reason", c->reason, "fix", c->fix,
@@ -233,6 +233,10 @@ static json_t *with_fix(json_t *trial_result, const char *runner, const struct p
 		return trial_result;
 	if (runner) {
 		probe_runner_fix(runner, reason, userns, landlock, fix, sizeof(fix));
+		/* The namespace runner's own line names the cause found above,
+		 * not only the refusal of its trial. */
+		if (strcmp(runner, "namespace") == 0 && userns->reason[0])
+			json_object_set_new(trial_result, "reason", json_string(userns->reason));
 	} else {
 		char a[512], b[512];
 
@@ -244,18 +248,61 @@ static json_t *with_fix(json_t *trial_result, const char *runner, const struct p
 	return trial_result;
 }
 
+/* What `auto` uses where a runner cannot: the other runner, for the modes
+ * it confines here, or nothing (then those modes are refused). */
+static void set_instead(json_t *runners, json_t *modes)
+{
+	static const char *const confined[] = { "read-only", "workspace-write" };
+	const char *name;
+	json_t *r;
+
+	json_object_foreach(runners, name, r) {
+		const char *by[2], *enf[2];
+		char text[320];
+
+		if (json_string_value(json_object_get(r, "runner")))
+			continue;
+		for (size_t i = 0; i < 2; i++) {
+			/* A mode without a trial (no /tmp for its root) counts as
+			 * neither confined nor refused. */
+			const json_t *pick = json_object_get(modes, confined[i]);
+
+			by[i] = json_string_value(json_object_get(pick, "runner"));
+			enf[i] = json_string_value(json_object_get(pick, "enforcement"));
+			if (by[i] && (!enf[i] || strcmp(by[i], name) == 0))
+				by[i] = NULL;
+		}
+		if (by[0] && by[1] && strcmp(by[0], by[1]) == 0 && strcmp(enf[0], enf[1]) == 0)
+			snprintf(text, sizeof(text), "the %s runner confines read-only and "
+				 "workspace-write here (enforcement %s)", by[0], enf[0]);
+		else if (by[0] && by[1])
+			snprintf(text, sizeof(text), "the %s runner confines read-only (enforcement "
+				 "%s), the %s runner workspace-write (enforcement %s)", by[0], enf[0],
+				 by[1], enf[1]);
+		else if (by[0] || by[1]) {
+			size_t yes = by[0] ? 0 : 1, no = 1 - yes;
+
+			snprintf(text, sizeof(text), "the %s runner confines %s here (enforcement %s)%s%s",
+				 by[yes], confined[yes], enf[yes],
+				 json_object_get(modes, confined[no]) ? "; refused: " : "",
+				 json_object_get(modes, confined[no]) ? confined[no] : "");
+		}
+		else
+			snprintf(text, sizeof(text), "none: no other runner can either, so the "
+				 "confined modes are refused");
+		json_object_set_new(r, "instead", json_string(text));
+	}
+}
+
 json_t *probe_facts(void)
 {
 	char root[] = "/tmp/sbx-probe-XXXXXX";
-	char ns_reason[320] = "";
-	const struct runner_ops *ns_runner = runner_by_id(SBX_RUNNER_NAMESPACE);
 	struct probe_cause userns, landlock;
+	bool created = false;
 	json_t *facts = json_object(), *runners = json_object(), *modes = json_object();
 	json_t *ll_fact = landlock_fact(&landlock);
 
-	if (ns_runner)
-		ns_runner->probe(ns_reason, sizeof(ns_reason));
-	probe_userns_cause(ns_reason[0] ? ns_reason : NULL, &userns);
+	probe_userns_cause(&userns, &created);
 	if (!mkdtemp(root))
 		snprintf(root, sizeof(root), "/");
 	json_object_set_new(runners, "namespace",
@@ -272,12 +319,17 @@ json_t *probe_facts(void)
 				    with_fix(trial(SBX_MODE_WORKSPACE_WRITE, SBX_RUNNER_AUTO, root),
 					     NULL, &userns, &landlock));
 	json_object_set_new(modes, "danger-full-access", json_pack("{s:n}", "runner"));
+	set_instead(runners, modes);
 
 	json_object_set_new(facts, "version", json_string(sbx_version()));
+	/* created: made, but unusable (no capabilities inside: a restricted
+	 * host such as Ubuntu 23.10+). */
 	json_object_set_new(facts, "user_namespaces",
-			    userns.reason[0] ? json_pack("{s:b, s:s, s:s}", "available", 0, "reason",
+			    userns.reason[0] ? json_pack("{s:b, s:b, s:s, s:s}", "available", 0,
+							 "created", created, "reason",
 							 userns.reason, "fix", userns.fix)
-					     : json_pack("{s:b, s:n}", "available", 1, "reason"));
+					     : json_pack("{s:b, s:b, s:n}", "available", 1, "created",
+							 1, "reason"));
 	json_object_set_new(facts, "landlock", ll_fact);
 	json_object_set_new(facts, "io_uring", io_uring_fact());
 	json_object_set_new(facts, "seccomp", seccomp_fact());

@@ -54,6 +54,35 @@ const char *sbx_result_markers(const struct sbx_result *r)
 	return r->markers ? r->markers : "";
 }
 
+const char *sbx_result_stdout(const struct sbx_result *r, size_t *len)
+{
+	if (len)
+		*len = r->out_text ? r->out_len : 0;
+	return r->out_text ? r->out_text : "";
+}
+
+const char *sbx_result_stderr(const struct sbx_result *r, size_t *len)
+{
+	if (len)
+		*len = r->err_text ? r->err_len : 0;
+	return r->err_text ? r->err_text : "";
+}
+
+const char *sbx_result_text(const struct sbx_result *r)
+{
+	return r->text ? r->text : "";
+}
+
+int sbx_result_signal(const struct sbx_result *r)
+{
+	return r->exited ? 0 : r->signal;
+}
+
+bool sbx_result_timed_out(const struct sbx_result *r)
+{
+	return r->timed_out;
+}
+
 /* text = stdout, then stderr, then the markers, each part starting on a line
  * of its own. Command output that could pass for a marker is prefixed
  * (markers_neutralise): the model must be able to tell sbx's facts from what

@@ -401,9 +401,13 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 		goto fail;
 	}
-	rc = resolve_paths(r, cfg, err);
+	/* First: without these, what fails next says nothing useful. */
+	rc = host_check(r->mode, &in_fd, err);
 	if (rc < 0)
 		goto fail;
+	rc = resolve_paths(r, cfg, err);
+	if (rc < 0)
+		goto fail_fds;
 	if (spill) {
 		/* Spill files are written by sbx, unconfined: their place is
 		 * fixed now, away from what the command may write (spill.c). */
@@ -414,17 +418,16 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 		rc = spill_place_choose(&r->spill, cfg->spill_dir, writable,
 					r->mode == SBX_MODE_WORKSPACE_WRITE ? 3 : 0, err);
 		if (rc < 0)
-			goto fail;
+			goto fail_fds;
 	}
 	if (stream_init(&r->out, "stdout", cfg->output_limit, cfg->pass_out,
 			spill ? &r->spill : NULL) < 0 ||
 	    stream_init(&r->err, "stderr", cfg->output_limit, cfg->pass_err,
 			spill ? &r->spill : NULL) < 0) {
 		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
-		goto fail;
+		goto fail_fds;
 	}
-	in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (in_fd < 0 || pipe_open_collect(p_out) < 0 || pipe_open_collect(p_err) < 0) {
+	if (pipe_open_collect(p_out) < 0 || pipe_open_collect(p_err) < 0) {
 		rc = sbx_error_set(err, errno, SBX_E_INTERNAL, NULL, "unable to create pipes: %s",
 				   strerror(errno));
 		goto fail_fds;
@@ -437,14 +440,14 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 		rc = view_protect_begin(r, err);
 	if (rc < 0)
 		goto fail_fds;
-	tree_become_subreaper();
 	r->start_ms = run_now_ms();
 	int deadman[2] = { -1, -1 };
 
 	/* Confined runs get a dead-man switch: the init of the run's PID
 	 * namespace (namespace runner) or a Landlock-scoped helper where the
-	 * kernel can scope signals (deadman.c). Its trigger is this pipe. */
-	if (r->mode != SBX_MODE_DANGER_FULL_ACCESS) {
+	 * kernel can scope signals (deadman.c); a run's keeper (keeper.c) is
+	 * one too, in any mode. Its trigger is this pipe. */
+	if (r->mode != SBX_MODE_DANGER_FULL_ACCESS || !process_is_subreaper()) {
 		if (pipe2(deadman, O_CLOEXEC) < 0) {
 			rc = sbx_error_set(err, errno, SBX_E_INTERNAL, NULL,
 					   "unable to create pipes: %s", strerror(errno));
@@ -578,6 +581,19 @@ static void stop_watch(struct run_state *r, struct loop_watch *w, int *fd)
 	*fd = -1;
 }
 
+/* The run's end for its dead-man switch, init or keeper: a byte, then the
+ * close. The byte is seen at once even where a copy of the write end lives
+ * on elsewhere (a fork of the caller taken meanwhile holds one until it
+ * execs or exits); the end of file alone is for sbx's death. */
+static void pull_trigger(struct run_state *r)
+{
+	if (r->deadman_w < 0)
+		return;
+	(void)!write(r->deadman_w, "x", 1);
+	close(r->deadman_w);
+	r->deadman_w = -1;
+}
+
 /* Fire the dead-man switch: its helper kills every process of the run at
  * once (signals scoped to the run). Wait briefly for it to have done so, so a
  * walk of the tree that follows cannot kill it first. */
@@ -585,8 +601,7 @@ static void fire_deadman(struct run_state *r)
 {
 	if (r->deadman_w < 0)
 		return;
-	close(r->deadman_w);
-	r->deadman_w = -1;
+	pull_trigger(r);
 	if (r->deadman_pid > 0) {
 		int fd = (int)syscall(SYS_pidfd_open, r->deadman_pid, 0);
 
@@ -618,6 +633,9 @@ static void wait_and_reap(pid_t pid, int pidfd, int ms)
  *    /proc. When init has said that nothing but itself is left, its exit
  *    and the namespace's teardown are reaped later (reap.c); otherwise we
  *    wait for it, so nothing of the run is alive once the run is over.
+ *  - A keeper (keeper.c): the same, but the keeper kills and reaps what is
+ *    left below it itself before it exits. Our own children are not
+ *    looked at.
  *  - The Landlock dead-man helper: one look at our children (the run's
  *    orphans come to us, the subreaper). Only the helper left: it is ended
  *    and reaped later. Else it kills the whole run at once (its signals are
@@ -627,8 +645,7 @@ static void end_tree(struct run_state *r)
 {
 	live_remove(r->exit_fd >= 0 ? r->pid : r->deadman_pid);
 	if (r->exit_fd >= 0) {
-		close(r->deadman_w);
-		r->deadman_w = -1;
+		pull_trigger(r);
 		if (r->init_empty) {
 			r->reap_pid = r->pid;
 			r->reap_pidfd = r->pidfd;
@@ -662,7 +679,7 @@ void run_tick(struct run_state *r, uint64_t now)
 	if (!r->bash_exited) {
 		if (r->kill_at && now >= r->kill_at) {
 			fire_deadman(r);
-			tree_signal(r->pid, SIGKILL);
+			tree_signal(r->pid, SIGKILL, r->spec.keeper);
 			r->kill_at = 0;
 		} else if (r->timeout_at && now >= r->timeout_at) {
 			r->timed_out = true;
@@ -690,7 +707,7 @@ void run_tick(struct run_state *r, uint64_t now)
 void run_stop_gently(struct run_state *r, uint64_t now)
 {
 	r->timeout_at = 0;
-	tree_signal(r->pid, SIGTERM);
+	tree_signal(r->pid, SIGTERM, r->spec.keeper);
 	r->kill_at = now + RUN_TERM_GRACE_MS;
 }
 
@@ -698,7 +715,7 @@ void run_terminate(struct run_state *r)
 {
 	if (r->pid > 0 && !r->bash_exited) {
 		fire_deadman(r);
-		tree_signal(r->pid, SIGKILL);
+		tree_signal(r->pid, SIGKILL, r->spec.keeper);
 		r->kill_at = 0;
 		r->timeout_at = 0;
 	}
@@ -714,12 +731,17 @@ void run_discard(struct run_state *r)
 		loop_remove(r->loop, &r->w_pid);
 		loop_remove(r->loop, &r->w_cancel);
 	}
-	if (r->pid > 0 && !r->bash_exited) {
+	if (r->pid > 0)
+		live_remove(r->pid);
+	/* A keeper ends what is below it itself: killed, it would leave that
+	 * to whoever reaps orphans above us. */
+	if (r->pid > 0 && r->spec.keeper) {
+		pull_trigger(r);
+		wait_and_reap(r->pid, r->pidfd, RUN_END_WAIT_MS);
+	} else if (r->pid > 0 && !r->bash_exited) {
 		kill(r->pid, SIGKILL);
 		waitpid(r->pid, NULL, __WALL);
 	}
-	if (r->pid > 0)
-		live_remove(r->pid);
 	if (r->deadman_pid > 0)
 		live_remove(r->deadman_pid);
 	run_supervise_end(r);

@@ -227,7 +227,7 @@ void run_limits_for_clone(struct run_limits *l, struct child_spec *spec, int clo
 	bool new_userns = (clone_flags & CLONE_NEWUSER) != 0;
 
 	spec->limits.nproc = 0;
-	spec->limits.nofile_soft = inflight_room_reserve();
+	spec->limits.nofile_soft = inflight_room_caller_soft();
 	l->report.processes = l->cgroup_active ? l->want_processes : 0;
 	/* uid 0 is exempt from RLIMIT_NPROC in every user namespace (fork.c
 	 * checks real_cred->user != INIT_USER, and a root caller's user stays

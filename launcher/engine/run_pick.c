@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "landlock.h"
+#include "probe.h"
 #include "run.h"
 #include "statedir.h"
 
@@ -47,6 +48,56 @@ static void append_reason(char *buf, size_t size, const char *name, const char *
 	size_t len = strlen(buf);
 
 	snprintf(buf + len, size - len, "%s%s: %s", len ? "; " : "", name, reason);
+}
+
+/* Why a runner is out for this run. The namespace runner's cause and fix
+ * are read from the host only when the run is refused: finding a chroot's
+ * witness walks /proc, too much for every run that `auto` moves on from. */
+struct runner_out {
+	bool out;
+	char reason[320];
+	bool probe_refused;      /* reason is its probe's */
+	bool seen;               /* its spawn failed at entry, as userns tells */
+	struct userns_seen userns;
+};
+
+/* What an entry failure of the namespace runner says about user
+ * namespaces, if anything: a refused clone, or a refusal inside them. */
+static bool userns_seen_of(const struct spawn_outcome *o, struct userns_seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (o->clone_failed && (o->clone_errno == EPERM || o->clone_errno == EACCES)) {
+		s->create_err = o->clone_errno;
+		return true;
+	}
+	if (!o->clone_failed && (o->status.err == EPERM || o->status.err == EACCES) &&
+	    (o->status.stage == STAGE_USERNS || o->status.stage == STAGE_MOUNT_PRIVATE)) {
+		s->inside_err = o->status.err;
+		snprintf(s->inside_what, sizeof(s->inside_what), "%s", o->status.what);
+		return true;
+	}
+	return false;
+}
+
+static void runner_reason(enum sbx_runner id, const struct runner_out *r, char *buf, size_t size)
+{
+	/* The clone asked for several namespaces at once (--net none adds a
+	 * network namespace): blame user namespaces only if one alone is
+	 * refused too. */
+	if (id == SBX_RUNNER_NAMESPACE && r->seen && r->userns.create_err) {
+		struct userns_seen alone;
+
+		probe_userns_try(&alone);
+		if (alone.create_err == 0) {
+			snprintf(buf, size, "%.*s (a user namespace alone is made: another namespace "
+				 "this run needs is refused)", (int)sizeof(r->reason), r->reason);
+			return;
+		}
+	}
+	if (id == SBX_RUNNER_NAMESPACE && (r->probe_refused || r->seen))
+		probe_namespace_refusal(r->reason, r->seen ? &r->userns : NULL, buf, size);
+	else
+		snprintf(buf, size, "%.*s", (int)sizeof(r->reason), r->reason);
 }
 
 /* Entering the namespaces at all failed (the clone, or the first steps in
@@ -130,9 +181,10 @@ static void describe_failure(const struct runner_ops *r, const struct spawn_outc
 		return;
 	}
 	if (o->clone_failed) {
+		/* EPERM and EACCES get their cause from the host if the run
+		 * is refused (runner_reason). */
 		const char *why = o->clone_errno == ENOSPC ? " (user.max_user_namespaces is 0 or used up)"
-				  : o->clone_errno == EPERM ? " (refused: sysctl, AppArmor, a seccomp profile or a chroot)"
-							    : "";
+							   : "";
 		snprintf(buf, size, "cannot create namespaces: clone: %s%s",
 			 strerror(o->clone_errno), why);
 		return;
@@ -197,6 +249,9 @@ static int spawn_with(struct run_state *r, const struct runner_ops *runner,
 	int flags, rc;
 
 	r->spec.runner = runner;
+	/* A PID namespace's init holds the run; without one, a keeper does,
+	 * unless the process opted in to holding it itself (process.c). */
+	r->spec.keeper = !runner->pid_namespace && !process_is_subreaper();
 	flags = runner->clone_flags(&r->spec);
 	run_limits_for_clone(&r->limits, &r->spec, flags);
 	prep_reason[0] = '\0';
@@ -251,6 +306,7 @@ static int spawn_unconfined(struct run_state *r, struct sbx_error *err)
 #endif
 		flags = CLONE_NEWNET | (r->spec.uid != 0 ? CLONE_NEWUSER : 0);
 	}
+	r->spec.keeper = !process_is_subreaper();
 	run_limits_for_clone(&r->limits, &r->spec, flags);
 	rc = spawn_child(&r->spec, flags, &o);
 	if (rc < 0)
@@ -277,6 +333,7 @@ static int spawn_unconfined(struct run_state *r, struct sbx_error *err)
 	}
 	r->pid = o.pid;
 	r->pidfd = o.pidfd;
+	r->exit_fd = o.exit_fd;
 	return 0;
 }
 
@@ -287,6 +344,8 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 	char reasons[1024] = "";
 	struct spawn_outcome o;
 	int rc;
+	/* The runners this run found unusable, so far, and why. */
+	struct runner_out out[SBX_RUNNER_NONE + 1];
 
 	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS)
 		return spawn_unconfined(r, err);
@@ -295,8 +354,9 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		pinned[0] = runner_by_id(cfg->runner);
 		if (!pinned[0])
 			return sbx_error_set(err, ENOSYS, SBX_E_SANDBOX_UNAVAILABLE, NULL,
-					     "no runner can enforce %s mode: %s: not in this build",
-					     sbx_mode_name(r->mode), sbx_runner_name(cfg->runner));
+					     "the pinned runner cannot enforce %s mode: %s: not in "
+					     "this build", sbx_mode_name(r->mode),
+					     sbx_runner_name(cfg->runner));
 		candidates = pinned;
 	}
 #ifndef CONFIG_NETNS
@@ -305,17 +365,16 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 				     "--net none: this build has no network isolation (CONFIG_NETNS=n)");
 #endif
 	r->spec.landlock_abi = landlock_abi_for(cfg);
-
-	/* The runners this run found unusable, so far. */
-	bool out[SBX_RUNNER_NONE + 1] = { false };
+	memset(out, 0, sizeof(out));
 
 	for (size_t i = 0; candidates[i]; i++) {
 		const struct runner_ops *runner = candidates[i];
+		struct runner_out *why = &out[runner->id];
 		char reason[320];
 
 		if (unusable_reason[runner->id][0]) {
-			out[runner->id] = true;
-			append_reason(reasons, sizeof(reasons), runner->name, unusable_reason[runner->id]);
+			why->out = why->probe_refused = true;
+			snprintf(why->reason, sizeof(why->reason), "%s", unusable_reason[runner->id]);
 			continue;
 		}
 		/* A probe that passed once is not repeated (serve runs many
@@ -323,8 +382,8 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		 * setup fails instead, and that is caught below just the same. */
 		if (!probed_ok[runner->id] && runner->probe(reason, sizeof(reason)) < 0) {
 			snprintf(unusable_reason[runner->id], sizeof(unusable_reason[0]), "%s", reason);
-			out[runner->id] = true;
-			append_reason(reasons, sizeof(reasons), runner->name, reason);
+			why->out = why->probe_refused = true;
+			snprintf(why->reason, sizeof(why->reason), "%s", reason);
 			continue;
 		}
 		probed_ok[runner->id] = true;
@@ -332,9 +391,9 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 			return -EINVAL;
 		/* A fact about this run, not the machine: never remembered. */
 		if (runner->id == SBX_RUNNER_LANDLOCK &&
-		    hidden_inside_root(r, out[SBX_RUNNER_NAMESPACE], reason, sizeof(reason))) {
-			out[runner->id] = true;
-			append_reason(reasons, sizeof(reasons), runner->name, reason);
+		    hidden_inside_root(r, out[SBX_RUNNER_NAMESPACE].out, reason, sizeof(reason))) {
+			why->out = true;
+			snprintf(why->reason, sizeof(why->reason), "%s", reason);
 			continue;
 		}
 		rc = spawn_with(r, runner, &o, reason, sizeof(reason));
@@ -380,10 +439,22 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		/* A fact about the machine: `auto` moves on for this run. Not
 		 * remembered all the same (see unusable_reason): the next run
 		 * asks the kernel again. */
-		out[runner->id] = true;
-		append_reason(reasons, sizeof(reasons), runner->name, reason);
+		why->out = true;
+		snprintf(why->reason, sizeof(why->reason), "%s", reason);
+		why->seen = runner->id == SBX_RUNNER_NAMESPACE && userns_seen_of(&o, &why->userns);
 	}
-	return sbx_error_set(err, EPERM, SBX_E_SANDBOX_UNAVAILABLE, reasons,
-			     "no runner can enforce %s mode here: %s", sbx_mode_name(r->mode),
-			     reasons[0] ? reasons : "no runner built in");
+	for (size_t i = 0; candidates[i]; i++) {
+		char reason[600];
+
+		if (!out[candidates[i]->id].out)
+			continue;
+		runner_reason(candidates[i]->id, &out[candidates[i]->id], reason, sizeof(reason));
+		append_reason(reasons, sizeof(reasons), candidates[i]->name, reason);
+	}
+	/* Only what was tried is named: a pinned runner's refusal says
+	 * nothing of the runners `auto` would have tried. */
+	return sbx_error_set(err, EPERM, SBX_E_SANDBOX_UNAVAILABLE, reasons, "%s %s mode here: %s",
+			     cfg->runner != SBX_RUNNER_AUTO ? "the pinned runner cannot enforce"
+							   : "no runner can enforce",
+			     sbx_mode_name(r->mode), reasons[0] ? reasons : "no runner built in");
 }

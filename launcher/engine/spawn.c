@@ -75,10 +75,14 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 {
 	int status_pipe[2], exit_pipe[2] = { -1, -1 }, map_pipe[2] = { -1, -1 };
 	bool pidns = spec->runner && spec->runner->pid_namespace;
-	/* Why not CLONE_VM for a PID namespace: its init outlives the command's
-	 * exec and must not share our memory; it is a real fork, and it starts
-	 * the command the vfork way itself (pidns_init.c). */
-	int share = pidns ? 0 : CLONE_VM | CLONE_VFORK;
+	/* A PID namespace's init, or a keeper (keeper.c): a process of ours
+	 * that starts the command and reports its end on an exit pipe. */
+	bool init = pidns || spec->keeper;
+	/* Why not CLONE_VM for either: it outlives the command's exec and must
+	 * not share our memory; it is a real fork, and it starts the command
+	 * the vfork way itself (pidns_init.c). A keeper stays in our
+	 * namespaces: the runner's go to the command's clone. */
+	int share = init ? 0 : CLONE_VM | CLONE_VFORK;
 	sigset_t all, old;
 	void *stack;
 	pid_t pid;
@@ -92,7 +96,12 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 	out->pid = -1;
 	if (pipe2(status_pipe, O_CLOEXEC) < 0)
 		return -errno;
-	if (pidns && pipe2(exit_pipe, O_CLOEXEC) < 0) {
+	spec->command_clone_flags = 0;
+	if (spec->keeper) {
+		spec->command_clone_flags = extra_clone_flags;
+		extra_clone_flags = 0;
+	}
+	if (init && pipe2(exit_pipe, O_CLOEXEC) < 0) {
 		int e = errno;
 
 		close(status_pipe[0]);
@@ -118,7 +127,7 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 
 		close(status_pipe[0]);
 		close(status_pipe[1]);
-		for (int i = 0; pidns && i < 2; i++) {
+		for (int i = 0; init && i < 2; i++) {
 			close(exit_pipe[i]);
 			if (map_pipe[i] >= 0)
 				close(map_pipe[i]);
@@ -146,7 +155,7 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 	munmap(stack, CHILD_STACK_SIZE);
 	close(status_pipe[1]);
 	spec->status_fd = -1;
-	if (pidns)
+	if (init)
 		close(exit_pipe[1]);
 	spec->exit_fd = -1;
 	if (map_pipe[0] >= 0) {
@@ -161,7 +170,7 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 
 	if (pid < 0) {
 		close(status_pipe[0]);
-		if (pidns)
+		if (init)
 			close(exit_pipe[0]);
 		out->clone_failed = true;
 		out->clone_errno = clone_errno;
@@ -170,15 +179,16 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 	out->pid = pid;
 	out->pidfd = pidfd;
 	/* CLONE_VFORK: the child has exec'd or exited by now, so this read does
-	 * not block. A PID namespace's init: it blocks until the command has
-	 * exec'd (both copies of the pipe closed) or a record says why not. */
+	 * not block. A PID namespace's init (a keeper): it blocks until the
+	 * command has exec'd (both copies of the pipe closed) or a record says
+	 * why not. */
 	do {
 		n = read(status_pipe[0], &out->status, sizeof(out->status));
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		child_status_set(&out->status, STAGE_NONE, errno, "read status pipe", NULL);
 	close(status_pipe[0]);
-	if (n == 0 && pidns && read_init_header(exit_pipe[0], out) < 0) {
+	if (n == 0 && init && read_init_header(exit_pipe[0], out) < 0) {
 		child_status_set(&out->status, STAGE_SESSION, EIO, "init: no report", NULL);
 		n = 1;
 	}
@@ -186,22 +196,30 @@ int spawn_child(struct child_spec *spec, int extra_clone_flags, struct spawn_out
 		out->failed = true;
 		if (n > 0 && n != (ssize_t)sizeof(out->status))
 			child_status_set(&out->status, STAGE_NONE, EIO, "short status record", NULL);
-		if (pidns)
+		/* Nothing of the command is left but, at most, the dead-man
+		 * helper it started, which ends with the trigger. */
+		if (init)
 			kill(pid, SIGKILL);
 		waitpid(pid, NULL, __WALL);
 		close(pidfd);
 		out->pidfd = -1;
-		if (pidns)
+		if (init)
 			close(exit_pipe[0]);
+		/* The keeper's clone of the command failed: as our own clone. */
+		if (spec->keeper && out->status.stage == STAGE_CLONE) {
+			out->failed = false;
+			out->clone_failed = true;
+			out->clone_errno = out->status.err;
+		}
 		return 0;
 	}
 	/* Init reports more than once (run.c reads what is there). */
-	if (pidns)
+	if (init)
 		fcntl(exit_pipe[0], F_SETFL, O_NONBLOCK);
-	out->exit_fd = pidns ? exit_pipe[0] : -1;
+	out->exit_fd = init ? exit_pipe[0] : -1;
 	/* Without pidfds (before 5.3) the loop still needs an fd that turns
-	 * readable when bash exits; a PID namespace run has init's report. */
-	if (!pidns && out->pidfd < 0) {
+	 * readable when bash exits; init and a keeper report on a pipe. */
+	if (!init && out->pidfd < 0) {
 		out->pidfd = exit_watch_thread(pid);
 		if (out->pidfd < 0) {
 			int e = -out->pidfd;

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The run owns its whole process tree. sbx is a child subreaper, and so is
- * the command's bash (set in the child, kept across execve): while bash lives,
- * every orphan of the run (double-forked, setsid'd) is re-parented to bash;
- * when bash exits they all become our children at once. So "our children that
- * are not a live run's bash" is exactly what the finished runs left behind,
- * and the tree below any pid is read from /proc/PID/task/TID/children. */
+/* The run owns its whole process tree. In a process that opted in
+ * (sbx_process_opt_in: sbx run, serve, mcp) sbx is a child subreaper, and so
+ * is the command's bash (set in the child, kept across execve): while bash
+ * lives, every orphan of the run (double-forked, setsid'd) is re-parented to
+ * bash; when bash exits they all become our children at once. So "our
+ * children that are not a live run's bash" is exactly what the finished runs
+ * left behind, and the tree below any pid is read from
+ * /proc/PID/task/TID/children. Without the opt-in no walk of our children
+ * is made: a run's keeper or init does it below itself (keeper.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,13 +26,6 @@
 
 #define TREE_MAX 4096
 #define TREE_KEEP_MAX 1024
-
-int tree_become_subreaper(void)
-{
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
-		return -errno;
-	return 0;
-}
 
 struct pidset {
 	pid_t *pids;
@@ -189,11 +184,12 @@ static void signal_with_group(pid_t pid, int sig)
 	kill(pid, sig);
 }
 
-void tree_signal(pid_t root, int sig)
+void tree_signal(pid_t root, int sig, bool below)
 {
 	struct pidset set = { 0 };
 
-	signal_with_group(root, sig);
+	if (!below)
+		signal_with_group(root, sig);
 	descendants_of(root, &set);
 	for (size_t i = 0; i < set.n; i++)
 		signal_with_group(set.pids[i], sig);

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The sbx command line: `sbx run`, `sbx serve`, `sbx mcp`, `sbx probe`. Only these and
+/* launcher/front: what a caller talks to. The command line (cli_*.c: `sbx
+ * run`, `sbx probe`), `sbx serve` (serve_*.c over the JSON-RPC engine,
+ * jsonrpc_*.c) and `sbx mcp` (mcp_*.c), which share sessions, background
+ * tasks and answers (work_*.c, work.h) and a spawner thread. The top layer:
+ * it calls the engine through the same builder an embedder uses.
+ *
+ * The sbx command line: `sbx run`, `sbx serve`, `sbx mcp`, `sbx probe`. Only these and
  * main print or exit; the library returns errors. */
 #ifndef SBX_CLI_H
 #define SBX_CLI_H

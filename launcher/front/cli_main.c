@@ -73,6 +73,12 @@ int main(int argc, char **argv)
 			      "missing subcommand (run, serve, mcp, probe, version or help)");
 		return cli_fail(&err, false);
 	}
+	/* This process is sbx's own: it takes the process-wide changes a
+	 * library caller is spared (sbx.h, sbx_process_opt_in), for runs
+	 * without a keeper process and room for the commands' fd passing. */
+	if (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "serve") == 0 ||
+	    strcmp(argv[1], "mcp") == 0)
+		(void)sbx_process_opt_in(SBX_PROCESS_SUBREAPER | SBX_PROCESS_NOFILE_MARGIN);
 	if (strcmp(argv[1], "run") == 0)
 		return cli_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "serve") == 0)

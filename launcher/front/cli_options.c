@@ -59,7 +59,7 @@ static const struct run_option {
 	{ "--timeout", "SECONDS", "end the whole process tree after this long (exit 124)" },
 	{ "--json", NULL, "print one JSON result object instead of streaming" },
 	{ "--escalation", NULL, "the caller can offer escalation: a denial says so" },
-	{ "--output-limit", "BYTES", "bytes of each stream --json keeps (2 to 1 GiB)" },
+	{ "--output-limit", "BYTES", "bytes of each stream --json keeps (2 to 1G; 64k, 1M)" },
 	{ "--spill-dir", "DIR", "where --json keeps a stream past the limit whole" },
 	{ "--net", "allow|none", "none: a new network namespace with only loopback" },
 	{ "--config", "FILE", "the config (default: $SBX_CONFIG, /etc/sbx.conf)" },

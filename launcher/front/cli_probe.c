@@ -124,12 +124,16 @@ static void print_text(const json_t *f)
 		else
 			printf("%s runner: no: %s\n", *name, str(r, "reason"));
 		print_fix(r);
+		if (*str(r, "instead"))
+			printf("  instead: %s\n", str(r, "instead"));
 	}
 	for (const char *const *mode = (const char *const[]){ "read-only", "workspace-write", NULL };
 	     *mode; mode++) {
 		const json_t *pick = json_object_get(modes, *mode);
 
-		if (json_string_value(json_object_get(pick, "runner")))
+		if (!pick)
+			printf("%s: not tried (no temporary directory for a trial root)\n", *mode);
+		else if (json_string_value(json_object_get(pick, "runner")))
 			printf("%s: runner %s, enforcement %s, processes %s\n", *mode,
 			       str(pick, "runner"), str(pick, "enforcement"), str(pick, "processes"));
 		else

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_options.h"
+#include "policy.h"
 #include "serve.h"
 
 #define USAGE_SERVE                                                                         \
@@ -27,9 +28,10 @@ static const char serve_usage[] =
 	"  --spill-max-age SECONDS remove a session's spill files this long after they were\n"
 	"                          made (default: the config's spill_max_age; they also go\n"
 	"                          when their session closes)\n"
-	"  --max-line BYTES        the longest request line read (4096 to 64 MiB)\n"
-	"  --max-answer BYTES      the longest answer line written (65536 to 64 MiB;\n"
-	"                          default 256 KiB)\n"
+	"  --max-line BYTES        the longest request line read (4k to 64M;\n"
+	"                          default 1M)\n"
+	"  --max-answer BYTES      the longest answer line written (64k to 64M;\n"
+	"                          default 256k)\n"
 	"  --help                  print this help and exit\n";
 
 static int parse_count(const char *s, unsigned long long lo, unsigned long long hi,
@@ -42,6 +44,18 @@ static int parse_count(const char *s, unsigned long long lo, unsigned long long 
 	errno = 0;
 	*out = strtoull(s, &end, 10);
 	return errno || *end || *out < lo || *out > hi ? -EINVAL : 0;
+}
+
+/* A size as everywhere in sbx (policy_parse_bytes): 65536, 64k, 1M. */
+static int parse_size(const char *s, unsigned long long lo, unsigned long long hi,
+		      unsigned long long *out)
+{
+	uint64_t v;
+
+	if (policy_parse_bytes(s, hi, &v) < 0 || v < lo)
+		return -EINVAL;
+	*out = v;
+	return 0;
 }
 
 int cli_serve(int argc, char **argv)
@@ -75,11 +89,11 @@ int cli_serve(int argc, char **argv)
 			o.spill_max_age_ms = n * 1000;
 			has_age = true;
 		} else if (strcmp(name, "--max-line") == 0) {
-			if (parse_count(val, 4096, 64ULL << 20, &n) < 0)
+			if (parse_size(val, 4096, 64ULL << 20, &n) < 0)
 				goto bad;
 			o.line_max = (size_t)n;
 		} else if (strcmp(name, "--max-answer") == 0) {
-			if (parse_count(val, 65536, 64ULL << 20, &n) < 0)
+			if (parse_size(val, 65536, 64ULL << 20, &n) < 0)
 				goto bad;
 			o.answer_max = (size_t)n;
 		} else {
@@ -89,8 +103,9 @@ int cli_serve(int argc, char **argv)
 bad:
 		sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
 			      "bad %s '%s' (--spill-dir: an absolute, writable directory; "
-			      "--spill-max-age: 1 to 31536000 seconds; --max-line: 4096 to 64 MiB; "
-			      "--max-answer: 65536 to 64 MiB)",
+			      "--spill-max-age: 1 to 31536000 seconds; --max-line: 4k to 64M bytes; "
+			      "--max-answer: 64k to 64M bytes; a size is digits, with one suffix "
+			      "k, m, g or t: powers of 1024)",
 			      name, val);
 		return cli_fail(&err, false);
 usage:

@@ -123,7 +123,11 @@ static int load_object(const char *line, size_t len, json_t **out, struct sbx_er
 		return BAD(err, "NUL byte in line at byte %zu", (size_t)(nul - line));
 	if (is_blank(line, len))
 		return BAD(err, "empty line");
-	root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+	/* Any JSON value: a valid scalar ("42", "null") is an Invalid
+	 * Request (-32600) by JSON-RPC 2.0, not a Parse error (-32700), and
+	 * jansson refuses one without JSON_DECODE_ANY. */
+	root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY,
+			  &jerr);
 	if (!root && json_error_code(&jerr) == json_error_out_of_memory)
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory reading line");
 	if (!root)

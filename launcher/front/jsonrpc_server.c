@@ -422,7 +422,9 @@ int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
 		sbx_error_set(err, -rc, SBX_E_INTERNAL, NULL, "writer thread: %s", strerror(-rc));
 		goto out;
 	}
-	tree_become_subreaper();
+	/* The serving process is sbx's: its end kills every child of ours
+	 * (tree_kill_orphans below), so it is their subreaper too. */
+	(void)sbx_process_opt_in(SBX_PROCESS_SUBREAPER | SBX_PROCESS_NOFILE_MARGIN);
 	runners_long_lived();
 	s.w_in = (struct loop_watch){ .fd = o->in_fd, .buf = inbuf, .buf_size = RPC_READ_BUF,
 				      .cb = on_input, .ctx = &s };

@@ -45,7 +45,8 @@ void serve_run(struct rpc_server *s, struct serve *sv, struct rpc_msg *m);
 void serve_task_output(struct rpc_server *s, struct serve *sv, struct rpc_msg *m);
 void serve_task_kill(struct rpc_server *s, struct serve *sv, struct rpc_msg *m);
 void serve_cancel(struct rpc_server *s, struct serve *sv, struct rpc_msg *m);
-/* The session a request names, or an error answered (then NULL). */
+/* serve_session.c: the session a request names, or an error answered
+ * (then NULL). */
 struct work_session *serve_session_of(struct rpc_server *s, struct serve *sv,
 				      struct rpc_msg *m);
 

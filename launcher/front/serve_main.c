@@ -23,22 +23,6 @@ static bool params_ok(struct rpc_server *s, struct rpc_msg *m, const struct rpc_
 	return false;
 }
 
-struct work_session *serve_session_of(struct rpc_server *s, struct serve *sv, struct rpc_msg *m)
-{
-	const char *name = rpc_str(m->params, "session");
-	struct work_session *sess = name ? work_session_find(&sv->w, name) : NULL;
-	char q[RPC_QUOTE_MAX + 4];
-
-	if (!sess) {
-		struct sbx_error err;
-
-		sbx_error_set(&err, ENOENT, SBX_E_NOT_FOUND, NULL, "no open session '%s'",
-			      name ? rpc_quote(q, name, strlen(name)) : "");
-		answer_error(s, m, &err);
-	}
-	return sess;
-}
-
 static void m_initialize(struct rpc_server *s, struct serve *sv, struct rpc_msg *m)
 {
 	static const struct rpc_field fields[] = {

@@ -60,6 +60,7 @@ const char *child_stage_name(enum child_stage stage)
 	case STAGE_CHDIR: return "chdir";
 	case STAGE_EXEC: return "exec";
 	case STAGE_LIMITS: return "resource limits";
+	case STAGE_CLONE: return "clone";
 	case STAGE_NONE: break;
 	}
 	return "setup";

@@ -27,6 +27,7 @@ enum child_stage {
 	STAGE_CHDIR,
 	STAGE_EXEC,
 	STAGE_LIMITS,       /* resource limits and the run's cgroup */
+	STAGE_CLONE,        /* a keeper's clone of the command: as sbx's own clone */
 };
 
 /* What goes through the status pipe when a setup step fails. */

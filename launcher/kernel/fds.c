@@ -116,7 +116,7 @@ static int walk_proc(int first, bool cloexec_only, const struct keep *k)
  * closing ours. Why: without close_range each fd is a close of its own, and
  * the timer's signal is delivered between two of them: each last close of
  * a lingering socket waited for the next tick, 20 ms, 5 s for one send's
- * 253 copies and 80 s for the 4096 sbx may hold (redteam15: runs of
+ * 253 copies and 80 s for the 4096 sbx may hold (runs of
  * `echo hi` took 7 s). None of our closes is the last while the holder
  * lives; its exit is, and at a process's exit no close waits out a linger.
  * A raw fork (our caller may share sbx's memory): the holder runs nothing

@@ -45,7 +45,7 @@ static void reserve_once(void)
 
 		rl.rlim_cur = want;
 		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
-			caller_soft = had;
+			__atomic_store_n(&caller_soft, had, __ATOMIC_RELEASE);
 	}
 }
 
@@ -53,6 +53,11 @@ uint64_t inflight_room_reserve(void)
 {
 	pthread_once(&once, reserve_once);
 	return caller_soft;
+}
+
+uint64_t inflight_room_caller_soft(void)
+{
+	return __atomic_load_n(&caller_soft, __ATOMIC_ACQUIRE);
 }
 
 int inflight_room_take(void)

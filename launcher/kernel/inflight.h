@@ -11,10 +11,14 @@
 
 #include <stdint.h>
 
-/* Once per process: our soft RLIMIT_NOFILE set a margin below the hard one
- * (lowered or raised). Returns the soft limit the process had before (for
- * the child to put back), or 0 when unchanged. */
+/* Once per process, where the process opted in (sbx_process_opt_in,
+ * SBX_PROCESS_NOFILE_MARGIN): our soft RLIMIT_NOFILE set a margin below the
+ * hard one (lowered or raised). Returns the soft limit the process had
+ * before (for the child to put back), or 0 when unchanged. */
 uint64_t inflight_room_reserve(void);
+/* What inflight_room_reserve() returned, or 0 before it (nothing to put
+ * back in a command's process). */
+uint64_t inflight_room_caller_soft(void);
 
 /* Child side, allocation-free: the soft RLIMIT_NOFILE up to the hard one
  * (0 or -errno). */

@@ -20,7 +20,7 @@
 /* 0 or an errno. */
 static int write_proc(const char *path, const char *data, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = open(path, USERNS_MAP_OPEN_FLAGS);
 	ssize_t n;
 	int err = 0;
 

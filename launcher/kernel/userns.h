@@ -2,10 +2,17 @@
 #ifndef SBX_USERNS_H
 #define SBX_USERNS_H
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "child_status.h"
+
+/* How sbx opens /proc/PID/setgroups, uid_map and gid_map, and nothing else:
+ * never through a symlink at the last step. tests/helpers/nofeature matches
+ * these exact flags to refuse the open as a host that restricts user
+ * namespaces does (userns_nocaps). */
+#define USERNS_MAP_OPEN_FLAGS (O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
 
 /* Child, just after clone(CLONE_NEWUSER): map the caller's uid and gid onto
  * themselves and deny setgroups. 0, or -1 with st (STAGE_USERNS). */

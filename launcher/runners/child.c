@@ -205,11 +205,32 @@ static int init_main(const struct child_spec *spec)
 	return 0;
 }
 
+/* A run's keeper (keeper.c): a child subreaper between the caller and the
+ * command, so that what the command leaves behind comes to it, never to the
+ * caller, and is ended by it. A fork of sbx, as init is. */
+static int keeper_main(const struct child_spec *spec)
+{
+	struct child_status st = { 0 };
+	pid_t pid;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+		child_status_set(&st, STAGE_SESSION, errno, "PR_SET_CHILD_SUBREAPER", NULL);
+		report_and_exit(spec, &st);
+	}
+	pid = pidns_init_start_command(spec, command_main, &st);
+	if (pid < 0)
+		report_and_exit(spec, &st);
+	pidns_init_serve(spec, pid);
+	return 0;
+}
+
 int child_main(void *arg)
 {
 	const struct child_spec *spec = arg;
 
 	if (spec->runner && spec->runner->pid_namespace)
 		return init_main(spec);
+	if (spec->keeper)
+		return keeper_main(spec);
 	return command_main(arg);
 }

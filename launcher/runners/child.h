@@ -6,7 +6,10 @@
  * must only use the fields below (all set up by the parent beforehand). A
  * runner with its own PID namespace starts the child as a real fork instead:
  * it becomes the namespace's init (pidns_init.c) and starts the command the
- * vfork way from there; the same rules hold on both paths. */
+ * vfork way from there. A run without one, in a process that has not made
+ * itself sbx's subreaper (sbx_process_opt_in), gets a keeper the same way:
+ * a real fork that starts the command and stays as its reaper (keeper.c).
+ * The same rules hold on every path. */
 #ifndef SBX_CHILD_H
 #define SBX_CHILD_H
 
@@ -69,7 +72,11 @@ struct child_spec {
 	int stderr_fd;
 	int status_fd;             /* CLOEXEC write end of the status pipe */
 	int deadman_fd;            /* read end of the dead-man trigger (-1: none) */
-	int exit_fd;               /* PID namespace runs: init reports there (-1: none) */
+	int exit_fd;               /* PID namespace runs and kept runs: init or the
+				    * keeper reports there (-1: none) */
+	bool keeper;               /* start a keeper first (keeper.c) */
+	int command_clone_flags;   /* the keeper's clone of the command: the
+				    * runner's namespaces (CLONE_NEW*) */
 	pid_t *deadman_pid;        /* where the child reports the helper's pid */
 
 	uint64_t caps_keep;        /* capabilities the command keeps (bit N:
@@ -104,17 +111,18 @@ struct child_spec {
 	struct ns_view_spec *view; /* namespace runner: the view's extras (ns_view.h) */
 };
 
-/* What a PID namespace's init writes on exit_fd: first one header, once the
- * view is built and before the command starts, then, when the command's bash
- * exits, its wait status, and again (empty set) once no process is left in
- * the namespace but init: then nothing of the run can start again, and sbx
- * need not wait for init's end. */
+/* What a PID namespace's init (or a keeper) writes on exit_fd: first one
+ * header, once the view is built and before the command starts, then, when
+ * the command's bash exits, its wait status, and again (empty set) once no
+ * process is left in the namespace (below the keeper) but init (the keeper):
+ * then nothing of the run can start again, and sbx need not wait for its
+ * end. */
 struct init_header {
 	int32_t private_proc;      /* 1: a private /proc; 0: the host's (fallback) */
 };
 struct init_exit {
 	int32_t wstatus;
-	int32_t empty;             /* 1: init has no child left */
+	int32_t empty;             /* 1: init (the keeper) has no child left */
 };
 
 /* The child's exit status when setup failed (the status pipe says why). */

@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* A runner enforces a confined mode. Each is a small table of functions with
+/* launcher/runners: what enforces a confined mode, and the child's path
+ * from clone to exec (child.c: no allocation, no lock, no stdio there).
+ * The namespace runner builds a view of mounts (ns_*.c) and a PID
+ * namespace with its init (pidns_init.c); the landlock runner a ruleset
+ * (runner_landlock.c, its cache); both attach the seccomp filter
+ * (runner_filter.c) and the dead-man switch (deadman.c). Called by the
+ * engine; calls only launcher/kernel.
+ *
+ * A runner enforces a confined mode. Each is a small table of functions with
  * one shape, so `auto` is a loop over the table. danger-full-access never
  * reaches it. */
 #ifndef SBX_RUNNER_H
@@ -47,7 +55,7 @@ struct runner_ops {
 	enum sbx_enforcement (*enforcement)(const struct child_spec *spec);
 };
 
-/* runners.c: the seccomp filter with a runner's rules into spec->seccomp
+/* runner_filter.c: the seccomp filter with a runner's rules into spec->seccomp
  * (none in a build without CONFIG_SECCOMP). 0, or -errno with reason. */
 int runner_prepare_filter(struct child_spec *spec, enum seccomp_rules_for rules, char *reason,
 			  size_t reason_size);

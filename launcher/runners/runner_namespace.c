@@ -20,59 +20,28 @@
 #include "ns_view.h"
 #include "runner.h"
 #include "userns.h"
+#include "userns_host.h"
 
 /* ---- parent ---- */
 
-/* The integer in a /proc/sys file: 0, or -errno (-ENOENT if it is absent). */
-static int read_sysctl(const char *path, long *out)
-{
-	char buf[32];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	if (sscanf(buf, "%ld", out) != 1)
-		return -EIO;
-	return 0;
-}
-
-/* Cheap, no fork: the switches that are known to turn user namespaces off.
- * Anything else is discovered at clone time (STAGE_USERNS and
- * STAGE_MOUNT_PRIVATE tell the parent "unusable here"). */
+/* Cheap, no fork: the switches that settle it (userns_host.c). Anything
+ * else is discovered at clone time (STAGE_USERNS and STAGE_MOUNT_PRIVATE tell
+ * the parent "unusable here"). An AppArmor restriction settles it only while
+ * sbx runs under no profile of its own: with sbx's profile loaded, the
+ * attempt decides. */
 static int runner_namespace_probe(char *reason, size_t reason_size)
 {
-	long v;
-	bool root = geteuid() == 0;
+	struct userns_host h;
 
-	if (read_sysctl("/proc/sys/user/max_user_namespaces", &v) == 0 && v == 0) {
-		snprintf(reason, reason_size,
-			 "user namespaces disabled (user.max_user_namespaces=0)");
+	userns_host_read("", &h);
+	switch (userns_host_switch(&h, geteuid() == 0, reason, reason_size)) {
+	case USERNS_SWITCH_NONE:
+		return 0;
+	case USERNS_SWITCH_MAX_ZERO:
 		return -ENOSPC;
-	}
-	/* Debian and Ubuntu kernels: unprivileged creation switched off. */
-	if (!root && read_sysctl("/proc/sys/kernel/unprivileged_userns_clone", &v) == 0 &&
-	    v == 0) {
-		snprintf(reason, reason_size, "unprivileged user namespaces disabled "
-			 "(kernel.unprivileged_userns_clone=0)");
+	default:
 		return -EPERM;
 	}
-	/* Ubuntu 23.10+: AppArmor denies the new namespace its capabilities. */
-	if (!root &&
-	    read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 &&
-	    v == 1) {
-		snprintf(reason, reason_size, "unprivileged user namespaces restricted by AppArmor "
-			 "(kernel.apparmor_restrict_unprivileged_userns=1)");
-		return -EPERM;
-	}
-	if (reason_size)
-		reason[0] = '\0';
-	return 0;
 }
 
 /* The namespaces come with the clone itself (the child becomes the init of

@@ -198,7 +198,8 @@ Test(cli, errors_say_what_to_do)
 	usage_error((char *[]){ "run", "--timeout", "1e3", "--", "true", NULL },
 		    "sbx: USAGE: --timeout: bad value '1e3' (expected 0.001 to 604800 seconds)");
 	usage_error((char *[]){ "run", "--output-limit", "1", "--", "true", NULL },
-		    "sbx: USAGE: --output-limit: bad value '1' (expected 2 to 1073741824 bytes)");
+		    "sbx: USAGE: --output-limit: bad value '1' (expected 2 to 1G bytes (suffix k, m, "
+		    "g or t: powers of 1024))");
 	usage_error((char *[]){ "run", "--mode", "write", "--", "true", NULL },
 		    "sbx: USAGE: --mode: bad value 'write' (expected read-only, workspace-write or "
 		    "danger-full-access)");
@@ -227,7 +228,8 @@ Test(cli, config_error_names_file_line_key_range)
 		const char *says; /* after "sbx: CONFIG: FILE:" */
 	} cases[] = {
 		{ "# the issue's example\noutput_limit = 1\n",
-		  "2: output_limit: bad value '1' (expected 2 to 1073741824 bytes)" },
+		  "2: output_limit: bad value '1' (expected 2 to 1G bytes (suffix k, m, g or t: powers "
+		  "of 1024))" },
 		{ "timeout = 1w\n", "1: timeout: bad value '1w' (expected 0.001 to 604800 seconds)" },
 		{ "\n\nmode = write\n",
 		  "3: mode: bad value 'write' (expected read-only, workspace-write or danger-full-access)" },

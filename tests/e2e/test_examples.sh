@@ -1,7 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # End-to-end check of what a newcomer installs and copies: `make install
-# DESTDIR=... PREFIX=/usr` into a temporary DESTDIR, libsbx.so.0 exporting
+# DESTDIR=... PREFIX=/usr` into a temporary DESTDIR (and `make install-strip`
+# with Debian's multiarch LIBDIR; the AppArmor profile under
+# DESTDIR/etc/apparmor.d: its path, its userns rule, its syntax by
+# apparmor_parser without loading it), libsbx.so.0 exporting
 # exactly what sbx.h declares, pkg-config on the staged sbx.pc,
 # examples/embed.c compiled the ordinary way (shared) and the --static way
 # against the installed files and run, man -l on the installed pages, no
@@ -50,6 +53,40 @@ for f in bin/sbx include/sbx.h lib/libsbx.a "lib/libsbx.so.$version" lib/pkgconf
 	share/man/man1/sbx.1 share/man/man5/sbx.conf.5; do
 	t "installed $f" test -f "$staged/$f"
 done
+# The AppArmor profile: under DESTDIR/etc (AppArmor reads nothing else),
+# naming the installed sbx, granting userns.
+profile=$dest/etc/apparmor.d/sbx
+t "installed etc/apparmor.d/sbx" test -f "$profile"
+t "the AppArmor profile names the installed sbx" \
+	grep -qxF "profile sbx \"$prefix/bin/sbx\" flags=(unconfined) {" "$profile"
+t "the AppArmor profile grants userns (inside the profile)" \
+	sh -c 'sed -n "/^profile sbx /,/^}/p" "$1" | grep -qx "  userns,"' _ "$profile"
+t "the AppArmor profile has no unreplaced placeholder" sh -c '! grep -n "@[A-Z_]*@" "$1"' _ "$profile"
+# apparmor_parser checks the syntax without loading anything (-Q: skip the
+# kernel, -K: no cache). Debian 12's parser (3.0) predates the `userns` rule
+# and abi 4.0 (AppArmor 4.0, Ubuntu 24.04's): it checks the rest of the
+# profile, the quoted path above all; a 4.x parser checks the whole file.
+# A prefix with a space and AppArmor's pattern characters must still name
+# exactly one file.
+aa_check() {
+	if apparmor_parser --version | grep -q "version [4-9]"; then
+		apparmor_parser -Q -K "$1"
+	else
+		sed '/^abi <abi\/4.0>,$/d; /^  userns,$/d' "$1" | apparmor_parser -Q -K
+	fi
+}
+odd_prefix='/opt/s b"x[1]*'
+t "install.sh with a PREFIX holding a space and pattern characters" \
+	sh -c 'scripts/install.sh "$1" "$2" && grep -qxF "profile sbx \"/opt/s b\\\"x\\[1\\]\\*/bin/sbx\" flags=(unconfined) {" "$1/etc/apparmor.d/sbx"' \
+	_ "$work/dest-odd" "$odd_prefix"
+if PATH=$PATH:/usr/sbin:/sbin have apparmor_parser; then
+	PATH=$PATH:/usr/sbin:/sbin
+	t "apparmor_parser accepts the profile" aa_check "$profile"
+	t "apparmor_parser accepts the profile for that PREFIX" aa_check "$work/dest-odd/etc/apparmor.d/sbx"
+else
+	failed=$((failed + 1))
+	echo "FAIL  apparmor_parser is missing (scripts/deps.sh all installs apparmor)"
+fi
 t "lib/libsbx.so.0 -> libsbx.so.$version" sh -c '[ "$(readlink "$1/libsbx.so.0")" = "libsbx.so.$2" ]' \
 	_ "$staged/lib" "$version"
 t "lib/libsbx.so -> libsbx.so.0" sh -c '[ "$(readlink "$1/libsbx.so")" = libsbx.so.0 ]' _ "$staged/lib"
@@ -62,7 +99,7 @@ exports_match() {
 	grep -E '^[a-z].*[ *]sbx_[a-z0-9_]+\(' "$1/include/sbx.h" |
 		sed -E 's/^[^(]*[ *](sbx_[a-z0-9_]+)\(.*/\1/' | sort -u >"$work/declared"
 	[ -s "$work/declared" ] || { echo "no declarations found in sbx.h"; return 1; }
-	nm -D --defined-only "$1/lib/libsbx.so.0" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' |
+	nm -D --defined-only "${2:-$1/lib}/libsbx.so.0" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' |
 		sort -u >"$work/exported"
 	diff "$work/declared" "$work/exported"
 }
@@ -85,6 +122,33 @@ t "installed sbx runs and confines (read-only write denied, marker shown)" \
 		[ "$rc" -ne 0 ] && [ "$rc" -ne 125 ] &&
 		printf "%s\n" "$out" | grep -qxF "[sandbox: file access denied under read-only mode]"' \
 	_ "$staged/bin/sbx"
+
+# ---- make install-strip, into Debian's multiarch library directory ----
+sdest=$work/dest-strip
+triplet=$(cc -print-multiarch 2>/dev/null)
+slib=lib/${triplet:-$(uname -m)-linux-gnu}
+t "make install-strip DESTDIR=... PREFIX=$prefix LIBDIR=$slib" \
+	make -s install-strip DESTDIR="$sdest" PREFIX="$prefix" LIBDIR="$slib"
+t "install-strip: bin/sbx has no symbol table, and is smaller than ./sbx" \
+	sh -c '! readelf -S "$1" | grep -qE "\.symtab|\.debug_info" &&
+		[ "$(stat -c %s "$1")" -lt "$(stat -c %s sbx)" ]' _ "$sdest$prefix/bin/sbx"
+stripped_so_exports() {
+	! readelf -S "$2/libsbx.so.0" | grep -qE '\.symtab|\.debug_info' && exports_match "$1" "$2"
+}
+t "install-strip: libsbx.so has no symbol table and still exports sbx.h" \
+	stripped_so_exports "$sdest$prefix" "$sdest$prefix/$slib"
+t "install-strip: libsbx.a has no debug information" \
+	sh -c '! readelf -S "$1/libsbx.a" 2>/dev/null | grep -q "\.debug_info"' _ "$sdest$prefix/$slib"
+t "install-strip: sbx.pc's libdir is \${prefix}/$slib" \
+	grep -qx "libdir=\${prefix}/$slib" "$sdest$prefix/$slib/pkgconfig/sbx.pc"
+t "the stripped sbx runs and confines" \
+	sh -c 'out=$("$1" run -- "echo x > /etc/sbx-examples-test" 2>&1); echo "$out";
+		printf "%s\n" "$out" | grep -qxF "[sandbox: file access denied under read-only mode]"' \
+	_ "$sdest$prefix/bin/sbx"
+t "embed.c builds and runs against the stripped multiarch libsbx.so.0" \
+	sh -c 'cc -std=gnu11 -Wall -Wextra -Werror -o "$3/embed-strip" examples/embed.c \
+		$(PKG_CONFIG_PATH="$1/$2/pkgconfig" pkg-config --define-variable=prefix="$1" --cflags --libs sbx) &&
+		LD_LIBRARY_PATH="$1/$2" "$3/embed-strip" | grep -qx "denied: yes"' _ "$sdest$prefix" "$slib" "$work"
 
 # ---- pkg-config ----
 PKG_CONFIG_PATH=$staged/lib/pkgconfig
@@ -221,8 +285,17 @@ quoted() {
 	out=$("$@" 2>&1 >/dev/null)
 	[ -n "$out" ] || { echo "no refusal from: $*"; return 1; }
 	echo "$out"
+	# A reason may end in "(fix: ...)": the reason and the fix are each
+	# quoted (in their columns).
 	printf '%s\n' "${out#*here: }" | sed 's/; /\n/g' | while IFS= read -r reason; do
-		grep -qF -- "$reason" docs/troubleshooting.md || { echo "not quoted: $reason"; exit 1; }
+		fix=
+		case $reason in
+		*" (fix: "*")") fix=${reason#* (fix: }; fix=${fix%)}; reason=${reason%% (fix: *} ;;
+		esac
+		for text in "$reason" "$fix"; do
+			[ -z "$text" ] || grep -qF -- "$text" docs/troubleshooting.md ||
+				{ echo "not quoted: $text"; exit 1; }
+		done
 	done
 }
 t "troubleshooting: user namespaces blocked (pinned namespace runner)" \
@@ -231,8 +304,12 @@ t "troubleshooting: user namespaces blocked (pinned namespace runner)" \
 t "no Landlock: the namespace runner confines" sh -c '
 	"$1" landlock -- ./sbx run --json -- "echo x > /etc/sbx-x" |
 	grep -q "\"runner\":\"namespace\",\"enforcement\":\"full\",\"denied\":true,\"processes\":\"private\""' _ "$nofeature"
+t "troubleshooting: user namespaces without capabilities (Ubuntu 23.10+'s shape, pinned namespace runner)" \
+	quoted "$nofeature" userns_nocaps -- ./sbx run --runner namespace -- true
 t "troubleshooting: user namespaces blocked and no Landlock" \
 	quoted "$nofeature" userns,landlock -- ./sbx run -- true
+t "troubleshooting: --net none where only the network namespace is refused" \
+	quoted "$nofeature" netns -- ./sbx run --runner namespace --net none -- true
 t "troubleshooting: --net none without namespaces" \
 	quoted "$nofeature" userns,netns -- ./sbx run --runner landlock --net none -- true
 t "troubleshooting: io_uring refused (probe)" sh -c '

@@ -70,20 +70,27 @@ Test(library, output_limit_bounds_are_the_cli_s)
 #define RUNS_EACH 150
 
 /* One case of the matrix: a runner for both confined modes' runs, or none
- * (danger-full-access), as the caller or as nobody. */
+ * (danger-full-access), as the caller or as nobody, in a program that has
+ * opted in to being the runs' subreaper (sbx_process_opt_in, as sbx serve
+ * does: then a run's end walks the program's children) or not (each run has
+ * its own keeper or init). */
 struct threads_param {
 	int runner; /* enum runner, -1: danger-full-access */
 	int user;   /* enum e2e_user */
+	int opt_in; /* sbx_process_opt_in(SBX_PROCESS_SUBREAPER) first */
 };
 
 static struct threads_param threads_params[] = {
-	{ NAMESPACE, AS_CALLER }, { NAMESPACE, AS_NOBODY }, { LANDLOCK, AS_CALLER },
-	{ LANDLOCK, AS_NOBODY },  { -1, AS_CALLER },        { -1, AS_NOBODY },
+	{ NAMESPACE, AS_CALLER, 1 }, { NAMESPACE, AS_NOBODY, 1 }, { LANDLOCK, AS_CALLER, 1 },
+	{ LANDLOCK, AS_NOBODY, 1 },  { -1, AS_CALLER, 1 },        { -1, AS_NOBODY, 1 },
+	{ LANDLOCK, AS_CALLER, 0 },  { LANDLOCK, AS_NOBODY, 0 },  { -1, AS_CALLER, 0 },
+	{ -1, AS_NOBODY, 0 },
 };
 
 struct threads_case {
 	const char *root;
 	int runner;
+	int opt_in;
 };
 
 struct one_thread {
@@ -134,9 +141,13 @@ static void *start_runs(void *arg)
 /* 0: every run exited 0; 2: a run was refused; 3: a run did not exit 0. */
 static int threads_child(const void *arg)
 {
+	const struct threads_case *c = arg;
 	struct one_thread t[THREADS];
 	pthread_t th[THREADS];
 	int errors = 0, failed = 0;
+
+	if (c->opt_in && sbx_process_opt_in(SBX_PROCESS_SUBREAPER) < 0)
+		return 4;
 
 	for (int i = 0; i < THREADS; i++) {
 		t[i] = (struct one_thread){ .c = arg, .id = i };
@@ -174,10 +185,10 @@ ParameterizedTestParameters(library, runs_on_several_threads_do_not_kill_each_ot
 				   sizeof(threads_params) / sizeof(threads_params[0]));
 }
 
-/* A harness may run commands from several threads at once. The end of one
- * run kills what the run left behind: every child of the process that no
- * live run names. On the old code that took the children of another
- * thread's run still being started: the landlock runner's and unconfined
+/* A harness may run commands from several threads at once. In a program
+ * that opted in, the end of one run kills what the run left behind: every
+ * child of the process that no live run names. On the old code that took
+ * the children of another thread's run still being started: the landlock runner's and unconfined
  * runs were SIGKILLed (about one in ten with two threads), and a kill that
  * landed after the supervisor's handoff helper was cloned kept that run's
  * start waiting for good (CI: supervisor::copies_for_passed_fds_are_
@@ -187,7 +198,7 @@ ParameterizedTest(struct threads_param *p, library, runs_on_several_threads_do_n
 {
 	enum e2e_user who = (enum e2e_user)p->user;
 	char *base = e2e_tmpdir(who), *root = e2e_fmt("%s/ws", base);
-	struct threads_case c = { .root = root, .runner = p->runner };
+	struct threads_case c = { .root = root, .runner = p->runner, .opt_in = p->opt_in };
 	const char *name = p->runner < 0 ? "none" : runner_name[p->runner];
 	int status, done;
 
@@ -197,9 +208,10 @@ ParameterizedTest(struct threads_param *p, library, runs_on_several_threads_do_n
 	cr_assert(status != 4 && status != 5, "[runner %s, user %s] no threads (status %d)", name,
 		  e2e_user_name(who), status);
 	cr_assert(status == 0 && done == THREADS * RUNS_EACH,
-		  "[runner %s, user %s] with runs started on %d threads at once, %d of %d commands "
-		  "ran to their end (status %d: 2 a run refused, 3 a run killed or failed)", name,
-		  e2e_user_name(who), THREADS, done, THREADS * RUNS_EACH, status);
+		  "[runner %s, user %s%s] with runs started on %d threads at once, %d of %d "
+		  "commands ran to their end (status %d: 2 a run refused, 3 a run killed or "
+		  "failed)", name, e2e_user_name(who), p->opt_in ? ", opted in" : "", THREADS, done,
+		  THREADS * RUNS_EACH, status);
 	free(root);
 	free(base);
 }
@@ -336,6 +348,10 @@ static int forks_child(const void *arg)
 	pthread_t th[2];
 	int hung = 0, failed = 0;
 
+	/* The gate is for the walks of an opted-in program's children. */
+	if (sbx_process_opt_in(SBX_PROCESS_SUBREAPER) < 0)
+		return 4;
+
 	for (int i = 0; i < 2; i++)
 		if (pthread_create(&th[i], NULL, namespace_runs, c) != 0)
 			return 4;
@@ -396,4 +412,78 @@ Test(library, a_fork_taken_while_runs_start_can_run_commands, .timeout = 600)
 		  done, FORKS);
 	free(root);
 	free(base);
+}
+
+/* ---- the result's accessors ---- */
+
+/* 0: every accessor says what the JSON says; 2 otherwise (said on stderr). */
+static int accessors_child(const void *arg)
+{
+	static const struct {
+		const char *cmd;
+		uint64_t timeout_ms;
+	} cases[] = {
+		{ "printf 'out\\0put'; printf 'err' >&2; exit 3", 0 },
+		{ "echo sig; kill -TERM $$", 0 },
+		{ "echo slow; sleep 30", 300 },
+		{ "seq 100000; echo > /no/such/dir/x", 0 },
+	};
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sbx_run *run = sbx_run_new();
+		struct sbx_result *res = NULL;
+		struct sbx_error err = { 0 };
+		size_t out_len = 99, err_len = 99;
+
+		sbx_run_set_command(run, cases[i].cmd);
+		sbx_run_set_root(run, arg);
+		sbx_run_set_output_limit(run, 4096);
+		if (cases[i].timeout_ms)
+			sbx_run_set_timeout_ms(run, cases[i].timeout_ms);
+		if (sbx_run_execute(run, &res, &err) < 0) {
+			fprintf(stderr, "case %zu: %s: %s\n", i, err.code, err.message);
+			return 3;
+		}
+		char *js = sbx_result_to_json(res);
+		json_t *j = json_loads(js, JSON_ALLOW_NUL, NULL);
+		const char *out = sbx_result_stdout(res, &out_len);
+		const char *errs = sbx_result_stderr(res, &err_len);
+		json_t *jout = json_object_get(j, "stdout"), *jerr = json_object_get(j, "stderr");
+		json_t *jsig = json_object_get(j, "signal");
+		int sig = sbx_result_signal(res);
+		char want_sig[32] = "";
+
+		if (sig)
+			snprintf(want_sig, sizeof(want_sig), "SIG%s", sigabbrev_np(sig));
+		if (out_len != json_string_length(jout) ||
+		    memcmp(out, json_string_value(jout), out_len) != 0 || out[out_len] != '\0' ||
+		    err_len != json_string_length(jerr) ||
+		    memcmp(errs, json_string_value(jerr), err_len) != 0 ||
+		    strcmp(sbx_result_text(res), json_string_value(json_object_get(j, "text"))) != 0 ||
+		    sbx_result_timed_out(res) != json_is_true(json_object_get(j, "timed_out")) ||
+		    (sig ? !json_is_string(jsig) || strcmp(json_string_value(jsig), want_sig) != 0
+			 : !json_is_null(jsig))) {
+			fprintf(stderr, "case %zu: accessors (stdout %zu bytes, stderr %zu, signal %d, "
+				"timed_out %d, text '%s') differ from %s\n", i, out_len, err_len, sig,
+				sbx_result_timed_out(res), sbx_result_text(res), js);
+			bad++;
+		}
+		json_decref(j);
+		free(js);
+		sbx_result_free(res);
+		sbx_run_free(run);
+	}
+	return bad ? 2 : 0;
+}
+
+/* What every embedder reads first has an accessor, and it says what the
+ * JSON says: the bounded streams (bytes and length, a NUL kept), the text,
+ * the signal (0 when none), whether the timeout ended the run. */
+Test(library, result_accessors_agree_with_the_json, .timeout = 60)
+{
+	char *root = e2e_tmpdir(AS_CALLER);
+
+	cr_assert_eq(e2e_in_child_as(AS_CALLER, accessors_child, root), 0);
+	free(root);
 }

@@ -119,8 +119,8 @@ Test(passthrough, file_confined)
 }
 
 /* A pipe whose reader is slower than the command: nothing is lost. The
- * reader is a thread: a child of ours would be taken for a leftover of the
- * run (the library's caller is the run's subreaper). */
+ * reader is a thread (a child of ours would do as well: libsbx leaves its
+ * caller's children alone, test_embedding). */
 struct reader {
 	int fd;
 	const char *want;

@@ -148,3 +148,72 @@ ParameterizedTest(enum e2e_user *who, probe_fix, chroot)
 	cr_expect_str_eq(at(j, "modes", "read-only", "runner"), "landlock");
 	json_decref(j);
 }
+
+/* The same, chrooted onto a mount point (the root bound onto itself, as
+ * build chroots are): the root is a mount's root, so only a process of the
+ * same mount namespace that shows that mount below its own "/" tells the
+ * chroot apart from a security module's refusal. Here that is the shell
+ * that set it up and waits for sbx; on a host, init. */
+PARAMS(chroot_mount_point)
+ParameterizedTest(enum e2e_user *who, probe_fix, chroot_mount_point)
+{
+	static const char script[] =
+		"r=$1; s=$2; shift 2\n"
+		"mount --bind \"$r\" \"$r\" || exit 99\n"
+		"for d in usr lib lib64 bin proc sys dev; do\n"
+		"  if [ -L /$d ]; then ln -s \"$(readlink /$d)\" \"$r/$d\" || exit 99\n"
+		"  elif [ -d /$d ]; then mkdir \"$r/$d\" && mount --rbind /$d \"$r/$d\" || exit 99\n"
+		"  fi\n"
+		"done\n"
+		": > \"$r/sbx\" && mount --bind \"$s\" \"$r/sbx\" || exit 99\n"
+		"chroot \"$r\" /sbx \"$@\"\n";
+	char *root = e2e_tmpdir(*who);
+	char *pre[] = { "unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+			(char *)script, "sh", root, NULL };
+	json_t *j = probe_json(*who, pre);
+
+	expect_has(*who, "user_namespaces.reason", at(j, "user_namespaces", "reason", NULL),
+		   "sbx runs in a chroot");
+	cr_expect(strstr(at(j, "user_namespaces", "reason", NULL), "security module") == NULL,
+		  "[%s] a chroot blamed on a security module: %s", e2e_user_name(*who),
+		  at(j, "user_namespaces", "reason", NULL));
+	expect_has(*who, "user_namespaces.fix", at(j, "user_namespaces", "fix", NULL),
+		   "rather than a chroot");
+	expect_has(*who, "runners.namespace.fix", at(j, "runners", "namespace", "fix"),
+		   "rather than a chroot");
+	cr_expect_str_eq(at(j, "modes", "read-only", "runner"), "landlock");
+	json_decref(j);
+}
+
+/* Ubuntu 23.10+'s shape (nofeature userns_nocaps: user namespaces are made,
+ * mounts in them fail with EPERM, setgroups with EACCES): probe says that
+ * they are made but hold no capabilities, names a cause and a fix, and
+ * which runner confines instead. The cause here is the simulation's own
+ * seccomp filter, which is what this host shows; the AppArmor words, read
+ * from sysctls this machine lacks, are the unit test's (test_userns_causes). */
+PARAMS(restricted_userns)
+ParameterizedTest(enum e2e_user *who, probe_fix, restricted_userns)
+{
+	char *pre[] = { (char *)e2e_helper("nofeature"), "userns_nocaps", "--", NULL };
+	json_t *j = probe_json(*who, pre);
+	json_t *u = json_object_get(j, "user_namespaces");
+
+	cr_expect(json_is_false(json_object_get(u, "available")), "[%s] usable?", e2e_user_name(*who));
+	cr_expect(json_is_true(json_object_get(u, "created")), "[%s] not made?", e2e_user_name(*who));
+	expect_has(*who, "user_namespaces.reason", at(j, "user_namespaces", "reason", NULL),
+		   "user namespaces are made but hold no capabilities (write /proc/self/setgroups: "
+		   "Permission denied): a seccomp filter on sbx");
+	expect_has(*who, "user_namespaces.fix", at(j, "user_namespaces", "fix", NULL),
+		   "seccomp profile that allows mount");
+	expect_has(*who, "runners.namespace.reason", at(j, "runners", "namespace", "reason"),
+		   "made but hold no capabilities");
+	expect_has(*who, "runners.namespace.fix", at(j, "runners", "namespace", "fix"),
+		   "seccomp profile that allows mount");
+	expect_has(*who, "runners.namespace.instead", at(j, "runners", "namespace", "instead"),
+		   "the landlock runner confines read-only and workspace-write here "
+		   "(enforcement full)");
+	cr_expect_str_eq(at(j, "modes", "read-only", "runner"), "landlock");
+	cr_expect_str_eq(at(j, "modes", "workspace-write", "runner"), "landlock");
+	cr_expect_str_eq(at(j, "modes", "workspace-write", "enforcement"), "full");
+	json_decref(j);
+}

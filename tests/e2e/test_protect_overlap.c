@@ -11,7 +11,7 @@
 
 #include <limits.h>
 
-#include "protect.h"
+#include "protect_int.h"
 #include "statedir.h"
 
 /* serve_client.h's helpers this file does not need. */

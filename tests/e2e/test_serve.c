@@ -173,6 +173,13 @@ Test(serve, bad_input, .timeout = 120)
 		{ "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"run\",\"params\":{\"session\":\"s1\",\"command\":\"a\\u0000b\"}}", 8, -32602 },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"run\",\"params\":{\"session\":\"s1\",\"command\":\"true\",\"timeout_ms\":\"5\"}}", 9, -32602 },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"schema\"}", -1, -32600 },
+		/* valid JSON that is no object: Invalid Request, not Parse error */
+		{ "42", -1, -32600 },
+		{ "\"initialize\"", -1, -32600 },
+		{ "null", -1, -32600 },
+		{ " true ", -1, -32600 },
+		{ "[]", -1, -32600 },
+		{ "4 2", -1, -32700 },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"run\",\"params\":{\"session\":\"s99\",\"command\":\"true\"}}", 10, -32000 },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
@@ -199,7 +206,7 @@ Test(serve, bad_input, .timeout = 120)
 	cr_assert_str_eq(str_at(run_ok(&s, 12, sess, "echo ok"), "stdout"), "ok\n");
 	srv_close_input(&s);
 	cr_assert_eq(srv_wait_exit(&s, 10000), 0);
-	cr_assert_eq(json_array_size(s.answers), 1 + 11 + 1 + 2, "an answer too many or few");
+	cr_assert_eq(json_array_size(s.answers), 1 + 17 + 1 + 2, "an answer too many or few");
 	srv_stop(&s);
 	free(root);
 }

@@ -1793,7 +1793,7 @@ static int inherit_child(const void *arg)
  * dropped its own copies: the forked child's close was the last one and
  * waited out the linger (a day), and the run hung until its timeout: on
  * the old code, in namespace-runner init's close of what it inherited, or
- * at the landlock runner's exec (redteam14: 3 of 3 tries under the
+ * at the landlock runner's exec (seen in 3 of 3 tries under the
  * namespace runner as a user). */
 PARAMS(a_run_forked_while_sbx_holds_lingering_copies_does_not_hang, all_params)
 ParameterizedTest(struct cp *p, supervisor,

@@ -656,14 +656,16 @@ ParameterizedTest(struct vp *p, view, allowed_socket_in_tmp, .timeout = 60)
 			 "s.listen(); c, _ = s.accept(); open('%s', 'w').write(c.recv(64).decode())\n",
 			 sock, sock, witness);
 	pid = e2e_spawn(p->who, f.base, (char *[]){ "python3", "-c", server, NULL });
-	for (int i = 0; i < 200 && !e2e_exists(sock); i++)
+	/* python's start takes seconds on a loaded machine */
+	for (int i = 0; i < 3000 && !e2e_exists(sock); i++)
 		usleep(10000);
+	cr_assert(e2e_exists(sock), "%s the daemon did not start", f.tag);
 	cr_assert(e2e_write_file(p->who, f.conf, e2e_fmt("unix_sockets = %s\n", sock)) == 0);
 	run_ws(&f, e2e_fmt("python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); "
 			   "s.connect('%s'); s.send(b'hello')\"", sock), &o);
 	expect_ok(&f, "connect to the allowed socket", &o);
 	e2e_out_free(&o);
-	for (int i = 0; i < 200 && !e2e_exists(witness); i++)
+	for (int i = 0; i < 3000 && !e2e_exists(witness); i++)
 		usleep(10000);
 	char *got = e2e_read_file(witness);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 // libFuzzer target for the protected paths' baseline file
-// (launcher/engine/protect_base_file.c), which sbx reads back from its state
+// (launcher/protect/protect_base_file.c), which sbx reads back from its state
 // directory and acts on, unconfined, in the user's workspace.
 //
 // Build and run: scripts/fuzz.sh (FUZZ_SECONDS=N).
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "protect.h"
+#include "protect_int.h"
 #include "protect_snap.h"
 
 static uint64_t fnv1a(const uint8_t *p, size_t n)

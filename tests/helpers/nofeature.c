@@ -8,6 +8,28 @@
  * Features:
  *   userns         clone/unshare with CLONE_NEWUSER -> EPERM, clone3 -> ENOSYS
  *   netns          clone/unshare with CLONE_NEWNET -> EPERM, clone3 -> ENOSYS
+ *   userns_nocaps  user namespaces are made but hold no capabilities, as on
+ *                  Ubuntu 23.10+ (AppArmor moves an unprivileged process's
+ *                  new user namespace into its unprivileged_userns profile):
+ *                  every mount call (mount, umount2, pivot_root, fsopen,
+ *                  fsconfig, fsmount, fspick, move_mount, mount_setattr,
+ *                  open_tree with OPEN_TREE_CLONE) -> EPERM, and opening
+ *                  /proc/PID/setgroups for writing -> EACCES. What a filter
+ *                  cannot see, and what was chosen:
+ *                  - which namespace a call comes from: the mount calls are
+ *                    refused everywhere. Outside a user namespace of its own
+ *                    an unprivileged process gets the same EPERM from the
+ *                    kernel (they need CAP_SYS_ADMIN); a root caller, whom
+ *                    Ubuntu spares, is refused too (sbx mounts nothing
+ *                    outside its namespaces, so it sees the restricted
+ *                    shape);
+ *                  - the path of an open: the open is matched by sbx's own
+ *                    exact flags for the identity-map files,
+ *                    USERNS_MAP_OPEN_FLAGS (userns.h), which nothing else in
+ *                    sbx uses; sbx writes setgroups before uid_map and
+ *                    gid_map, so what it sees is the EACCES Ubuntu gives
+ *                    (there, a uid_map write fails later with EPERM). Other
+ *                    programs' opens are not touched.
  *   landlock       landlock_create_ruleset/add_rule/restrict_self -> ENOSYS
  *   io_uring       io_uring_setup/enter/register -> EPERM
  *   mount_setattr  mount_setattr -> ENOSYS (a kernel before 5.12)
@@ -45,6 +67,7 @@
 
 #include "syscall_table.h"
 #include "syscalls_as_of.h"
+#include "userns.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -53,6 +76,9 @@
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
 #define IORING_REGISTER_PROBE_OP 8
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
 
 #define EXIT_OWN 125
 
@@ -69,7 +95,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: nofeature FEATURE[,FEATURE...] -- PROGRAM [ARGS...]\n"
-		"features: userns netns landlock io_uring mount_setattr user_notif pidfd_getfd close_range "
+		"features: userns netns userns_nocaps landlock io_uring mount_setattr user_notif pidfd_getfd close_range "
 		"kernel=X.Y\n");
 	exit(EXIT_OWN);
 }
@@ -139,6 +165,35 @@ static void deny_user_notif(scmp_filter_ctx ctx)
 	}
 }
 
+/* errno for `name` when argument arg, masked, equals value. */
+static void deny_masked(scmp_filter_ctx ctx, int err, const char *name, unsigned arg,
+			unsigned long mask, unsigned long value)
+{
+	struct scmp_arg_cmp cmp = { .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask,
+				    .datum_b = value };
+
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), resolve(name), 1, cmp) < 0)
+		die("unable to add a rule for", name);
+}
+
+/* Ubuntu 23.10+'s shape (see the feature list above). */
+static void deny_userns_caps(scmp_filter_ctx ctx)
+{
+	static const char *const mounts[] = { "mount", "umount2", "pivot_root", "fsopen",
+					      "fsconfig", "fsmount", "fspick", "move_mount",
+					      "mount_setattr" };
+	/* The flags are an int: the upper half of the register is not its. */
+	unsigned long mask = 0xffffffffUL;
+
+	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++)
+		add_rule(ctx, EPERM, mounts[i]);
+	/* open_tree without OPEN_TREE_CLONE only opens a path, which any
+	 * process may. */
+	deny_masked(ctx, EPERM, "open_tree", 2, OPEN_TREE_CLONE, OPEN_TREE_CLONE);
+	deny_masked(ctx, EACCES, "openat", 2, mask, USERNS_MAP_OPEN_FLAGS);
+	deny_masked(ctx, EACCES, "open", 1, mask, USERNS_MAP_OPEN_FLAGS);
+}
+
 /* EINVAL when argument arg has every bit of mask (or equals it, exact). */
 static void deny_arg(scmp_filter_ctx ctx, const char *name, unsigned arg, unsigned long mask,
 		     bool exact)
@@ -195,6 +250,8 @@ int main(int argc, char **argv)
 			if (!clone3_denied)
 				add_rule(ctx, ENOSYS, "clone3");
 			clone3_denied = true;
+		} else if (strcmp(f, "userns_nocaps") == 0) {
+			deny_userns_caps(ctx);
 		} else if (strcmp(f, "landlock") == 0) {
 			add_rule(ctx, ENOSYS, "landlock_create_ruleset");
 			add_rule(ctx, ENOSYS, "landlock_add_rule");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ptinject: make another process of the run perform a system call for us,
  * the way a hostile command would use a process that sits outside its
- * seccomp filter (tests/e2e/test_redteam.c).
+ * seccomp filter (tests/e2e/test_host_objects.c).
  *
  *   ptinject chmod PID PATH MODE
  *       ptrace-attach PID, then have it run chmod(PATH, MODE) (MODE in

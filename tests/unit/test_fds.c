@@ -205,7 +205,7 @@ static int run_child(bool except)
 /* fds_close_from_bounded with no close_range (the dead-man helper's and
  * sbx-init's walk): each last close of a lingering socket waited for the
  * timer's next tick, one by one, 20 ms each (2 s for these 100; 80 s for
- * the 4096 copies sbx may hold; redteam15 saw runs of `echo hi` take 7 s).
+ * the 4096 copies sbx may hold; runs of `echo hi` were seen taking 7 s).
  * On the old code: status 6. */
 Test(fds, walk_does_not_wait_out_lingering_sockets_one_by_one, .timeout = 60)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The protected paths' baseline file (launcher/engine/protect_base_file.c):
+/* The protected paths' baseline file (launcher/protect/protect_base_file.c):
  * what a run records reads back the same and rebuilds the same tree; a file
  * whose fields would steer sbx's unconfined restore anywhere it should not
  * go (out of the root or of the protected path, a set-id file, entries out
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "protect.h"
+#include "protect_int.h"
 #include "protect_snap.h"
 
 static char dir[] = "/tmp/sbx-unit-protect-XXXXXX";

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* launcher/engine/stream.c against a reference model: feed random data in random
+/* launcher/output/stream.c against a reference model: feed random data in random
  * chunkings and compare the render (head, omitted count, tail), the
  * truncation flag, the total, the spill file and the live passthrough copy.
  *

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* launcher/protect: the protected paths inside a writable root (.git/hooks,
+ * .git/config, editor and agent settings...), the part sbx does outside the
+ * runners' views. The engine calls protect_begin before a run and
+ * protect_end after it; below them, records (protect_record.c), the
+ * directories on the way (protect_ancestors.c), snapshots
+ * (protect_snapshot.c), the shared baseline file (protect_base_file.c), and
+ * at the bottom directory work no planted symlink can steer (protect_fs.c).
+ * Calls run one way, down that list; internals are in protect_int.h.
+ *
+ * When a run is over, every protected path goes back to the root's baseline: When a run is
+ * over, every protected path goes back to the root's baseline: what was
+ * absent is removed (the namespace runner's read-only binds cannot cover a
+ * path that did not exist, and a placeholder would write into the user's
+ * workspace), what existed is put back from a snapshot if it changed (the
+ * landlock runner has no mounts at all; a bind of the namespace runner can
+ * be detached under it by another run's restore). The directories on the
+ * way (.git) are kept too (protect_ancestors.c).
+ *
+ * One baseline per root, shared by the runs that overlap on it
+ * (protect_base.c): the first run records it in sbx's state directory, the
+ * later ones reuse it instead of what they see (which may already hold what
+ * another run planted), the last one out removes it; one left by an sbx that
+ * died is put back by the next run before anything else. */
+#ifndef SBX_PROTECT_H
+#define SBX_PROTECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ns_view.h"
+
+/* Bounds of one protected path's snapshot. */
+#define PROTECT_SNAP_MAX_BYTES (4u << 20)
+#define PROTECT_SNAP_MAX_ENTRIES 2048u
+
+struct snap;
+struct protect_snapshot {
+	struct snap *snap;      /* NULL: none taken */
+	bool partial;           /* too big (or unreadable) to take */
+};
+
+/* What a protected path, or a directory on the way to one, was. */
+enum protect_was {
+	PROTECT_ABSENT,         /* did not resolve inside the root */
+	PROTECT_DIR,            /* an ancestor that was a directory */
+	PROTECT_PRESENT,        /* snap holds it (snap.snap NULL: too big) */
+};
+
+struct protect_record {
+	char *path;             /* relative to the root */
+	bool ancestor;          /* a directory on the way (".git"), not protected itself */
+	enum protect_was was;
+	struct protect_snapshot snap;
+};
+
+/* A root's baseline. */
+struct protect_base {
+	struct protect_record *rec;
+	size_t n, cap;
+	uint64_t root_dev, root_ino;
+	char *root;
+};
+
+/* Records a baseline file may hold; a run adds at most 2 * NS_VIEW_MAX_PATHS. */
+#define PROTECT_BASE_MAX_RECORDS (4 * NS_VIEW_MAX_PATHS)
+/* The baseline file's size, at most: past it, snapshots are written as too big. */
+#define PROTECT_BASE_MAX_BYTES (64u << 20)
+#define PROTECT_ANCESTORS_MAX NS_VIEW_MAX_PATHS
+#define PROTECT_REPORT_MAX 16
+
+struct protect_state {
+	struct protect_base base;
+	size_t path_rec[NS_VIEW_MAX_PATHS];    /* the run's protected path i: its record */
+	size_t anc_rec[PROTECT_ANCESTORS_MAX]; /* its ancestors, shallowest first */
+	size_t n_paths, n_anc;
+	bool begun;             /* protect_end still to do */
+	bool partial;           /* a protected path too big to snapshot */
+	int dir_fd;             /* sbx's state for this root (protect/KEY); -1: none */
+	int lock_fd;            /* the root's lock file, -1: not held */
+	bool shared;            /* the records are the root's baseline file's */
+	unsigned root_mode;     /* the root's mode when the run began */
+	/* Paths put back at the start, to a baseline an earlier run left when
+	 * its sbx died (sandbox.recovered). */
+	char *recovered[PROTECT_REPORT_MAX];
+	size_t n_recovered;
+};
+
+/* protect_base.c. ps zeroed, dir_fd set (-1 when sbx has no state
+ * directory: then the run's own view is its baseline). Before the command
+ * starts: join the root's baseline or record it. 0, or -errno when another
+ * sbx holds the root's lock too long (-EWOULDBLOCK) or memory ran out. */
+int protect_begin(struct protect_state *ps, int root_fd, const char *root,
+		  const struct ns_path_list *paths);
+/* After every process of the run is gone: put every protected path of the
+ * run (and the directories on the way) back to the baseline, and leave it
+ * (the last run out removes it). Returns how many changed; their paths
+ * (relative to the root, valid until protect_free) are appended to
+ * reverted[] (at most max). */
+size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted, size_t max);
+/* Frees everything; a run that never reached protect_end puts back and
+ * leaves here, without a report. */
+void protect_free(struct protect_state *ps, int root_fd);
+
+/* protect_fs.c: directory work no file below a handle can steer (sbx's
+ * state directories use it too). */
+/* The directory rel below dirfd, reached without following any symlink. */
+int protect_open_dir_nofollow(int dirfd, const char *rel);
+/* Remove name below dirfd, recursively, never following a symlink. 0 or
+ * -errno. */
+int protect_remove_tree(int dirfd, const char *name);
+/* Give the owner of the directory behind fd (any handle, O_PATH too) back
+ * read, write and search on it when it lacks write or search: best effort,
+ * never through a path. */
+void protect_dir_reopen(int fd);
+
+#endif

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/* One baseline of the protected paths per root, shared by the runs that
+ * overlap on it (see protect.h). A run that took its own view at its start
+ * would take what a concurrent run already planted there (a serve background
+ * task, a second `sbx run`) for the user's: the landlock runner would put
+ * the planted hook back when it ends, the namespace runner would bind it
+ * read-only instead of sweeping it.
+ *
+ * Kept in sbx's state directory, protect/KEY/ (KEY as statedir_key gives):
+ *   lock  open file description locks (fcntl F_OFD_*): byte 0, the turn, is
+ *         held exclusively while a run records, joins, restores or leaves;
+ *         byte 1 is held shared by every live run. The locks go with the
+ *         process, so a holder that died holds nothing.
+ *   base  the baseline (protect_base_file.c).
+ * A run that takes the turn and finds no live holder is alone: a baseline
+ * left there belongs to an sbx that died before it could restore (a command
+ * that killed it below Landlock ABI 6, the OOM killer, a reboot); the run
+ * puts the paths back to it first, says so, then records its own. Later
+ * runs join the recorded one. Each run, when it ends, puts its paths back
+ * to the baseline whoever changed them; the last one out removes it.
+ *
+ * All of this is sbx's own work, unconfined: the state directory is reached
+ * through the handle view_prepare opened (no symlink followed, ours), the
+ * workspace through the pinned root (protect.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "protect_int.h"
+
+#define LOCK_TURN 0
+#define LOCK_LIVE 1
+/* How long a run waits for another sbx to finish its turn (recording a
+ * baseline takes milliseconds): past it, a start fails and an end restores
+ * without the turn. */
+#define TURN_WAIT_MS 30000
+#define TURN_POLL_MS 5
+
+static int lock_byte(int fd, short type, off_t at)
+{
+	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = at, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_SETLK, &l) < 0 ? -errno : 0;
+}
+
+/* Whether another run of the root is live (holds the live byte). Not known
+ * counts as live: the baseline is then kept, never lost. */
+static bool others_live(int fd)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = LOCK_LIVE, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_GETLK, &l) < 0 || l.l_type != F_UNLCK;
+}
+
+/* Polled rather than F_OFD_SETLKW: serve's loop must not hang for good
+ * behind an sbx that was stopped in its turn. */
+static int take_turn(int fd)
+{
+	struct timespec nap = { 0, TURN_POLL_MS * 1000000L };
+
+	for (int waited = 0;; waited += TURN_POLL_MS) {
+		int rc = lock_byte(fd, F_WRLCK, LOCK_TURN);
+
+		if (rc == 0 || (rc != -EAGAIN && rc != -EACCES && rc != -EINTR))
+			return rc;
+		if (waited >= TURN_WAIT_MS)
+			return -EWOULDBLOCK;
+		nanosleep(&nap, NULL);
+	}
+}
+
+static int open_lock(int dir_fd)
+{
+	int fd = openat(dir_fd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			0600);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+static ssize_t find(const struct protect_base *b, const char *path, size_t len, bool ancestor)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->rec[i].ancestor == ancestor && strlen(b->rec[i].path) == len &&
+		    strncmp(b->rec[i].path, path, len) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* The record for path (its first len bytes): the baseline's, else taken
+ * from the disk now and added. */
+static int record_for(struct protect_state *ps, int root_fd, const char *path, size_t len,
+		      bool ancestor, size_t *idx, bool *added)
+{
+	struct protect_base *b = &ps->base;
+	ssize_t found = find(b, path, len, ancestor);
+	struct protect_record *rec;
+
+	if (found >= 0) {
+		*idx = (size_t)found;
+		return 0;
+	}
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 32;
+		struct protect_record *r = realloc(b->rec, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		b->rec = r;
+		b->cap = cap;
+	}
+	rec = &b->rec[b->n];
+	memset(rec, 0, sizeof(*rec));
+	rec->path = strndup(path, len);
+	if (!rec->path)
+		return -ENOMEM;
+	rec->ancestor = ancestor;
+	protect_record_take(rec, root_fd);
+	*idx = b->n++;
+	*added = true;
+	return 0;
+}
+
+/* The run's protected paths and the directories on their way (shallowest
+ * first, each once), mapped to records. */
+static int collect(struct protect_state *ps, int root_fd, const struct ns_path_list *paths,
+		   bool *added)
+{
+	for (size_t i = 0; i < paths->n && i < NS_VIEW_MAX_PATHS; i++) {
+		const char *p = paths->path[i];
+		size_t idx;
+		int rc;
+
+		for (const char *slash = strchr(p, '/'); slash; slash = strchr(slash + 1, '/')) {
+			bool seen = false;
+
+			rc = record_for(ps, root_fd, p, (size_t)(slash - p), true, &idx, added);
+			if (rc < 0)
+				return rc;
+			for (size_t k = 0; k < ps->n_anc; k++)
+				seen = seen || ps->anc_rec[k] == idx;
+			if (!seen && ps->n_anc < PROTECT_ANCESTORS_MAX)
+				ps->anc_rec[ps->n_anc++] = idx;
+		}
+		rc = record_for(ps, root_fd, p, strlen(p), false, &ps->path_rec[i], added);
+		if (rc < 0)
+			return rc;
+		ps->n_paths = i + 1;
+	}
+	return 0;
+}
+
+/* Put back what a run whose sbx died left changed (ancestors first: what
+ * lies below them is found through them), noting what that was. */
+static void recover(struct protect_state *ps, const struct protect_base *stale, int root_fd)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < stale->n; i++) {
+			const struct protect_record *rec = &stale->rec[i];
+			char *p;
+
+			if (rec->ancestor != (pass == 0) || !protect_record_restore(rec, root_fd))
+				continue;
+			if (ps->n_recovered < PROTECT_REPORT_MAX && (p = strdup(rec->path)))
+				ps->recovered[ps->n_recovered++] = p;
+		}
+}
+
+static bool all_plain(const struct ns_path_list *paths)
+{
+	for (size_t i = 0; i < paths->n; i++)
+		if (!protect_path_plain(paths->path[i], strlen(paths->path[i])))
+			return false;
+	return true;
+}
+
+/* Under the turn: join the root's baseline, or (alone) recover a stale one
+ * and record afresh. Sets ps->shared when the file is the baseline. */
+static void join_or_record(struct protect_state *ps, int root_fd, const struct stat *root_st,
+			   const char *root, bool alone)
+{
+	struct protect_base found = { 0 };
+	bool ours = protect_base_read(ps->dir_fd, &found) == 0 &&
+		    found.root_dev == (uint64_t)root_st->st_dev &&
+		    found.root_ino == (uint64_t)root_st->st_ino && strcmp(found.root, root) == 0;
+
+	if (ours && alone) {
+		recover(ps, &found, root_fd);
+		protect_base_clear(&found);
+		ours = false;
+	}
+	if (ours) {
+		ps->base = found;
+		ps->shared = true;
+		return;
+	}
+	if (found.root || found.rec)
+		protect_base_clear(&found);
+	/* Not readable, or another root's (a hash shared by two paths, a
+	 * directory made anew): replaced when alone; when another run is
+	 * live it is that run's, and this run keeps its own view. */
+	ps->shared = alone;
+}
+
+int protect_begin(struct protect_state *ps, int root_fd, const char *root,
+		  const struct ns_path_list *paths)
+{
+	struct stat st;
+	bool added = false, alone = false;
+	int rc;
+
+	ps->lock_fd = -1;
+	if (paths->n == 0)
+		return 0;
+	if (fstat(root_fd, &st) < 0)
+		return -errno;
+	ps->root_mode = st.st_mode & 07777;
+	if (ps->dir_fd >= 0 && all_plain(paths))
+		ps->lock_fd = open_lock(ps->dir_fd);
+	if (ps->lock_fd >= 0) {
+		rc = take_turn(ps->lock_fd);
+		if (rc < 0) {
+			close(ps->lock_fd);
+			ps->lock_fd = -1;
+			return rc;
+		}
+		alone = !others_live(ps->lock_fd);
+		/* Live from here on: the last run out cannot miss this one. */
+		if (lock_byte(ps->lock_fd, F_RDLCK, LOCK_LIVE) < 0) {
+			close(ps->lock_fd);
+			ps->lock_fd = -1;
+		} else {
+			join_or_record(ps, root_fd, &st, root, alone);
+		}
+	}
+	if (!ps->base.root) {
+		ps->base.root = strdup(root);
+		ps->base.root_dev = (uint64_t)st.st_dev;
+		ps->base.root_ino = (uint64_t)st.st_ino;
+	}
+	ps->begun = true;
+	rc = ps->base.root ? collect(ps, root_fd, paths, &added) : -ENOMEM;
+	if (rc == 0 && ps->shared && (added || alone) &&
+	    protect_base_write(ps->dir_fd, &ps->base) < 0 && alone) {
+		/* No baseline for others to join; and none left behind that
+		 * a later run would take for a dead sbx's. */
+		protect_base_remove(ps->dir_fd);
+		ps->shared = false;
+	}
+	if (ps->lock_fd >= 0)
+		lock_byte(ps->lock_fd, F_UNLCK, LOCK_TURN);
+	for (size_t i = 0; i < ps->n_paths; i++) {
+		const struct protect_record *rec = &ps->base.rec[ps->path_rec[i]];
+
+		if (rec->was == PROTECT_PRESENT && !rec->snap.snap)
+			ps->partial = true;
+	}
+	return rc;
+}
+
+static void note(const char **list, size_t *n, size_t max, const char *path)
+{
+	if (list && *n < max)
+		list[(*n)++] = path;
+}
+
+size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted, size_t max)
+{
+	size_t n = 0;
+	struct stat st;
+	bool turn;
+
+	if (!ps->begun)
+		return 0;
+	ps->begun = false;
+	/* Under the turn, so two runs ending at once do not rebuild the same
+	 * path over each other. */
+	turn = ps->lock_fd >= 0 && take_turn(ps->lock_fd) == 0;
+	/* A run that took its owner's write or search on the root (chmod 000
+	 * .) would keep what it planted there: given back first. Only when
+	 * the run changed the root's mode, never a user's own setting. */
+	if (fstat(root_fd, &st) == 0 && (st.st_mode & 07777) != ps->root_mode)
+		protect_dir_reopen(root_fd);
+	/* The ancestors first: what lies below them is found through them. */
+	for (size_t k = 0; k < ps->n_anc; k++) {
+		const struct protect_record *rec = &ps->base.rec[ps->anc_rec[k]];
+
+		if (protect_record_restore(rec, root_fd))
+			note(reverted, &n, max, rec->path);
+	}
+	for (size_t i = 0; i < ps->n_paths; i++) {
+		const struct protect_record *rec = &ps->base.rec[ps->path_rec[i]];
+
+		if (protect_record_restore(rec, root_fd))
+			note(reverted, &n, max, rec->path);
+	}
+	if (ps->lock_fd >= 0) {
+		lock_byte(ps->lock_fd, F_UNLCK, LOCK_LIVE);
+		/* The last one out: the baseline is done. Without the turn it
+		 * stays, and the next run puts the paths back to it first,
+		 * which is what this run just did. */
+		if (turn && ps->shared && !others_live(ps->lock_fd))
+			protect_base_remove(ps->dir_fd);
+		close(ps->lock_fd); /* the turn goes with it */
+		ps->lock_fd = -1;
+	}
+	return n;
+}
+
+void protect_free(struct protect_state *ps, int root_fd)
+{
+	if (ps->begun && root_fd >= 0)
+		protect_end(ps, root_fd, NULL, 0);
+	if (ps->lock_fd >= 0)
+		close(ps->lock_fd);
+	if (ps->dir_fd >= 0)
+		close(ps->dir_fd);
+	ps->lock_fd = ps->dir_fd = -1;
+	ps->begun = false;
+	protect_base_clear(&ps->base);
+	for (size_t i = 0; i < ps->n_recovered; i++)
+		free(ps->recovered[i]);
+	ps->n_recovered = 0;
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/* The name a socket call gives its peer, decided where the kernel would look
+ * it up: a unix path in the command's view (the allow-list, or a socket of
+ * the run's own in its writable set), an abstract name (a listener of the
+ * run's own), any other family as it is. A decided unix path is replaced by
+ * our handle on the socket file, so the call reaches the file we decided on,
+ * never a name looked up again. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "supervisor_net.h"
+
+/* The abstract name as /proc/net/unix prints it: '@', NULs as '@'. */
+static void abstract_name(const struct sockaddr_un *a, socklen_t len, char *out, size_t size)
+{
+	size_t n = len - offsetof(struct sockaddr_un, sun_path) - 1, k = 0;
+
+	out[k++] = '@';
+	for (size_t i = 0; i < n && k + 1 < size; i++)
+		out[k++] = a->sun_path[1 + i] ? a->sun_path[1 + i] : '@';
+	out[k] = '\0';
+}
+
+static bool listed(struct supervisor *sv, const char *name)
+{
+	return supervise_socket_listed((const char *const *)sv->allow, sv->n_allow, name);
+}
+
+/* An allow-list entry names a host path: the socket the command reached
+ * must be the one that path names for us too, not something a nested mount
+ * namespace of the command put there. */
+static bool listed_here(struct supervisor *sv, const char *view, int target)
+{
+	struct stat a, b;
+	int fd;
+	bool same;
+
+	if (!listed(sv, view))
+		return false;
+	fd = open(view, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	same = fstat(fd, &a) == 0 && fstat(target, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+	close(fd);
+	return same;
+}
+
+/* Whether the caller has a network namespace of its own (--net none): then
+ * every abstract socket it can name is one its run made. */
+static bool private_netns(struct sv_call *c)
+{
+	struct stat mine, theirs;
+	int dir = sv_proc_dir(c);
+
+	return dir >= 0 && stat("/proc/self/ns/net", &mine) == 0 &&
+	       fstatat(dir, "ns/net", &theirs, 0) == 0 && mine.st_ino != theirs.st_ino;
+}
+
+/* A unix address for a lookup: decide, and replace a path by our handle.
+ * 0: go on (m->name holds what to use); 1: performed as given (no lookup
+ * happens); -errno: refuse. *check_listener: connect must verify who
+ * listens. */
+static int decide_unix(struct sv_call *c, struct sv_net_op *op, struct net_msg *m,
+		       bool *check_listener)
+{
+	struct sockaddr_un *a = (struct sockaddr_un *)&m->name;
+	char path[sizeof(a->sun_path) + 1], view[PATH_MAX];
+	size_t plen;
+	struct stat st;
+	int h;
+
+	*check_listener = false;
+	if (m->namelen <= offsetof(struct sockaddr_un, sun_path) ||
+	    m->namelen > sizeof(struct sockaddr_un) || a->sun_family != AF_UNIX)
+		return 1; /* the kernel refuses it without looking anything up */
+	if (a->sun_path[0] == '\0') {
+		abstract_name(a, m->namelen, view, sizeof(view));
+		if (listed(c->sv, view) || private_netns(c) ||
+		    (op->type != SOCK_DGRAM && sv_abstract_listener_is_ours(c, view)))
+			return 0;
+		/* Why refuse without connecting: an abstract listener has no
+		 * file to check, and a connection, even one closed at once,
+		 * already reaches a host daemon (a session bus, an X server). */
+		return sv_refuse(c->sv, EACCES);
+	}
+	plen = m->namelen - offsetof(struct sockaddr_un, sun_path);
+	memcpy(path, a->sun_path, plen);
+	path[plen] = '\0';
+	h = sv_resolve(c, AT_FDCWD, path, SV_FOLLOW);
+	if (h < 0)
+		return h;
+	m->target = h;
+	if (fstat(h, &st) < 0)
+		return sv_refuse(c->sv, EACCES);
+	if (!S_ISSOCK(st.st_mode))
+		return -ECONNREFUSED; /* what the kernel says for a non-socket */
+	if (sv_view_path(c, h, view, sizeof(view)) < 0)
+		return sv_refuse(c->sv, EACCES);
+	if (listed_here(c->sv, view, h)) {
+		/* ok */
+	} else if (op->type != SOCK_DGRAM && st.st_uid == geteuid() &&
+		   supervise_in_writable(&c->sv->writable, view)) {
+		*check_listener = true;
+	} else {
+		/* Counted where the caller could connect without sbx (write
+		 * permission on the socket file), as a refused write is. */
+		char proc[40];
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", h);
+		if (faccessat(AT_FDCWD, proc, W_OK, AT_EACCESS) == 0)
+			return sv_refuse(c->sv, EACCES);
+		return -EACCES;
+	}
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	snprintf(a->sun_path, sizeof(a->sun_path), "/proc/self/fd/%d", h);
+	m->namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(a->sun_path) + 1);
+	return 0;
+}
+
+/* The name of one message: decided where the kernel would look it up. */
+int sv_net_decide_name(struct sv_call *c, struct sv_net_op *op, struct net_msg *m)
+{
+	bool check;
+	int rc;
+
+	/* Only unix datagram sockets look a send's name up; stream sockets
+	 * refuse it and seqpacket ignores it, without a look-up. */
+	if (m->namelen == 0 || !op->unix_family ||
+	    (op->kind != NET_CONNECT && op->type != SOCK_DGRAM))
+		return 0;
+	rc = decide_unix(c, op, m, &check);
+	if (rc < 0)
+		return rc;
+	if (check && !op->check_listener && private_netns(c)) {
+		/* The run's own listeners are in its network namespace, which
+		 * sock_diag from ours does not see (supervisor_peer.c). */
+		int dir = sv_proc_dir(c);
+
+		op->net_unix = dir >= 0 ? openat(dir, "net/unix", O_RDONLY | O_CLOEXEC) : -1;
+	}
+	if (check)
+		op->check_listener = true;
+	return 0;
+}

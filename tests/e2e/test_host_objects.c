@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* What a command can reach through objects the sandbox still shares with
+ * the host or with sbx itself, each checked from outside (the host's device
+ * nodes, the process table, sbx's own limits), as the caller and as nobody:
+ *  - the namespace runner's /dev nodes are the host's: their metadata must
+ *    not change (a root caller keeps CAP_FOWNER and CAP_CHOWN); device
+ *    nodes elsewhere are not usable (nodev);
+ *  - the PID namespace's init sits outside the command's filters: the
+ *    command must not be able to ptrace it (below Landlock ABI 6 no domain
+ *    of the command's stops it);
+ *  - under the landlock runner the command shares sbx's PID namespace and
+ *    uid: it must not change sbx's own resource limits. */
+#define RUN_FIXTURE_SUITE host_objects
+#include "run_fixture.h"
+
+/* ---- the namespace runner's /dev nodes ---- */
+
+PARAMS(dev_node_metadata, params_ns);
+ParameterizedTest(struct rp *p, host_objects, dev_node_metadata, .timeout = 120)
+{
+	static const char *const modes[] = { "read-only", "workspace-write" };
+	struct fx f;
+	struct stat before, after;
+
+	fx_setup(&f, p);
+	for (size_t m = 0; m < 2; m++) {
+		struct e2e_out o;
+
+		cr_assert(stat("/dev/full", &before) == 0);
+		/* Harmless on the host even if they worked: the same mode and
+		 * owner, and the times are put back below. What shows is the
+		 * change time (any successful chmod, chown or utimes sets it)
+		 * and the modification time. */
+		run_x(&f, modes[m], NULL,
+		      "chmod 0666 /dev/full; chown 0:0 /dev/full; touch -m -d @981173106 /dev/full;"
+		      " echo ok > /dev/null && echo NULL_OK",
+		      &o);
+		cr_assert(stat("/dev/full", &after) == 0);
+		if (after.st_mtime != before.st_mtime) {
+			struct timespec ts[2] = { before.st_atim, before.st_mtim };
+
+			utimensat(AT_FDCWD, "/dev/full", ts, 0);
+		}
+		cr_expect(after.st_mtime == before.st_mtime,
+			  "%s %s: the host's /dev/full got new times", f.tag, modes[m]);
+		cr_expect(after.st_ctim.tv_sec == before.st_ctim.tv_sec &&
+				  after.st_ctim.tv_nsec == before.st_ctim.tv_nsec,
+			  "%s %s: the host's /dev/full metadata changed:\n%s", f.tag, modes[m], o.out);
+		/* Writes to the nodes themselves still work. */
+		cr_expect(strstr(o.out, "NULL_OK") != NULL, "%s %s: /dev/null: %s", f.tag, modes[m],
+			  o.out);
+		e2e_out_free(&o);
+	}
+}
+
+/* ---- device nodes outside /dev ---- */
+
+/* A read-only mount does not stop a write to a device node, and /dev is not
+ * the only place that holds them (a chroot's, a copy of a disk's node). A
+ * loop device over a file stands in for the disk: its node is copied into
+ * the workspace and beside it, and the file is checked afterwards. */
+PARAMS(device_nodes, params_ns);
+ParameterizedTest(struct rp *p, host_objects, device_nodes, .timeout = 120)
+{
+	static const char *const modes[] = { "read-only", "workspace-write" };
+	struct fx f;
+	struct stat st;
+	struct e2e_out o;
+	char *argv[8];
+
+	fx_setup(&f, p);
+	if (geteuid() != 0)
+		cr_skip("a loop device needs a root test process");
+	char *img = e2e_fmt("%s/disk.img", f.base);
+	cr_assert(e2e_write_file(AS_CALLER, img, "ORIGINAL") == 0 && truncate(img, 65536) == 0);
+	argv[0] = "losetup", argv[1] = "-f", argv[2] = "--show", argv[3] = img, argv[4] = NULL;
+	e2e_run(AS_CALLER, argv, NULL, &o);
+	if (o.status != 0)
+		cr_skip("no loop device here: %s", o.err);
+	char *loop = strndup(o.out, strcspn(o.out, "\n"));
+	e2e_out_free(&o);
+	cr_assert(stat(loop, &st) == 0 && S_ISBLK(st.st_mode));
+	char *nodes[] = { e2e_fmt("%s/disk", f.base), e2e_fmt("%s/disk", f.ws) };
+	bool made = true;
+
+	/* No assertion before the loop device is detached again. */
+	for (size_t i = 0; i < 2; i++)
+		made = made && mknod(nodes[i], S_IFBLK | 0600, st.st_rdev) == 0 &&
+		       chown(nodes[i], e2e_uid(p->who), e2e_gid(p->who)) == 0;
+	for (size_t m = 0; made && m < 2; m++) {
+		run_x(&f, modes[m], NULL,
+		      e2e_fmt("for n in %s %s; do printf HACKED__ | dd of=$n conv=notrunc "
+			      "oflag=direct 2>&1; head -c 8 $n; echo; done",
+			      nodes[0], nodes[1]),
+		      &o);
+		cr_expect(strstr(o.out, "ORIGINAL") == NULL, "%s %s: the disk could be read:\n%s",
+			  f.tag, modes[m], o.out);
+		e2e_out_free(&o);
+	}
+	argv[0] = "losetup", argv[1] = "-d", argv[2] = loop, argv[3] = NULL;
+	e2e_run(AS_CALLER, argv, NULL, &o);
+	e2e_out_free(&o);
+	cr_assert(made, "%s mknod: %s", f.tag, strerror(errno));
+	char *content = e2e_read_file(img);
+	cr_assert(content);
+	cr_expect(strncmp(content, "ORIGINAL", 8) == 0, "%s the disk was written: %.8s", f.tag,
+		  content);
+}
+
+/* ---- the PID namespace's init ---- */
+
+/* Below ABI 6 the namespace runner gives the command no Landlock domain (no
+ * scopes to enforce), so only init's own dumpability keeps a same-uid ptrace
+ * out. Simulated with --landlock-abi, and checked on the real ABI too. */
+PARAMS(init_not_traceable, params_ns);
+ParameterizedTest(struct rp *p, host_objects, init_not_traceable, .timeout = 120)
+{
+	static const char *const abis[] = { "--landlock-abi=5", NULL };
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *victim = e2e_fmt("%s/victim", f.ws);
+	char *tool = helper(&f, "ptinject");
+
+	cr_assert(e2e_write_file(p->who, victim, "") == 0 && chmod(victim, 0644) == 0);
+	for (size_t i = 0; i < 2; i++) {
+		struct e2e_out o;
+		struct stat st;
+
+		/* init is pid 1 of the run's PID namespace. */
+		run_x(&f, "workspace-write", abis[i], e2e_fmt("%s chmod 1 %s 4755", tool, victim), &o);
+		cr_assert(stat(victim, &st) == 0);
+		cr_expect((st.st_mode & 07777) == 0644,
+			  "%s %s: a setuid bit minted through init (mode %o):\n%s", f.tag,
+			  abis[i] ? abis[i] : "real ABI", st.st_mode & 07777, o.out);
+		cr_expect(strstr(o.out, "ATTACH=0") == NULL, "%s %s: init could be traced:\n%s",
+			  f.tag, abis[i] ? abis[i] : "real ABI", o.out);
+		cr_expect(exit_code(&o) == 0, "%s: %s%s", f.tag, o.out, o.err);
+		chmod(victim, 0644);
+		e2e_out_free(&o);
+	}
+}
+
+/* ---- sbx's own process ---- */
+
+/* Under the landlock runner the command shares sbx's PID namespace and uid.
+ * Landlock scopes signals (ABI 6+), not prlimit(2): RLIMIT_NOFILE 4 on sbx
+ * left it unable to put the protected paths back after the run. */
+static struct rp params_landlock[] = {
+	{ "landlock", AS_CALLER },
+	{ "landlock", AS_NOBODY },
+};
+
+PARAMS(sbx_limits, params_landlock);
+ParameterizedTest(struct rp *p, host_objects, sbx_limits, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	run_x(&f, "workspace-write", NULL,
+	      "echo 'export PLANTED=1' > .envrc; prlimit --pid $PPID --nofile=4:4 && echo LIMITED; "
+	      "prlimit --nofile=64:64 true && echo SELF_OK",
+	      &o);
+	cr_expect(!e2e_exists(e2e_fmt("%s/.envrc", f.ws)), "%s .envrc survived:\n%s\n%s", f.tag,
+		  o.out, o.err);
+	cr_expect(strstr(o.out, "LIMITED") == NULL, "%s sbx's limits changed:\n%s", f.tag, o.out);
+	cr_expect(strstr(o.out, "SELF_OK") != NULL, "%s own limits: %s", f.tag, o.out);
+	e2e_out_free(&o);
+}
