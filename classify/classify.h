@@ -63,6 +63,13 @@ struct evidence_lane {
 	char context[EVIDENCE_LINE_MAX];  /* the latest "error: ..." line, "" if none */
 	size_t context_len;
 	unsigned context_age;             /* lines seen since it */
+	const char *prev_at;              /* the line before this one (in prev, or in the
+					   * chunk being fed), "" after a blank or cut line */
+	size_t prev_len;
+	char prev[EVIDENCE_LINE_MAX];     /* where it is kept when the chunk ends */
+	unsigned pending;                 /* a dialect line named no file: the next
+					   * lines may (CMake, zip) */
+	unsigned pending_age;
 	bool npm_open;                    /* inside an npm error block */
 	unsigned npm_dialect;             /* from its "code" or "errno" line */
 	char npm_path[EVIDENCE_LINE_MAX];
@@ -71,7 +78,7 @@ struct evidence_lane {
 
 /* Bounded evidence gathered while both streams flow: memory does not grow
  * with them. Keeps the newest EVIDENCE_LINES matching lines. */
-#define EVIDENCE_KEYS 12
+#define EVIDENCE_KEYS 16
 struct evidence {
 	unsigned dialects;                /* mask of dialects to look for */
 	struct dialect_texts local;       /* the command's language ("" each: English) */
@@ -81,6 +88,9 @@ struct evidence {
 	bool look_at_all;                 /* a text too short to have a key */
 	struct evidence_lane lane[EVIDENCE_STREAMS];
 	char scratch[EVIDENCE_LINE_MAX];  /* a line with terminal escapes removed */
+	char joined[EVIDENCE_LINE_MAX];   /* a line with the one before it */
+	const char *chunk;                /* the chunk evidence_feed is reading */
+	size_t chunk_len;
 	char piece[EVIDENCE_LINE_MAX];    /* a quoted string of it, unescaped */
 	struct evidence_line ring[EVIDENCE_LINES];
 	size_t count;                     /* lines kept, <= EVIDENCE_LINES */
@@ -141,6 +151,9 @@ struct classify_input {
 	int exit_code;
 	bool confined;              /* false for danger-full-access: never denied */
 	const char *cwd;            /* command's cwd, absolute; relative paths resolve here */
+	/* the bash command (NULL: none): the directories it tells its tools
+	 * to work in are where else a relative path may lie */
+	const char *command;
 	const char *const *writable; /* absolute directories the policy lets it write, NULL-terminated */
 	/* absolute paths inside them that stay read-only (protected paths),
 	 * NULL-terminated or NULL: a refusal there is the sandbox's */
@@ -151,6 +164,13 @@ struct classify_input {
 
 /* The denial fact (CONTRACT section 5, README "how a denial is decided"). */
 bool classify_denied(const struct classify_input *in);
+
+/* The directories command (a bash command line) tells its tools to work
+ * in (cd DIR, -C DIR, -d DIR, -B DIR, --directory=DIR, ...), absolute and
+ * normalised against cwd, at most max of them. */
+#define CLASSIFY_DIR_MAX 4096
+#define CLASSIFY_DIRS 8
+size_t command_dirs(const char *command, const char *cwd, char out[][CLASSIFY_DIR_MAX], size_t max);
 
 /* Lexically make path absolute against cwd and remove ".", "..", "//".
  * Returns false if it does not fit out_size. */

@@ -3,6 +3,7 @@
  * "denied" tells the model to ask the user for more power it does not need,
  * so every rule here removes a way a harmless failure could look like one. */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "classify.h"
@@ -57,10 +58,86 @@ static bool in_protected(const struct classify_input *in, const char *abs)
 	return false;
 }
 
-static bool line_counts(const struct classify_input *in, const struct evidence_line *l)
+/* Where a relative path may lie: the cwd, and each directory the command
+ * line names for its tools. */
+struct places {
+	char dir[CLASSIFY_DIRS][CLASSIFY_DIR_MAX];
+	size_t n;
+};
+
+enum placed { RULED_OUT, REFUSED_HERE, NOT_THE_CALLERS, WRITABLE_HERE };
+
+/* The path at abs: a write the sandbox refused there, or one it did not
+ * (no directory to make it in; inside what the policy let it write, where
+ * a relative path also asks whether the caller could write what it names
+ * there: WRITABLE_HERE), or one the caller could not have made either. */
+static enum placed place(const struct classify_input *in, unsigned dialect, const char *abs,
+			 bool relative)
 {
-	char abs[PATH_MAX], dir[PATH_MAX];
+	char dir[PATH_MAX];
 	const char *top;
+	enum caller_access a;
+
+	/* why: a protected path inside the writable root is read-only by
+	 * the sandbox's own choice, so a refusal there is the sandbox's;
+	 * "busy" is evidence only there (a rename over its mount point),
+	 * anywhere else it is an ordinary error. */
+	if (in_protected(in, abs))
+		return in->could_write(abs, in->could_write_ctx) == CALLER_CAN ? REFUSED_HERE
+										 : NOT_THE_CALLERS;
+	if (dialect == DIALECT_EBUSY)
+		return RULED_OUT;
+	/* why: the policy allowed writing there, so the sandbox did not
+	 * refuse it (a root-owned file in the workspace is read-only for the
+	 * caller, and more sandbox power would not help). */
+	top = writable_dir_of(in, abs, dir, sizeof(dir));
+	if (top)
+		return !relative ? RULED_OUT
+		       : could_write_up_to(in, abs, top) ? WRITABLE_HERE
+							 : NOT_THE_CALLERS;
+	a = in->could_write(abs, in->could_write_ctx);
+	return a == CALLER_CAN ? REFUSED_HERE : a == CALLER_CANNOT ? NOT_THE_CALLERS : RULED_OUT;
+}
+
+/* why every place: a relative path is relative to wherever the tool was
+ * (git -C, tar -C, cd X && ...), which need not be the cwd. It counts when
+ * the sandbox refused it in one of the places the command line names and
+ * in none of them was it the caller's own limit: `cd /etc && touch x` as a
+ * user is the user's own failure, wherever else "x" could be written. */
+static bool relative_counts(const struct classify_input *in, const struct evidence_line *l,
+			    const struct places *pl)
+{
+	char abs[PATH_MAX];
+	bool refused = false, cwd_writable = false;
+
+	for (size_t i = 0; i < pl->n; i++) {
+		if (!path_normalize(pl->dir[i], l->path, abs, sizeof(abs)))
+			continue;
+		switch (place(in, l->dialect, abs, true)) {
+		case NOT_THE_CALLERS:
+			return false;
+		case REFUSED_HERE:
+			refused = true;
+			break;
+		case WRITABLE_HERE:
+			cwd_writable = cwd_writable || i == 0;
+			break;
+		case RULED_OUT:
+			break;
+		}
+	}
+	/* No place named was refused, but at the cwd the path lands in
+	 * writable ground, where the runner refuses nothing: so the tool was
+	 * elsewhere (a script's own cd). It counts when the caller could
+	 * write what it names here (asked above), which still rejects the
+	 * read-only file in the workspace. */
+	return refused || cwd_writable;
+}
+
+static bool line_counts(const struct classify_input *in, const struct evidence_line *l,
+			const struct places *pl)
+{
+	char abs[PATH_MAX];
 
 	if (!speaks(l->dialect, in->evidence->dialects))
 		return false;
@@ -68,41 +145,23 @@ static bool line_counts(const struct classify_input *in, const struct evidence_l
 	 * ring keeps none, but a hand-built one might). */
 	if (l->path[0] == '\0')
 		return false;
-	/* why: a relative path we cannot place (no cwd) could be anywhere. */
-	if (!path_normalize(in->cwd, l->path, abs, sizeof(abs)))
-		return false;
 	/* why: with no way to ask whether the caller could write it, do not
 	 * claim a sandbox refusal. */
 	if (!in->could_write)
 		return false;
-	/* why: a protected path inside the writable root is read-only by the
-	 * sandbox's own choice, so a refusal there is the sandbox's; "busy" is
-	 * evidence only there (a rename over its mount point), anywhere else
-	 * it is an ordinary error. */
-	if (in_protected(in, abs))
-		return in->could_write(abs, in->could_write_ctx) == CALLER_CAN;
-	if (l->dialect == DIALECT_EBUSY)
+	/* why: a relative path we cannot place (no cwd) could be anywhere. */
+	if (l->path[0] != '/')
+		return pl->n > 0 && relative_counts(in, l, pl);
+	if (!path_normalize(NULL, l->path, abs, sizeof(abs)))
 		return false;
-	/* why: the policy allowed writing there, so the sandbox did not refuse
-	 * it; the file itself is read-only for the caller (a root-owned file in
-	 * the workspace), and more sandbox power would not help. */
-	top = writable_dir_of(in, abs, dir, sizeof(dir));
-	if (top) {
-		/* why: a relative path is relative to wherever the tool was
-		 * (git -C, tar -C, cd X && ...), which need not be the cwd we
-		 * know. Placed at the cwd it lands in writable ground, where the
-		 * runner refuses nothing; so it was really elsewhere. It counts
-		 * when the caller could write what it names here, which still
-		 * rejects the read-only file in the workspace. */
-		if (l->path[0] == '/')
-			return false;
-		return could_write_up_to(in, abs, top);
-	}
 	/* why: "cat: /root/secret: Permission denied" is the caller's own
 	 * limit; only a path the caller could write without the sandbox is a
-	 * sandbox refusal. A path whose directory does not exist is no write
-	 * anyone could have made: a quoted log line, not this run's error. */
-	return in->could_write(abs, in->could_write_ctx) == CALLER_CAN;
+	 * sandbox refusal, outside what the policy let the command write (a
+	 * root-owned file in the workspace is read-only for the caller, and
+	 * more sandbox power would not help). A path whose directory does
+	 * not exist is no write anyone could have made: a quoted log line,
+	 * not this run's error. */
+	return place(in, l->dialect, abs, false) == REFUSED_HERE;
 }
 
 bool classify_denied(const struct classify_input *in)
@@ -123,8 +182,18 @@ bool classify_denied(const struct classify_input *in)
 	 * "Permission denied" is about the exec bit, not the sandbox. */
 	if (in->exited && (in->exit_code == 126 || in->exit_code == 127))
 		return false;
-	for (size_t i = 0; i < ev->count && i < EVIDENCE_LINES; i++)
-		if (line_counts(in, &ev->ring[i]))
-			return true;
-	return false;
+	/* on the heap: 32 KiB, once per run */
+	struct places *pl = calloc(1, sizeof(*pl));
+	bool denied = false;
+
+	if (!pl)
+		return false;
+	if (in->cwd && in->cwd[0] == '/' && path_normalize(NULL, in->cwd, pl->dir[0], CLASSIFY_DIR_MAX)) {
+		pl->n = 1;
+		pl->n += command_dirs(in->command, pl->dir[0], pl->dir + 1, CLASSIFY_DIRS - 1);
+	}
+	for (size_t i = 0; i < ev->count && i < EVIDENCE_LINES && !denied; i++)
+		denied = line_counts(in, &ev->ring[i], pl);
+	free(pl);
+	return denied;
 }

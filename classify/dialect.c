@@ -23,7 +23,38 @@ static size_t trim_end(const char *s, size_t len)
 	return len;
 }
 
-/* Shape B: "[Errno N] <text>" at the line start or after ": ". */
+/* The path of Python's "'a'" or "'a' -> 'b'" (quotes ' or ") at s[0],
+ * the last one: what follows its closing quote is the end of the line or
+ * closing punctuation (str(e) inside a message: "... ([Errno 30] ...:
+ * '/p'), giving up", or inside another quoted string: shutil.Error's
+ * "[('a', 'b', \"[Errno 30] ...: 'b'\")]"), never more words. */
+static bool python_path(const char *s, size_t len, char *path, size_t path_size)
+{
+	size_t k;
+
+	for (;;) {
+		char q = len > 0 ? s[0] : 0;
+
+		if (q != '\'' && q != '"')
+			return false;
+		for (k = 1; k < len; k++)
+			if (s[k] == q && (k + 1 == len || (s[k + 1] && strchr(")]},;.\"'", s[k + 1])) ||
+					  (len - k - 1 >= 5 && memcmp(s + k + 1, " -> ", 4) == 0 &&
+					   (s[k + 5] == '\'' || s[k + 5] == '"'))))
+				break;
+		if (k >= len)
+			return false;
+		if (k + 1 < len && s[k + 1] == ' ') { /* " -> ": the destination */
+			s += k + 5;
+			len -= k + 5;
+			continue;
+		}
+		return path_set(s + 1, k - 1, path, path_size);
+	}
+}
+
+/* Shape B: "[Errno N] <text>" after any prefix (str(e) of an OSError is
+ * printed inside other messages, log lines, test summaries). */
 static unsigned match_python(const char *s, size_t len, const struct phrase_set *ps,
 			     unsigned mask, char *path, size_t path_size)
 {
@@ -34,9 +65,7 @@ static unsigned match_python(const char *s, size_t len, const struct phrase_set 
 		size_t j = i + tlen;
 		long number = 0;
 
-		if (memcmp(s + i, tag, tlen) != 0)
-			continue;
-		if (i != 0 && !(i >= 2 && s[i - 2] == ':' && s[i - 1] == ' '))
+		if (s[i] != '[' || memcmp(s + i, tag, tlen) != 0)
 			continue;
 		if (!is_digit(s[j]))
 			continue;
@@ -53,7 +82,7 @@ static unsigned match_python(const char *s, size_t len, const struct phrase_set 
 			if (k == len) /* OSError without a file name */
 				return ps->p[p].dialect | DIALECT_MATCH_BARE;
 			if (len - k >= 2 && s[k] == ':' && s[k + 1] == ' ' &&
-			    quoted_list_path(s + k + 2, len - k - 2, path, path_size))
+			    python_path(s + k + 2, len - k - 2, path, path_size))
 				return ps->p[p].dialect;
 		}
 		/* why the number is enough: "[Errno N] text: 'path'" is exactly
@@ -64,20 +93,62 @@ static unsigned match_python(const char *s, size_t len, const struct phrase_set 
 			continue;
 		for (size_t k = j; k + 2 < len; k++)
 			if (s[k] == ':' && s[k + 1] == ' ' &&
-			    quoted_list_path(s + k + 2, len - k - 2, path, path_size))
+			    python_path(s + k + 2, len - k - 2, path, path_size))
 				return d;
 	}
 	return 0;
 }
 
-/* Drop git's final "." (or a CJK "。") and Rust's " (os error N)" from the
- * end; *os gets N, or -1 when there was none. */
-static size_t strip_suffix(const char *s, size_t len, long *os)
+/* Perl's die and warn add where they were: "... at -e line 1.", "... at
+ * x.pl line 3, <STDIN> line 2." (or "chunk 2"). The length without it. */
+static size_t strip_perl_where(const char *s, size_t len)
+{
+	if (len < 14 || s[len - 1] != '.')
+		return len;
+	for (size_t at = len - 1; at >= 4; at--) {
+		size_t k, d;
+
+		if (memcmp(s + at - 4, " at ", 4) != 0)
+			continue;
+		/* the file: one word */
+		for (k = at; k < len && s[k] != ' '; k++)
+			;
+		if (k == at || len - k < 8 || memcmp(s + k, " line ", 6) != 0)
+			continue;
+		for (d = k += 6; k < len && is_digit(s[k]); k++)
+			;
+		if (k == d)
+			continue;
+		if (k + 4 < len && s[k] == ',' && s[k + 1] == ' ' && s[k + 2] == '<') {
+			while (k < len && s[k] != '>')
+				k++;
+			if (k + 2 < len && memcmp(s + k, "> line ", 7) == 0)
+				k += 7;
+			else if (k + 2 < len && memcmp(s + k, "> chunk ", 8) == 0)
+				k += 8;
+			else
+				continue;
+			for (d = k; k < len && is_digit(s[k]); k++)
+				;
+			if (k == d)
+				continue;
+		}
+		if (k + 1 == len)
+			return at - 4;
+	}
+	return len;
+}
+
+/* Drop Perl's " at X line N.", git's final "." (or a CJK "。"), Rust's
+ * " (os error N)" and rsync's " (N)" from the end; *os gets Rust's N,
+ * *paren rsync's, each -1 when there was none. */
+static size_t strip_suffix(const char *s, size_t len, long *os, long *paren)
 {
 	static const char tag[] = " (os error ";
 	const size_t olen = sizeof(tag) - 1;
 
-	*os = -1;
+	*os = *paren = -1;
+	len = strip_perl_where(s, len);
 	if (len > 0 && s[len - 1] == '.')
 		len--;
 	else if (len >= 3 && memcmp(s + len - 3, "\xe3\x80\x82", 3) == 0)
@@ -94,6 +165,9 @@ static size_t strip_suffix(const char *s, size_t len, long *os)
 		if (k < len - 1 && k >= olen && memcmp(s + k - olen, tag, olen) == 0) {
 			*os = n;
 			len = k - olen;
+		} else if (k < len - 1 && k >= 2 && s[k - 1] == '(' && s[k - 2] == ' ') {
+			*paren = n;
+			len = k - 2;
 		}
 	}
 	return len;
@@ -133,6 +207,8 @@ static unsigned last_field_path(const char *s, size_t start, size_t lead, unsign
 {
 	size_t sep;
 
+	if (localized)
+		d |= DIALECT_MATCH_LOCAL;
 	if (start == lead)
 		return d | DIALECT_MATCH_BARE;
 	/* why the boundary: "... mounted a Read-only file system" mid-sentence,
@@ -143,7 +219,11 @@ static unsigned last_field_path(const char *s, size_t start, size_t lead, unsign
 		return 0;
 	if (only_a_position(s, start - sep))
 		return d | DIALECT_MATCH_BARE;
-	return dialect_extract_path(s, start - sep, localized, path, path_size) ? d : 0;
+	/* No path in the line: the tool may have named it on the line before
+	 * (a message with a line break in it) or names it on the next one
+	 * (evidence.c asks them). */
+	return dialect_extract_path(s, start - sep, localized, path, path_size) ? d
+										  : d | DIALECT_MATCH_NOPATH;
 }
 
 /* Shape A: "<prefix>: <phrase>" or a line that is only the phrase (Rust's
@@ -152,9 +232,9 @@ static unsigned match_last_field(const char *s, size_t len, const struct phrase_
 				 unsigned mask, char *path, size_t path_size)
 {
 	size_t lead = 0;
-	long os;
+	long os, paren;
 
-	len = strip_suffix(s, len, &os);
+	len = strip_suffix(s, len, &os, &paren);
 	while (lead < len && (s[lead] == ' ' || s[lead] == '\t'))
 		lead++;
 	for (size_t p = 0; p < ps->n; p++) {
@@ -162,6 +242,9 @@ static unsigned match_last_field(const char *s, size_t len, const struct phrase_
 
 		if (len < plen || !ascii_ieq(s + len - plen, ps->p[p].text, plen))
 			continue;
+		/* rsync's "(13)" must be the errno the text is of */
+		if (paren >= 0 && paren != dialect_errno(ps->p[p].dialect))
+			return 0;
 		return last_field_path(s, len - plen, lead, ps->p[p].dialect, ps->p[p].localized, path,
 				       path_size);
 	}
@@ -185,8 +268,26 @@ static unsigned match_last_field(const char *s, size_t len, const struct phrase_
 	return last_field_path(s, start, lead, d, true, path, path_size);
 }
 
-unsigned dialect_match_line(const char *line, size_t len, unsigned mask,
-			    const struct dialect_texts *local, char *path, size_t path_size)
+/* "... (<phrase>):" at the end of a line: the reason first, the file on
+ * the lines after it (CMake: "file failed to open for writing (Read-only
+ * file system):", then the path alone). */
+static unsigned match_reason_first(const char *s, size_t len, const struct phrase_set *ps)
+{
+	if (len < 4 || s[len - 1] != ':' || s[len - 2] != ')')
+		return 0;
+	len -= 2;
+	for (size_t p = 0; p < ps->n; p++) {
+		size_t plen = ps->p[p].len;
+
+		if (len >= plen + 2 && s[len - plen - 1] == '(' && s[len - plen - 2] == ' ' &&
+		    ascii_ieq(s + len - plen, ps->p[p].text, plen))
+			return ps->p[p].dialect | DIALECT_MATCH_NOPATH;
+	}
+	return 0;
+}
+
+unsigned dialect_match(const char *line, size_t len, unsigned mask, const struct dialect_texts *local,
+		       char *path, size_t path_size)
 {
 	struct phrase_set ps;
 	unsigned d;
@@ -206,7 +307,19 @@ unsigned dialect_match_line(const char *line, size_t len, unsigned mask,
 		d = match_ruby(line, len, mask, path, path_size);
 	if (!d)
 		d = match_last_field(line, len, &ps, mask, path, path_size);
-	if (!d || (d & DIALECT_MATCH_BARE))
+	if (!d)
+		d = match_reason_first(line, len, &ps);
+	if (!d || (d & (DIALECT_MATCH_BARE | DIALECT_MATCH_NOPATH)))
 		path[0] = '\0';
+	if (!(d & (DIALECT_MATCH_BARE | DIALECT_MATCH_NOPATH)))
+		d &= ~DIALECT_MATCH_LOCAL;
 	return d;
+}
+
+unsigned dialect_match_line(const char *line, size_t len, unsigned mask,
+			    const struct dialect_texts *local, char *path, size_t path_size)
+{
+	unsigned d = dialect_match(line, len, mask, local, path, path_size);
+
+	return (d & DIALECT_MATCH_NOPATH) ? 0 : d & ~DIALECT_MATCH_LOCAL;
 }

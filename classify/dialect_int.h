@@ -30,6 +30,15 @@ bool path_set(const char *p, size_t n, char *path, size_t path_size);
 /* "'a'" or "'a' -> 'b'" (quotes ' or "), exactly s[0..len): the last path. */
 bool quoted_list_path(const char *s, size_t len, char *path, size_t path_size);
 
+/* dialect_match_line, and also a line in an error line's shape whose path
+ * cannot be read from it: the DIALECT_* bit with DIALECT_MATCH_NOPATH (the
+ * file may be on the line before or after it: evidence.c). */
+#define DIALECT_MATCH_NOPATH (1u << 17)
+/* With BARE or NOPATH: the text matched was the command's language. */
+#define DIALECT_MATCH_LOCAL (1u << 18)
+unsigned dialect_match(const char *line, size_t len, unsigned mask, const struct dialect_texts *local,
+		       char *path, size_t path_size);
+
 /* Shapes of other runtimes (dialect_runtime.c), each 0 or a DIALECT_* bit. */
 unsigned match_node(const char *s, size_t len, unsigned mask, char *path, size_t path_size);
 unsigned match_java(const char *s, size_t len, const struct phrase_set *ps, unsigned mask,

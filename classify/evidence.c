@@ -14,6 +14,8 @@
 /* How many lines after an "error: ... /p" line a bare cause line ("Caused
  * by:" / "    Read-only file system (os error 30)") still belongs to it. */
 #define CONTEXT_LINES 4
+/* How many lines after a message that named no file may name it alone. */
+#define PENDING_LINES 3
 
 void evidence_init(struct evidence *ev, unsigned dialects, const struct dialect_texts *local)
 {
@@ -50,28 +52,151 @@ static void keep(struct evidence *ev, enum evidence_stream s, unsigned d, const 
 		ev->count++;
 }
 
+/* A word of failure in English on the line (unzip's "checkdir error:
+ * cannot create sub"): only then is an English "<words> <name>" read as
+ * naming a file for the message on the line after it. */
+static bool english_failure(const char *s, size_t len)
+{
+	static const char *const words[] = { "error", "cannot", "can't", "unable", "failed", "fatal" };
+
+	for (size_t i = 0; i < len; i++)
+		for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+			size_t n = strlen(words[w]);
+
+			if ((s[i] | 0x20) == words[w][0] && len - i >= n && ascii_ieq(s + i, words[w], n))
+				return true;
+		}
+	return false;
+}
+
+/* The file the line before names, for a message on this line that names
+ * none: the message alone (unzip: "checkdir:  cannot create /p/d", then
+ * "    Read-only file system"), or a translation with a line break in it
+ * (mv in Spanish: "... a '/p/x';" then "no se puede borrar el objetivo:
+ * ..."). Only a quoted path or a word that starts like one; English words
+ * ("cannot create sub") only on a line that says it failed. */
+static bool path_from_line_before(const struct evidence_lane *lane, bool english, char *path,
+				  size_t path_size)
+{
+	if (lane->prev_len == 0)
+		return false;
+	if (dialect_context_path(lane->prev_at, lane->prev_len, path, path_size))
+		return true;
+	return english && english_failure(lane->prev_at, lane->prev_len) &&
+	       dialect_extract_path(lane->prev_at, lane->prev_len, false, path, path_size);
+}
+
 /* Match one line (or one line of an unescaped string); keep it if it is
- * evidence. A bare cause takes the path of the error line above it. */
+ * evidence. A message that names no file takes the file of the line
+ * before, or of the error line above it (a chain's cause), or waits for
+ * the lines after it. */
 static bool match_and_keep(struct evidence *ev, enum evidence_stream s, const char *line,
 			   size_t len, bool may_be_bare)
 {
 	struct evidence_lane *lane = &ev->lane[s];
 	char path[EVIDENCE_LINE_MAX];
-	unsigned d = dialect_match_line(line, len, ev->dialects, &ev->local, path, sizeof(path));
+	unsigned d = dialect_match(line, len, ev->dialects, &ev->local, path, sizeof(path));
+	unsigned how = d & (DIALECT_MATCH_BARE | DIALECT_MATCH_NOPATH | DIALECT_MATCH_LOCAL);
 
+	d &= ~how;
 	if (!d)
 		return false;
-	if (d & DIALECT_MATCH_BARE) {
+	if (how & (DIALECT_MATCH_BARE | DIALECT_MATCH_NOPATH)) {
 		/* why: a message that names no file cannot be checked from
 		 * outside; "Keine Berechtigung" alone, or a Rust tool's "Os {
-		 * code: 13 }" about /etc, is no sandbox fact by itself. Only a
-		 * chain's cause line takes the path of the error line above. */
-		if (!may_be_bare || lane->context_len == 0 || lane->context_age > CONTEXT_LINES ||
-		    !dialect_context_path(lane->context, lane->context_len, path, sizeof(path)))
+		 * code: 13 }" about /etc, is no sandbox fact by itself. Only
+		 * the lines around it may name the file. */
+		if (!may_be_bare)
 			return false;
+		bool bare = how & DIALECT_MATCH_BARE;
+		bool found = path_from_line_before(lane, bare && !(how & DIALECT_MATCH_LOCAL), path,
+						   sizeof(path));
+
+		if (!found && bare)
+			found = lane->context_len > 0 && lane->context_age <= CONTEXT_LINES &&
+				dialect_context_path(lane->context, lane->context_len, path, sizeof(path));
+		if (!found) {
+			lane->pending = d;
+			lane->pending_age = 0;
+			return false;
+		}
 	}
-	keep(ev, s, d & ~DIALECT_MATCH_BARE, path, line, len);
+	keep(ev, s, d, path, line, len);
 	return true;
+}
+
+/* The file alone on a line after a message that named none: a path (CMake
+ * indents it under "... (Read-only file system):"), or one in parentheses
+ * ending the line (zip: "zip error: Could not create output file (/p/x)"). */
+static bool path_line(const char *t, size_t len, char *path, size_t path_size)
+{
+	size_t a = 0;
+
+	while (a < len && (t[a] == ' ' || t[a] == '\t'))
+		a++;
+	while (len > a && (t[len - 1] == ' ' || t[len - 1] == '.'))
+		len--;
+	if (len > a && (t[a] == '/' || (len - a > 2 && t[a] == '.' && t[a + 1] == '/')) &&
+	    !memmem(t + a, len - a, ": ", 2))
+		return path_set(t + a, len - a, path, path_size);
+	if (len > a + 2 && t[len - 1] == ')') {
+		const char *open = memrchr(t + a, '(', len - a);
+
+		if (open && open[1] == '/' && open > t + a && open[-1] == ' ')
+			return path_set(open + 1, (size_t)(t + len - 1 - open - 1), path, path_size);
+	}
+	return false;
+}
+
+static void follow_pending(struct evidence *ev, enum evidence_stream s, const char *t, size_t len)
+{
+	struct evidence_lane *lane = &ev->lane[s];
+	char path[EVIDENCE_LINE_MAX];
+	size_t a = 0;
+
+	while (a < len && (t[a] == ' ' || t[a] == '\t'))
+		a++;
+	if (a == len)
+		return; /* blank lines between them (CMake) */
+	if (path_line(t, len, path, sizeof(path)) && (lane->pending & ev->dialects))
+		keep(ev, s, lane->pending, path, t, len);
+	else if (++lane->pending_age < PENDING_LINES)
+		return;
+	lane->pending = 0;
+}
+
+/* The line just judged, for the one after it: where it lies while the
+ * chunk is read, else copied (an escape-free copy or the partial line are
+ * overwritten by the next one). */
+static void remember(struct evidence *ev, struct evidence_lane *lane, const char *t, size_t len)
+{
+	size_t a = 0;
+
+	while (a < len && (t[a] == ' ' || t[a] == '\t'))
+		a++;
+	if (a == len || len >= EVIDENCE_LINE_MAX) {
+		lane->prev_len = 0;
+		return;
+	}
+	if (t >= ev->chunk && t < ev->chunk + ev->chunk_len) {
+		lane->prev_at = t;
+	} else {
+		memcpy(lane->prev, t, len);
+		lane->prev_at = lane->prev;
+	}
+	lane->prev_len = len;
+}
+
+/* The chunk ends: the line before moves out of it. */
+static void keep_prev(struct evidence *ev, struct evidence_lane *lane)
+{
+	if (lane->prev_len > 0 && lane->prev_at >= ev->chunk &&
+	    lane->prev_at < ev->chunk + ev->chunk_len) {
+		memmove(lane->prev, lane->prev_at, lane->prev_len);
+		lane->prev_at = lane->prev;
+	}
+	ev->chunk = NULL;
+	ev->chunk_len = 0;
 }
 
 /* Each double-quoted string of the line, its escapes undone, line by line:
@@ -214,13 +339,13 @@ static void judge(struct evidence *ev, enum evidence_stream s, const char *t, si
 		lane->context_len = len - lead;
 		lane->context_age = 0;
 	}
+	if (lane->pending)
+		follow_pending(ev, s, t, len);
 	bool json_escapes = lead < len && (t[lead] == '{' || t[lead] == '[') && has_u_escape(t, len);
-	if (!json_escapes && !first_look(ev, t, len))
-		return;
-	if (match_and_keep(ev, s, t, len, true))
-		return;
-	if (memchr(t, '"', len))
+	if ((json_escapes || first_look(ev, t, len)) && !match_and_keep(ev, s, t, len, true) &&
+	    memchr(t, '"', len))
 		match_strings(ev, s, t, len);
+	remember(ev, lane, t, len);
 }
 
 /* why: a line cut to fit has lost its end, which is where an error line's
@@ -231,6 +356,9 @@ static void judge_cut(struct evidence *ev, enum evidence_stream s)
 	if (ev->lane[s].npm_open)
 		npm_close(ev, s);
 	ev->lane[s].context_age++;
+	ev->lane[s].prev_len = 0;
+	if (ev->lane[s].pending && ++ev->lane[s].pending_age >= PENDING_LINES)
+		ev->lane[s].pending = 0;
 }
 
 static void end_partial(struct evidence *ev, enum evidence_stream s)
@@ -270,6 +398,8 @@ void evidence_feed(struct evidence *ev, enum evidence_stream s, const char *buf,
 		return;
 	lane = &ev->lane[s];
 	escapes = memchr(buf, ESC, len) != NULL;
+	ev->chunk = buf;
+	ev->chunk_len = len;
 	while (len > 0) {
 		const char *nl = memchr(buf, '\n', len);
 		size_t n = nl ? (size_t)(nl - buf) : len;
@@ -277,7 +407,7 @@ void evidence_feed(struct evidence *ev, enum evidence_stream s, const char *buf,
 		if (!nl || lane->partial_len > 0 || lane->partial_cut) {
 			append_partial(lane, buf, n);
 			if (!nl)
-				return;
+				break;
 			end_partial(ev, s);
 		} else if (n > EVIDENCE_LINE_MAX - 1) {
 			judge_cut(ev, s);
@@ -288,6 +418,7 @@ void evidence_feed(struct evidence *ev, enum evidence_stream s, const char *buf,
 		buf += n + 1;
 		len -= n + 1;
 	}
+	keep_prev(ev, lane);
 }
 
 void evidence_finish(struct evidence *ev)

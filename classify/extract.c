@@ -57,43 +57,74 @@ static bool high(char c)
 	return (unsigned char)c >= 0x80;
 }
 
-/* Quote pairs in UTF-8, opening then closing. */
-static const char *const quote_pairs[][2] = {
-	{ "\xe2\x80\x98", "\xe2\x80\x99" }, /* ‘ ’ */
-	{ "\xe2\x80\x9c", "\xe2\x80\x9d" }, /* “ ” */
-	{ "\xe2\x80\x9e", "\xe2\x80\x9c" }, /* „ “ (German) */
-	{ "\xe2\x80\x9a", "\xe2\x80\x98" }, /* ‚ ‘ (German) */
-	{ "\xc2\xab", "\xc2\xbb" },         /* « » */
-	{ "\xc2\xbb", "\xc2\xab" },         /* » « */
-	{ "\xe3\x80\x8c", "\xe3\x80\x8d" }, /* 「 」 */
-	{ "\xe3\x80\x8e", "\xe3\x80\x8f" }, /* 『 』 */
+/* Quotes in UTF-8: an opening quote and the quotes that may close it, as
+ * the languages sbx reads print them: 'a' "a" `a' `a` (GNU's old style,
+ * still in many catalogs), ‘a’ “a” „a“ „a” ‚a‘ ‚a’ «a» « a » »a« »a» ‹a›
+ * ›a‹ ”a” 「a」 『a』. Guillemets and the like carry blanks inside in some
+ * languages (French « a », with no-break spaces): trimmed from the body. */
+static const struct quote {
+	const char *open;
+	const char *close[2];
+	bool ascii;
+} quotes[] = {
+	{ "'", { "'", NULL }, true },
+	{ "\"", { "\"", NULL }, true },
+	{ "`", { "'", "`" }, true },
+	{ "\xe2\x80\x98", { "\xe2\x80\x99", NULL }, false },                 /* ‘ ’ */
+	{ "\xe2\x80\x9c", { "\xe2\x80\x9d", "\xe2\x80\x9c" }, false },     /* “ ” “ */
+	{ "\xe2\x80\x9d", { "\xe2\x80\x9d", NULL }, false },                 /* ” ” */
+	{ "\xe2\x80\x9e", { "\xe2\x80\x9c", "\xe2\x80\x9d" }, false },     /* „ “ ” */
+	{ "\xe2\x80\x9a", { "\xe2\x80\x98", "\xe2\x80\x99" }, false },     /* ‚ ‘ ’ */
+	{ "\xc2\xab", { "\xc2\xbb", NULL }, false },                           /* « » */
+	{ "\xc2\xbb", { "\xc2\xab", "\xc2\xbb" }, false },                   /* » « » */
+	{ "\xe2\x80\xb9", { "\xe2\x80\xba", NULL }, false },                 /* ‹ › */
+	{ "\xe2\x80\xba", { "\xe2\x80\xb9", "\xe2\x80\xba" }, false },     /* › ‹ › */
+	{ "\xe3\x80\x8c", { "\xe3\x80\x8d", NULL }, false },                 /* 「 」 */
+	{ "\xe3\x80\x8e", { "\xe3\x80\x8f", NULL }, false },                 /* 『 』 */
 };
 
-/* The closing quote for an opening quote at s[i], or NULL if s[i] opens none.
- * An ASCII quote opens only at the start, after a blank or bracket, or after
- * a non-ASCII character (CJK text has no blanks), so the apostrophe in
- * "couldn't" or "can't" is not taken for one. */
-static const char *opener(const char *s, size_t len, size_t i, size_t *olen)
+/* The quote opening at s[i], or NULL. An ASCII quote opens only at the
+ * start, after a blank or bracket, or after a non-ASCII character (CJK
+ * text has no blanks), so the apostrophe in "couldn't" or "can't" is not
+ * taken for one. */
+static const struct quote *opener(const char *s, size_t len, size_t i)
 {
 	bool boundary = i == 0 || s[i - 1] == ' ' || s[i - 1] == '(' || s[i - 1] == '[' ||
 			high(s[i - 1]);
 
-	*olen = 1;
 	/* every quote starts with one of these bytes: most bytes stop here */
 	if (!memchr("'\"`\xe2\xc2\xe3", s[i], 6) || s[i] == '\0')
 		return NULL;
-	if (s[i] == '\'' && boundary)
-		return "'";
-	if (s[i] == '"' && boundary)
-		return "\"";
-	if (s[i] == '`' && boundary)
-		return "`";
-	for (size_t q = 0; q < sizeof(quote_pairs) / sizeof(quote_pairs[0]); q++) {
-		*olen = strlen(quote_pairs[q][0]);
-		if (starts(s, len, i, quote_pairs[q][0]))
-			return quote_pairs[q][1];
+	for (size_t q = 0; q < sizeof(quotes) / sizeof(quotes[0]); q++) {
+		if (quotes[q].ascii && !boundary)
+			continue;
+		if (starts(s, len, i, quotes[q].open))
+			return &quotes[q];
 	}
 	return NULL;
+}
+
+/* A blank a typographic quote may hold inside: ' ', U+00A0, U+2009, U+202F. */
+static size_t blank_at(const char *s, size_t len, size_t i)
+{
+	if (i < len && s[i] == ' ')
+		return 1;
+	if (starts(s, len, i, "\xc2\xa0"))
+		return 2;
+	if (starts(s, len, i, "\xe2\x80\x89") || starts(s, len, i, "\xe2\x80\xaf"))
+		return 3;
+	return 0;
+}
+
+static size_t blank_before(const char *s, size_t i)
+{
+	if (i >= 1 && s[i - 1] == ' ')
+		return 1;
+	if (i >= 2 && memcmp(s + i - 2, "\xc2\xa0", 2) == 0)
+		return 2;
+	if (i >= 3 && (memcmp(s + i - 3, "\xe2\x80\x89", 3) == 0 || memcmp(s + i - 3, "\xe2\x80\xaf", 3) == 0))
+		return 3;
+	return 0;
 }
 
 /* Find the quoted tokens in s[from..len). Returns their number, or -1 when a
@@ -105,22 +136,35 @@ static int find_tokens(const char *s, size_t len, size_t from, struct token *t, 
 	int n = 0;
 
 	for (size_t i = from; i < len && n < max; i++) {
-		size_t olen, clen, j;
-		const char *close;
+		const struct quote *q = opener(s, len, i);
+		size_t olen, clen = 0, j, b, e, k;
 
-		close = opener(s, len, i, &olen);
-		if (!close)
+		if (!q)
 			continue;
-		clen = strlen(close);
-		for (j = i + olen; j + clen <= len; j++)
-			if (memcmp(s + j, close, clen) == 0)
+		olen = strlen(q->open);
+		for (j = i + olen; j < len; j++) {
+			for (int c = 0; c < 2 && q->close[c]; c++)
+				if (starts(s, len, j, q->close[c])) {
+					clen = strlen(q->close[c]);
+					break;
+				}
+			if (clen)
 				break;
-		if (j + clen > len)
+		}
+		if (!clen)
 			return -1;
 		size_t after = j + clen;
-		if (after < len && !strchr(" :,;)].", s[after]) && !high(s[after]))
+		if (after < len && !strchr(" :,;)].(", s[after]) && !high(s[after]))
 			return -1;
-		t[n++] = (struct token){ .open = i, .body = i + olen, .blen = j - i - olen, .end = after };
+		b = i + olen;
+		e = j;
+		if (!q->ascii) {
+			while (b < e && (k = blank_at(s, e, b)) > 0)
+				b += k;
+			while (e > b && (k = blank_before(s, e)) > 0)
+				e -= k;
+		}
+		t[n++] = (struct token){ .open = i, .body = b, .blen = e - b, .end = after };
 		i = after - 1;
 	}
 	return n;
@@ -161,6 +205,20 @@ static size_t separator_at(const char *s, size_t len, size_t i)
 	return 0;
 }
 
+/* Field [from, to) without the blanks around it: French puts one before
+ * the colon ("tar: x : open impossible"), patch one after its file name. */
+static void add_field(const char *s, size_t from, size_t to, struct fields *f)
+{
+	size_t k;
+
+	while (from < to && (k = blank_at(s, to, from)) > 0)
+		from += k;
+	while (to > from && (k = blank_before(s, to)) > 0)
+		to -= k;
+	f->start[f->n] = from;
+	f->len[f->n++] = to - from;
+}
+
 static void split_fields(const char *s, size_t len, struct fields *f)
 {
 	size_t from = 0, sep;
@@ -168,13 +226,11 @@ static void split_fields(const char *s, size_t len, struct fields *f)
 	f->n = 0;
 	for (size_t i = 0; i < len && f->n + 1 < MAX_FIELDS; i++)
 		if ((sep = separator_at(s, len, i)) > 0) {
-			f->start[f->n] = from;
-			f->len[f->n++] = i - from;
+			add_field(s, from, i, f);
 			from = i + sep;
 			i += sep - 1;
 		}
-	f->start[f->n] = from;
-	f->len[f->n++] = len - from;
+	add_field(s, from, len, f);
 }
 
 static bool plain_word_char(char c)
@@ -219,15 +275,14 @@ static bool from_field(const char *f, size_t n, bool only_field, char *path, siz
 		return copy_out(f, n, path, path_size);
 	}
 	size_t wlen = n - (size_t)(sp + 1 - f);
-	for (const char *c = f; c < sp; c++) {
-		if (plain_word_char(*c))
-			continue;
-		/* Go's "rename /a /b": an operation, then paths; the last one
-		 * is the file it failed to create */
-		if (c > f && c[-1] == ' ' && *c == '/' && looks_like_path_start(sp + 1, wlen))
-			return copy_out(sp + 1, wlen, path, path_size);
-		return false;
-	}
+	/* A last word that starts like a path is the file, whatever words
+	 * come before it: Go's "rename /a /b" (the last one is the file it
+	 * failed to create), patch's "**** Can't create temporary file ./x". */
+	if (looks_like_path_start(sp + 1, wlen))
+		return copy_out(sp + 1, wlen, path, path_size);
+	for (const char *c = f; c < sp; c++)
+		if (!plain_word_char(*c))
+			return false;
 	if (all_digits(sp + 1, wlen)) /* "line 1" is a position, not a file */
 		return false;
 	return copy_out(sp + 1, wlen, path, path_size);
@@ -235,9 +290,9 @@ static bool from_field(const char *f, size_t n, bool only_field, char *path, siz
 
 /* The last blank-separated word of f that starts like a path, else the
  * last one that holds a '/' ("不能锁定配置文件 .git/config"). */
-static bool path_word(const char *f, size_t n, char *path, size_t path_size)
+static bool path_word(const char *f, size_t n, int passes, char *path, size_t path_size)
 {
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < passes; pass++) {
 		size_t end = n;
 
 		while (end > 0) {
@@ -275,7 +330,7 @@ static bool from_fields_localized(const char *s, const struct fields *f, char *p
 		if (one_word && !all_digits(p, n) && f->n > 1 &&
 		    (memchr(p, '/', n) || memchr(p, '.', n) || after_position))
 			return copy_out(p, n, path, path_size);
-		if (k == f->n - 1 && path_word(p, n, path, path_size))
+		if (k == f->n - 1 && path_word(p, n, 2, path, path_size))
 			return true;
 	}
 	return false;
@@ -285,10 +340,13 @@ bool dialect_extract_path(const char *s, size_t len, bool localized, char *path,
 {
 	struct fields f;
 	struct token t[MAX_TOKENS];
+	size_t b;
 	int nt;
 
 	if (!s || !path || path_size == 0)
 		return false;
+	while (len > 0 && (b = blank_before(s, len)) > 0)
+		len -= b;
 	split_fields(s, len, &f);
 
 	/* Rule 1, before quotes: tar's "Cannot create symlink to 'target'"
@@ -304,7 +362,11 @@ bool dialect_extract_path(const char *s, size_t len, bool localized, char *path,
 		return from_tokens(s, t, nt, localized, path, path_size);
 	if (localized)
 		return from_fields_localized(s, &f, path, path_size);
-	return from_field(s + f.start[f.n - 1], f.len[f.n - 1], f.n == 1, path, path_size);
+	/* English words, or a program's own words in another language around
+	 * an English message (Perl's die: "Kann /p nicht öffnen: ..."): a
+	 * word that starts like a path. */
+	return from_field(s + f.start[f.n - 1], f.len[f.n - 1], f.n == 1, path, path_size) ||
+	       path_word(s + f.start[f.n - 1], f.len[f.n - 1], 1, path, path_size);
 }
 
 bool dialect_context_path(const char *s, size_t len, char *path, size_t path_size)
@@ -328,5 +390,5 @@ bool dialect_context_path(const char *s, size_t len, char *path, size_t path_siz
 			return copy_out(s + t[k].body, t[k].blen, path, path_size);
 	if (nt > 0)
 		return false;
-	return path_word(s + f.start[f.n - 1], f.len[f.n - 1], path, path_size);
+	return path_word(s + f.start[f.n - 1], f.len[f.n - 1], 2, path, path_size);
 }

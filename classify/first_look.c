@@ -89,9 +89,10 @@ void first_look_init(struct evidence *ev)
 {
 	/* Every English phrase holds "d-on" (read-only), "ermi" (permission
 	 * denied, not permitted) or "s-de" (cross-device); "DeniedException"
-	 * is Java's. Python's "[Errno N]", Rust's "(os error N)" and Ruby's
-	 * "(Errno::E...)" with a text in any language are looked for apart. */
-	static const char *const base[] = { "d-on", "ermi", "s-de", "dExc" };
+	 * is Java's; "rrno" is in Python's "[Errno N]" (anywhere in a line,
+	 * with a text in any language) and Ruby's "(Errno::E...)". Rust's
+	 * "(os error N)" is looked for apart. */
+	static const char *const base[] = { "d-on", "ermi", "s-de", "dExc", "rrno" };
 
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
 		add_key(ev, base[i]);

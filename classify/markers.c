@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The markers a model is shown after the bounded output (CONTRACT section 5). */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "classify.h"
+#include "unicode_table.h"
 
 /* Append one whole line, or nothing: a marker cut in half (possibly inside the
  * UTF-8 em dash) would be a different, misleading text. */
@@ -58,38 +60,184 @@ size_t markers_build(char *out, size_t out_size, const char *mode_name, bool den
 
 /* ---- command output that could pass for a marker ---- */
 
-static bool blank_or_control(unsigned char c)
+/* Letters a reader takes for the ASCII ones of "[sandbox", from other
+ * scripts (Cyrillic, Greek). Unicode's confusables.txt lists them; Debian
+ * does not ship that file, so these few are named here. */
+static const struct {
+	uint32_t cp;
+	char ascii;
+} confusable[] = {
+	{ 0x0391, 'a' }, { 0x0392, 'b' }, { 0x039D, 'n' }, { 0x039F, 'o' }, { 0x03A7, 'x' },
+	{ 0x03B1, 'a' }, { 0x03BF, 'o' }, { 0x03C7, 'x' }, { 0x0405, 's' }, { 0x0410, 'a' },
+	{ 0x0412, 'b' }, { 0x041E, 'o' }, { 0x0425, 'x' }, { 0x042C, 'b' }, { 0x0430, 'a' },
+	{ 0x043E, 'o' }, { 0x0445, 'x' }, { 0x0455, 's' }, { 0x0501, 'd' }, { 0x050C, 'd' },
+	{ 0x0578, 'n' }, { 0x0585, 'o' },
+};
+
+static bool dropped(uint32_t cp)
 {
-	return c <= 0x20 || c == 0x7f;
-}
+	size_t lo = 0, hi = sizeof(unicode_dropped) / sizeof(unicode_dropped[0]);
 
-static char ascii_lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
 
-/* Does the line hold '[', then (past blanks and control characters) "sandbox"
- * in any case? That is what a model would read as sbx's own word, wherever it
- * stands in the line ("\r" and escape sequences can hide what precedes it). */
-static bool line_looks_like_marker(const char *line, size_t len)
-{
-	static const char word[] = "sandbox";
-
-	for (size_t i = 0; i < len; i++) {
-		size_t j = i + 1, k = 0;
-
-		if (line[i] != '[')
-			continue;
-		while (j < len && blank_or_control((unsigned char)line[j]))
-			j++;
-		while (j < len && k < sizeof(word) - 1 && ascii_lower(line[j]) == word[k]) {
-			j++;
-			k++;
-		}
-		if (k == sizeof(word) - 1)
+		if (cp < unicode_dropped[mid].lo)
+			hi = mid;
+		else if (cp > unicode_dropped[mid].hi)
+			lo = mid + 1;
+		else
 			return true;
 	}
 	return false;
+}
+
+/* The ASCII character a reader takes cp for (lowercase), or 0. */
+static char folded(uint32_t cp)
+{
+	size_t lo = 0, hi = sizeof(unicode_folded) / sizeof(unicode_folded[0]);
+
+	if (cp < 0x80)
+		return cp >= 'A' && cp <= 'Z' ? (char)(cp - 'A' + 'a') : (char)cp;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (cp < unicode_folded[mid].cp)
+			hi = mid;
+		else if (cp > unicode_folded[mid].cp)
+			lo = mid + 1;
+		else {
+			char c = unicode_folded[mid].ascii;
+
+			return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+		}
+	}
+	for (size_t i = 0; i < sizeof(confusable) / sizeof(confusable[0]); i++)
+		if (confusable[i].cp == cp)
+			return confusable[i].ascii;
+	return 0;
+}
+
+/* One UTF-8 sequence at s (n bytes left): its code point and length, or
+ * U+FFFD for one byte that starts no well-formed sequence (overlong forms,
+ * surrogates and truncated sequences included: a reader sees a
+ * replacement character there, never the character they would spell). */
+static uint32_t decode(const unsigned char *s, size_t n, size_t *len)
+{
+	uint32_t cp;
+	size_t need;
+
+	*len = 1;
+	if (s[0] < 0x80)
+		return s[0];
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 1, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 2, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 3, cp = s[0] & 0x07;
+	else
+		return 0xfffd;
+	if (n < need + 1)
+		return 0xfffd;
+	for (size_t i = 1; i <= need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0xfffd;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((need == 2 && cp < 0x800) || (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0xfffd;
+	*len = need + 1;
+	return cp;
+}
+
+/* A terminal's escape sequence at s (after ESC): how many bytes it takes
+ * (CSI: '[' parameters and one final byte; OSC, DCS, APC, PM, SOS: up to
+ * BEL or ESC '\'; else one character). They print nothing. */
+static size_t escape_len(const unsigned char *s, size_t n)
+{
+	size_t i = 1;
+
+	if (n == 0)
+		return 0;
+	if (s[0] == '[') {
+		while (i < n && !(s[i] >= 0x40 && s[i] <= 0x7e))
+			i++;
+		return i < n ? i + 1 : n;
+	}
+	if (s[0] == ']' || s[0] == 'P' || s[0] == '_' || s[0] == '^' || s[0] == 'X') {
+		while (i < n && s[i] != 0x07 && !(s[i] == 0x1b && i + 1 < n && s[i + 1] == '\\'))
+			i++;
+		return i < n ? (s[i] == 0x07 ? i + 1 : i + 2) : n;
+	}
+	return 1;
+}
+
+/* The next character of the line a reader sees from *at on, folded to
+ * the ASCII one it reads as (0: one that reads as none of them), or -1 at
+ * the end of the line: what prints as nothing or as a space is passed by. */
+static int next_visible(const unsigned char *line, size_t len, size_t *at, bool terminal)
+{
+	while (*at < len) {
+		size_t n;
+		uint32_t cp = decode(line + *at, len - *at, &n);
+
+		*at += n;
+		if (cp == 0x1b && terminal) {
+			*at += escape_len(line + *at, len - *at);
+			continue;
+		}
+		if (dropped(cp))
+			continue;
+		return (unsigned char)folded(cp);
+	}
+	return -1;
+}
+
+/* Does the line hold '[', then "sandbox" in any case, as a reader sees it
+ * (whatever prints as nothing or as a space passed by, lookalikes read as
+ * the letters they look like)? That is what a model would read as sbx's
+ * own word, wherever it stands in the line ("\r" and escape sequences can
+ * hide what precedes it). Read twice: as a terminal shows it (escape
+ * sequences print nothing) and as a model reads it (an escape character
+ * is nothing, what follows it is text). */
+static bool reads_as_marker(const unsigned char *line, size_t len, bool terminal)
+{
+	static const char word[] = "sandbox", back[] = "xobdnas";
+	size_t at = 0;
+
+	for (;;) {
+		int c = next_visible(line, len, &at, terminal);
+		size_t after = at, k = 0;
+
+		if (c < 0)
+			return false;
+		if (c == '[') {
+			while (k < sizeof(word) - 1 && next_visible(line, len, &after, terminal) == word[k])
+				k++;
+			if (k == sizeof(word) - 1)
+				return true;
+		} else if (c == 'x') {
+			/* Right to left (a bidi override, an RTL run): "]xobdnas["
+			 * shows as "[sandbox]", its brackets mirrored. */
+			for (k = 1; k < sizeof(back) - 1 &&
+				    next_visible(line, len, &after, terminal) == back[k];)
+				k++;
+			if (k == sizeof(back) - 1) {
+				int b = next_visible(line, len, &after, terminal);
+
+				if (b == '[' || b == ']')
+					return true;
+			}
+		}
+	}
+}
+
+static bool line_looks_like_marker(const char *text, size_t len)
+{
+	const unsigned char *line = (const unsigned char *)text;
+
+	return reads_as_marker(line, len, true) || reads_as_marker(line, len, false);
 }
 
 size_t markers_neutralise(const char *in, size_t len, char *out)

@@ -165,6 +165,22 @@ int policy_parse_bytes(const char *s, uint64_t max, uint64_t *out);
 /* Shell-style name pattern, '*' matches any run of characters (also empty). */
 bool pattern_match(const char *pattern, const char *name);
 
+/* gitconfig.c: the config of a repository a confined run made or changed,
+ * cut down to the allow-listed keys (docs/workspace.md), written afresh in
+ * one canonical form; URLs must be network ones or local paths inside root
+ * (absolute). *dropped: whether anything was left out (else the input
+ * holds only what is kept, and may stay as it is). malloc'd, or NULL when
+ * memory ran out. */
+struct gitconfig_where {
+	const char *root;       /* absolute, resolved */
+	/* An absolute local path outside the root: may it stay? (NULL: no) */
+	bool (*outside_ok)(const char *path, void *ctx);
+	void *ctx;
+};
+char *gitconfig_filter(const char *in, size_t len, const struct gitconfig_where *w,
+		       size_t *out_len, bool *dropped);
+bool gitconfig_url_ok(const char *url, const struct gitconfig_where *w);
+
 /* ---- supervise.c: the supervisor's pure decisions ---- */
 #define SUPERVISE_MAX_WRITABLE 6
 /* The writable set of a run as canonical paths in the command's view. */
@@ -177,20 +193,42 @@ struct supervise_writable {
 };
 /* path (canonical, absolute) is one of the directories or below one. */
 bool supervise_in_writable(const struct supervise_writable *w, const char *path);
+/* The command's own language's texts of the errors a refusal leads to
+ * (EROFS, EACCES, ENOENT, ENOTDIR as its C library prints them), matched
+ * as they stand beside the English phrases; NULL or "" entries are none. */
+#define SUPERVISE_LOCAL_MAX 4
+struct supervise_local {
+	const char *text[SUPERVISE_LOCAL_MAX];
+};
 /* A line of text (len bytes, not NUL-terminated) names path, or a path
  * below it, together with an error ("No such file or directory",
- * "Permission denied", EROFS, ...): "open /r/.config/go/env: no such file
- * or directory" names /r/.config/go. path is absolute, or relative with a
- * '/' in it (src/x.log); never "/". */
-bool supervise_error_names(const char *text, size_t len, const char *path);
+ * "Permission denied", EROFS, ..., one of local's texts, or words of
+ * failure: "error", "unable to", "cannot", "failed"; not on a warning), or
+ * right below a line ending in ':' that holds one: "open /r/.config/go/env: no such file or
+ * directory" names /r/.config/go. path is absolute, or relative with a '/'
+ * in it (src/x.log); never "/". */
+bool supervise_error_names(const char *text, size_t len, const char *path,
+			   const struct supervise_local *local);
 /* The same for a bare name (no '/': "mkdir newdir"), which must stand as
  * a message puts a file name: from the line's start, a space, '(' or an
  * opening quote, to a '/', a colon or a closing quote ('newdir',
  * ‘newdir’, "cd: newdir: No such file", "open newdir/x: ENOENT"). */
-bool supervise_error_names_bare(const char *text, size_t len, const char *name);
-/* Text (one line) holds one of the error phrases supervise_error_names asks
- * for: a line without one names no refusal, whatever names are on it. */
-bool supervise_error_phrase(const char *text, size_t len);
+bool supervise_error_names_bare(const char *text, size_t len, const char *name,
+				const struct supervise_local *local);
+/* A line of text holds one of the error phrases supervise_error_names asks
+ * for: text without one names no refusal, whatever names are on it. */
+bool supervise_error_phrase(const char *text, size_t len, const struct supervise_local *local);
+/* command (a bash command line) names path as a word of its own, or in
+ * quotes: "sqlite3 x.db 'insert ...'", "connect('/p/x.db')". path has at
+ * least two bytes. */
+bool supervise_command_names(const char *command, const char *path);
+/* A line of text that is not a warning says something is read-only or
+ * could not be opened ("readonly", "read-only", "read only", "unable to
+ * open", "cannot open", ..., any case): sqlite's "attempt to write a
+ * readonly database" and "unable to open database file", a tool's own
+ * words for a write it was refused and reports with no system error text
+ * and no file name. */
+bool supervise_says_read_only(const char *text, size_t len);
 /* Text holds Rust's Debug form of an OS error with this errno, which names
  * no path: "Os { code: 30, kind: ReadOnlyFilesystem, ... }" (what
  * `create_dir_all(..).unwrap()` panics with). */

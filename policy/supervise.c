@@ -56,9 +56,13 @@ static bool name_byte(char c)
 	       c == '.' || c == '_' || c == '-' || c == '+' || c == '~' || c == '@';
 }
 
-/* The errors a refused mkdir leads to, as C libraries, Python, node and Go
- * spell them: the refusal itself (EROFS, EACCES), or a later call's failure
- * on the directory that is missing (ENOENT, ENOTDIR). */
+/* The errors a refused mkdir or open leads to, as C libraries, Python,
+ * node and Go spell them: the refusal itself (EROFS, EACCES), or a later
+ * call's failure on the directory that is missing (ENOENT, ENOTDIR); and a
+ * tool's own words of failure where it prints no system error at all
+ * (CMake's "Unable to (re)create the private pkgRedirects directory:",
+ * sqlite's "Error: unable to open database "/p/x.db": unable to open
+ * database file"). */
 #define PHRASE(s) { s, sizeof(s) - 1 }
 static const struct {
 	const char *s;
@@ -66,7 +70,9 @@ static const struct {
 } error_phrases[] = {
 	PHRASE("no such file or directory"), PHRASE("read-only file system"),
 	PHRASE("permission denied"), PHRASE("not a directory"), PHRASE("enoent"),
-	PHRASE("erofs"), PHRASE("eacces"), PHRASE("enotdir"),
+	PHRASE("erofs"), PHRASE("eacces"), PHRASE("enotdir"), PHRASE("error"), PHRASE("fatal"),
+	PHRASE("unable to"), PHRASE("cannot"), PHRASE("can't"), PHRASE("could not"),
+	PHRASE("couldn't"), PHRASE("failed"),
 };
 #define N_PHRASES (sizeof(error_phrases) / sizeof(error_phrases[0]))
 
@@ -75,18 +81,36 @@ static char lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c | 0x20) : c;
 }
 
+/* A warning names what a program goes on without (pip's "WARNING: The
+ * directory '~/.cache/pip' ... is not writable"): no error, whatever its
+ * words. */
+static bool is_warning(const char *line, size_t len)
+{
+	while (len > 0 && (*line == ' ' || *line == '\t'))
+		line++, len--;
+	return len >= 7 && strncasecmp(line, "warning", 7) == 0;
+}
+
 /* In one pass, a phrase asked only where its first two bytes stand: a
  * line of "eeee..." asked all eight phrases at every byte (strlen and
  * strncasecmp each), 0.4 ms a 4 KiB line, and that for each of up to 64
  * noted names, with none of them on the line: 1 MiB of it cost 1.5 s of
  * sbx's CPU on the loop every serve session shares (0.06 s before
  * cf74ac1) (supervisor::output_of_error_letters_costs_little). */
-static bool line_has_error(const char *line, size_t len)
+static bool line_has_error(const char *line, size_t len, const struct supervise_local *local)
 {
+	if (is_warning(line, len))
+		return false;
+	for (size_t i = 0; local && i < SUPERVISE_LOCAL_MAX; i++) {
+		size_t n = local->text[i] ? strlen(local->text[i]) : 0;
+
+		if (n && memmem(line, len, local->text[i], n))
+			return true;
+	}
 	for (size_t at = 0; at + 1 < len; at++) {
 		char c = lower(line[at]), d;
 
-		if (c != 'n' && c != 'r' && c != 'p' && c != 'e')
+		if (c != 'n' && c != 'r' && c != 'p' && c != 'e' && c != 'f' && c != 'u' && c != 'c')
 			continue;
 		d = lower(line[at + 1]);
 		for (size_t i = 0; i < N_PHRASES; i++)
@@ -98,9 +122,47 @@ static bool line_has_error(const char *line, size_t len)
 	return false;
 }
 
-bool supervise_error_phrase(const char *text, size_t len)
+/* The line before [ls, le) in text ends in ':' and holds an error, or
+ * it and the one before it end in ':' and that one holds it: the file is
+ * named on a line of its own (CMake: "CMake Error: Unable to (re)create
+ * the private pkgRedirects directory:", then the path; "CMake Error at
+ * x.cmake:4 (file):", "  file problem creating directory:", then the path
+ * when it is too long for the line). */
+static bool error_above(const char *text, const char *ls, const struct supervise_local *local)
 {
-	return text && line_has_error(text, len);
+	for (int depth = 0; depth < 2; depth++) {
+		const char *pe = ls, *ps;
+
+		if (pe == text)
+			return false;
+		pe--; /* its '\n' */
+		while (pe > text && (pe[-1] == ' ' || pe[-1] == '\r'))
+			pe--;
+		if (pe == text || pe[-1] != ':')
+			return false;
+		for (ps = pe; ps > text && ps[-1] != '\n'; ps--)
+			;
+		if (line_has_error(ps, (size_t)(pe - ps), local))
+			return true;
+		ls = ps;
+	}
+	return false;
+}
+
+bool supervise_error_phrase(const char *text, size_t len, const struct supervise_local *local)
+{
+	const char *end = text + len;
+
+	for (const char *ls = text; text && ls < end;) {
+		const char *le = memchr(ls, '\n', (size_t)(end - ls));
+
+		if (line_has_error(ls, (size_t)((le ? le : end) - ls), local))
+			return true;
+		if (!le)
+			break;
+		ls = le + 1;
+	}
+	return false;
 }
 
 /* Whether name (n bytes, fail its KMP table) stands somewhere in
@@ -134,7 +196,8 @@ static bool stands_in_line(const char *text, const char *end, const char *ls, co
  * (supervisor::output_naming_a_noted_refusal_costs_little). A name is
  * matched within a line (one holding a newline names nothing). */
 static bool named_on_error_line(const char *text, size_t len, const char *name,
-				bool (*stands)(const char *, const char *, const char *, size_t))
+				bool (*stands)(const char *, const char *, const char *, size_t),
+				const struct supervise_local *local)
 {
 	size_t n = strlen(name);
 	const char *end = text + len;
@@ -162,7 +225,7 @@ static bool named_on_error_line(const char *text, size_t len, const char *name,
 		 * warning that it is not writable (matplotlib's, before it
 		 * goes on with a temporary directory). */
 		if (hit && stands_in_line(text, end, hit, le, name, n, fail, stands) &&
-		    line_has_error(ls, (size_t)(le - ls)))
+		    (line_has_error(ls, (size_t)(le - ls), local) || error_above(text, ls, local)))
 			return true;
 		if (le == end)
 			break;
@@ -193,12 +256,13 @@ static bool path_stands(const char *text, const char *end, const char *hit, size
 		 (hit + n < end && name_byte(hit[n])));
 }
 
-bool supervise_error_names(const char *text, size_t len, const char *path)
+bool supervise_error_names(const char *text, size_t len, const char *path,
+			   const struct supervise_local *local)
 {
 	/* Not "/", and not a bare name (supervise_error_names_bare). */
 	if (!text || !path || strlen(path) < 2 || !strchr(path, '/'))
 		return false;
-	return named_on_error_line(text, len, path, path_stands);
+	return named_on_error_line(text, len, path, path_stands, local);
 }
 
 /* Where a file name starts in a message: the line's start, a space, a
@@ -229,13 +293,62 @@ static bool bare_stands(const char *text, const char *end, const char *hit, size
 	return starts_name(text, hit) && ends_name(end, hit + n);
 }
 
-bool supervise_error_names_bare(const char *text, size_t len, const char *name)
+bool supervise_error_names_bare(const char *text, size_t len, const char *name,
+				const struct supervise_local *local)
 {
 	/* Why only as a file name stands in a message (quoted, or before a
 	 * colon or a '/'): a bare word is in too many messages. */
 	if (!text || !name || !name[0] || strchr(name, '/'))
 		return false;
-	return named_on_error_line(text, len, name, bare_stands);
+	return named_on_error_line(text, len, name, bare_stands, local);
+}
+
+/* Shell word boundaries around a name on a command line: "sqlite3 x.db",
+ * "connect('/p/x.db')", "--db=x.db;". */
+static bool command_word_stands(const char *cmd, const char *end, const char *hit, size_t n)
+{
+	bool starts = hit == cmd || strchr(" \t\n'\"=(", hit[-1]);
+	bool ends = hit + n == end || strchr(" \t\n'\";&|)", hit[n]);
+
+	return starts && ends;
+}
+
+bool supervise_command_names(const char *command, const char *path)
+{
+	size_t n = path ? strlen(path) : 0, len = command ? strlen(command) : 0;
+	const char *end = command + len;
+
+	if (n < 2 || !command)
+		return false;
+	for (const char *at = command; (at = memmem(at, (size_t)(end - at), path, n)) != NULL; at++)
+		if (command_word_stands(command, end, at, n))
+			return true;
+	return false;
+}
+
+bool supervise_says_read_only(const char *text, size_t len)
+{
+	static const char *const words[] = { "readonly", "read-only", "read only", "unable to open",
+					      "cannot open", "can't open", "could not open",
+					      "couldn't open", "failed to open" };
+	const char *end = text + len;
+
+	for (const char *ls = text; text && ls < end;) {
+		const char *le = memchr(ls, '\n', (size_t)(end - ls));
+		size_t n = (size_t)((le ? le : end) - ls);
+
+		bool warning = is_warning(ls, n);
+
+		for (size_t i = 0; i + 8 <= n && !warning; i++)
+			for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
+				if (lower(ls[i]) == words[w][0] && i + strlen(words[w]) <= n &&
+				    strncasecmp(ls + i, words[w], strlen(words[w])) == 0)
+					return true;
+		if (!le)
+			break;
+		ls = le + 1;
+	}
+	return false;
 }
 
 bool supervise_error_is_rust_os(const char *text, size_t len, int code)

@@ -11,6 +11,9 @@
 #   git, live    the same while another run of the root is live (a
 #                background `sbx run` sleeping): the run joins the recorded
 #                baseline instead of recording it
+#   git, 5k dirs a git root holding 5,000 directories and 10 repositories
+#                below it (the walk after each workspace-write run: it grows
+#                with the directories in the root)
 # INTERLEAVED rounds, so drift in the machine's load hits every case alike.
 # Prints the median (p10, p90) per run in microseconds and the ratio to the
 # `off` case of the same runner. Asserts nothing about time. Builds nothing:
@@ -30,9 +33,15 @@ command -v python3 >/dev/null || { echo "bench-protect: python3 not installed" >
 # Not under /tmp: the namespace runner puts a private directory there.
 WORK=$(mktemp -d /var/tmp/sbx-bench-protect-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-mkdir "$WORK/empty" "$WORK/git" "$WORK/live" "$WORK/cache"
+mkdir "$WORK/empty" "$WORK/git" "$WORK/live" "$WORK/cache" "$WORK/big"
 git -C "$WORK/git" init -q
 git -C "$WORK/live" init -q
+git -C "$WORK/big" init -q
+(cd "$WORK/big" && for i in $(seq 10); do git init -q "repo$i"; done &&
+	python3 -c 'import os
+for i in range(50):
+    for j in range(100):
+        os.makedirs("src/d%d/e%d" % (i, j))')
 : >"$WORK/default.conf"
 echo "protected_paths = none" >"$WORK/off.conf"
 
@@ -60,6 +69,7 @@ for runner in ("namespace", "landlock"):
         (runner, "empty root", sbx(runner, "default.conf", "empty")),
         (runner, "git root", sbx(runner, "default.conf", "git")),
         (runner, "git root, another run live", sbx(runner, "default.conf", "live")),
+        (runner, "git root, 5k dirs, 10 repos", sbx(runner, "default.conf", "big")),
     ]
 
 

@@ -32,7 +32,7 @@ done
 hungry='*inflight*|*passed_fds*|*lingering*|*lockstep*|*waiting_sends*'
 solo=("test_supervisor:supervisor/@($hungry)" test_limits test_concurrent_ends)
 # The longest first, so the pool drains evenly.
-long=(test_corpus_families "test_supervisor:supervisor/!($hungry)" test_corpus test_output
+long=(test_corpus_families test_corpus_kinds "test_supervisor:supervisor/!($hungry)" test_corpus test_output
 	test_socket_policy test_sidedoors test_escape test_library test_spill test_contain test_run
 	test_view test_serve)
 

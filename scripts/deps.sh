@@ -21,22 +21,30 @@ RUN_PACKAGES="gcc make pkg-config libc6-dev liburing-dev libseccomp-dev libmnl-d
 # python3 and nodejs for the serve examples, man-db and libcap2-bin for the
 # install check, bubblewrap as the benchmarks' baseline; locales and
 # libc-l10n: localedef and the C library's translations (the classifier corpus
-# runs in de_DE.UTF-8 and zh_CN.UTF-8); python3-pytest and
-# default-jdk-headless: real test-runner and Java output in that corpus;
+# runs in de_DE.UTF-8 and zh_CN.UTF-8, issue 31's kinds in fr_FR, ja_JP and
+# pl_PL); python3-pytest and default-jdk-headless: real test-runner and Java
+# output in that corpus; rsync, zip, unzip, patch, perl, sqlite3 and cmake:
+# the kinds corpus's tools;
 # qemu-system-x86, busybox-static and cpio: scripts/vm-check.sh boots Debian's
 # cloud kernel (which it unpacks itself, never installs) with them.
 # The real-work suite (scripts/realwork.sh) drives everyday tools: jq reads
 # sbx's results; the rest are the workflows' own (venv + pip, linters,
 # builds, sqlite, vim, archives, sockets, ptys, ssh-agent, go, cargo,
-# inotify-tools for the file watchers).
+# inotify-tools for the file watchers). e2fsprogs and btrfs-progs make the
+# loop-mounted file systems of test_inode_ioctls and test_setuid_content
+# (an ext4 with encryption, a btrfs for subvolumes and reflinks).
+# unicode-data: the Unicode property
+# files the marker guard's table is generated from (test_markers_forged
+# checks the committed classify/unicode_table.h against them).
 # apparmor: apparmor_parser checks the installed AppArmor profile's syntax
 # without loading it (test_examples.sh).
 TEST_PACKAGES="libcriterion-dev git util-linux procps iproute2 python3 nodejs man-db \
+e2fsprogs btrfs-progs \
 libcap2-bin bubblewrap keyutils tar locales libc-l10n python3-pytest default-jdk-headless \
 qemu-system-x86 busybox-static cpio \
 jq bsdutils cmake ccache sqlite3 vim zip unzip gzip curl socat openssh-client expect \
 python3-venv python3-pip python3-setuptools python3-wheel black pylint mypy golang-go cargo perl patch \
-inotify-tools apparmor"
+inotify-tools unicode-data apparmor rsync"
 
 # The arm64 cross build: the cross compiler and the arm64 -dev packages of
 # sbx's own libraries (multiarch: libraries to link against, no arm64

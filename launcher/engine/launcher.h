@@ -118,6 +118,11 @@ typedef size_t (*tree_keep_fn)(pid_t *out, size_t max);
 void tree_kill_orphans(tree_keep_fn keep_fn);
 /* Children of this thread (serve's spawner, 0: none) are never orphans. */
 void tree_spawner_is(pid_t tid);
+/* A run's scope thread (kernel/scope_thread.h) spawns that run: its children
+ * are the run's first processes, passed by as serve's spawner's are, from
+ * add until remove. */
+void tree_spawner_add(pid_t tid);
+void tree_spawner_remove(pid_t tid);
 /* Whether any child of ours is named neither by keep_fn nor also_keep. */
 bool tree_has_orphans(tree_keep_fn keep_fn, pid_t also_keep);
 /* Around a run's start, from before its first fork until its processes are

@@ -15,6 +15,7 @@
  *      variant to the bare language; the first that holds the message wins;
  *   5. the translation is converted to the LC_CTYPE locale's codeset.
  * The English texts (the message ids) come from strerror_l in "C". */
+#include <errno.h>
 #include <iconv.h>
 #include <langinfo.h>
 #include <libintl.h>
@@ -131,8 +132,11 @@ static bool translate(struct catalog_search *cs, const char *languages, const ch
 	return false;
 }
 
-void locale_dialect_derive(const struct locale_vars *v, const char *catalog_dir,
-			   struct dialect_texts *out)
+/* The errno values of missing[] (locale_missing_for_env). */
+static const int missing_errnos[LOCALE_MISSING] = { ENOENT, ENOTDIR };
+
+static void derive(const struct locale_vars *v, const char *catalog_dir, struct dialect_texts *out,
+		   char (*missing)[DIALECT_TEXT_MAX])
 {
 	const char *msg_name = first_set(v->lc_all, v->lc_messages, v->lang);
 	const char *ctype_name = first_set(v->lc_all, v->lc_ctype, v->lang);
@@ -140,6 +144,8 @@ void locale_dialect_derive(const struct locale_vars *v, const char *catalog_dir,
 	struct catalog_search cs;
 
 	memset(out, 0, sizeof(*out));
+	if (missing)
+		memset(missing, 0, LOCALE_MISSING * sizeof(*missing));
 	/* Step 1: a locale the machine lacks leaves the program in "C". */
 	ctype = newlocale(LC_CTYPE_MASK, ctype_name, (locale_t)0);
 	if (!ctype)
@@ -174,11 +180,24 @@ void locale_dialect_derive(const struct locale_vars *v, const char *catalog_dir,
 			    strcmp(out->text[i], msgid) == 0)
 				out->text[i][0] = '\0';
 		}
+		for (unsigned i = 0; missing && i < LOCALE_MISSING; i++) {
+			const char *msgid = strerror_l(missing_errnos[i], c_loc);
+
+			if (!translate(&cs, languages, msgid, codeset, missing[i], DIALECT_TEXT_MAX) ||
+			    strcmp(missing[i], msgid) == 0)
+				missing[i][0] = '\0';
+		}
 		catalog_search_done(&cs);
 	}
 	if (c_loc)
 		freelocale(c_loc);
 	freelocale(loc);
+}
+
+void locale_dialect_derive(const struct locale_vars *v, const char *catalog_dir,
+			   struct dialect_texts *out)
+{
+	derive(v, catalog_dir, out, NULL);
 }
 
 /* ---- the cache: serve runs many commands in few locales ---- */
@@ -187,6 +206,7 @@ struct cache_slot {
 	bool used;
 	char key[KEY_MAX];
 	struct dialect_texts texts;
+	char missing[LOCALE_MISSING][DIALECT_TEXT_MAX];
 };
 
 static struct cache_slot cache[CACHE_SLOTS];
@@ -213,7 +233,8 @@ static bool make_key(const struct locale_vars *v, char *key)
 	return true;
 }
 
-void locale_dialect_for_env(char *const *envp, struct dialect_texts *out)
+static void texts_for_env(char *const *envp, struct dialect_texts *out,
+			  char (*missing)[DIALECT_TEXT_MAX])
 {
 	struct locale_vars v = {
 		.lc_all = env_value(envp, "LC_ALL"),
@@ -222,18 +243,20 @@ void locale_dialect_for_env(char *const *envp, struct dialect_texts *out)
 		.lang = env_value(envp, "LANG"),
 		.language = env_value(envp, "LANGUAGE"),
 	};
-	char key[KEY_MAX];
+	char key[KEY_MAX], also[LOCALE_MISSING][DIALECT_TEXT_MAX];
 	bool keyed = make_key(&v, key);
 
 	pthread_mutex_lock(&cache_lock);
 	for (size_t i = 0; keyed && i < CACHE_SLOTS; i++)
 		if (cache[i].used && strcmp(cache[i].key, key) == 0) {
 			*out = cache[i].texts;
+			memcpy(missing, cache[i].missing, sizeof(cache[i].missing));
 			pthread_mutex_unlock(&cache_lock);
 			return;
 		}
 	pthread_mutex_unlock(&cache_lock);
-	locale_dialect_derive(&v, NULL, out);
+	derive(&v, NULL, out, also);
+	memcpy(missing, also, sizeof(also));
 	if (!keyed)
 		return;
 	pthread_mutex_lock(&cache_lock);
@@ -241,5 +264,19 @@ void locale_dialect_for_env(char *const *envp, struct dialect_texts *out)
 	s->used = true;
 	memcpy(s->key, key, strlen(key) + 1);
 	s->texts = *out;
+	memcpy(s->missing, also, sizeof(also));
 	pthread_mutex_unlock(&cache_lock);
+}
+
+void locale_dialect_for_env(char *const *envp, struct dialect_texts *out)
+{
+	char missing[LOCALE_MISSING][DIALECT_TEXT_MAX];
+
+	texts_for_env(envp, out, missing);
+}
+
+void locale_texts_for_env(char *const *envp, struct dialect_texts *out,
+			  char missing[LOCALE_MISSING][DIALECT_TEXT_MAX])
+{
+	texts_for_env(envp, out, missing);
 }

@@ -17,6 +17,13 @@ struct locale_vars {
  * once. Every text is "" when the command prints English. */
 void locale_dialect_for_env(char *const *envp, struct dialect_texts *out);
 
+/* The same, and the texts of ENOENT and ENOTDIR ("" each: English): the
+ * errors a program reports after a refused mkdir, which the supervisor's
+ * noted refusals are named with (run_named.c). Cached together. */
+#define LOCALE_MISSING 2
+void locale_texts_for_env(char *const *envp, struct dialect_texts *out,
+			  char missing[LOCALE_MISSING][DIALECT_TEXT_MAX]);
+
 /* The derivation itself, uncached, with the catalogs' directory given (NULL:
  * the C library's own). Exposed for the tests. */
 void locale_dialect_derive(const struct locale_vars *v, const char *catalog_dir,

@@ -136,8 +136,12 @@ void run_evidence_ready(struct run_state *r)
 	if (!r->ev_pending)
 		return;
 	r->ev_pending = false;
-	locale_dialect_for_env(r->envp, &local);
+	locale_texts_for_env(r->envp, &local, r->missing);
 	evidence_init(&r->ev, r->runner->dialects, &local);
+	/* the command's own words for the errors its output names a noted
+	 * refusal with (run_named.c) */
+	r->named_local = (struct supervise_local){ { r->ev.local.text[0], r->ev.local.text[1],
+						     r->missing[0], r->missing[1] } };
 }
 
 static void on_stream(struct loop_watch *w, const char *buf, ssize_t n)
@@ -354,6 +358,8 @@ static struct run_state *run_alloc(void)
 	r->protect.dir_fd = r->protect.lock_fd = -1;
 	r->deadman_w = -1;
 	r->notify_sock[0] = r->notify_sock[1] = -1;
+	r->opener_sock[0] = r->opener_sock[1] = -1;
+	r->spec.opener_fd = -1;
 	r->out.spill_fd = r->err.spill_fd = -1;
 	spill_place_init(&r->spill, 0);
 	return r;
@@ -457,6 +463,8 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 		r->deadman_w = deadman[1];
 	}
 	r->spec.deadman_pid = &r->deadman_pid;
+	r->spec.opener_pid = &r->opener_pid;
+	r->spec.netns_cookie = &r->netns_cookie;
 	/* Until our children of this start are listed live, no other run's
 	 * end may walk them (tree.c). */
 	bool gate = tree_spawn_begin();
@@ -482,6 +490,10 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	 * else is done here: bash may exit at once. */
 	if (r->deadman_pid > 0)
 		live_add(r->deadman_pid);
+	/* The opener too (landlock runner: our child, beside bash). */
+	if (r->opener_pid > 0)
+		live_add(r->opener_pid);
+	run_supervise_spawned(r);
 	tree_spawn_end(gate);
 	run_supervise_attach(r, cfg);
 	/* The denial texts in the command's own language are looked up when
@@ -626,6 +638,22 @@ static void wait_and_reap(pid_t pid, int pidfd, int ms)
 		;
 }
 
+/* The opener (landlock runner: our child) serves the command's opens as
+ * long as the command lives: it ends with it, first, so the look for what
+ * else is left does not take it for a leftover. (The namespace runner's
+ * is inside the run's PID namespace, whose init reaps it and whose end
+ * ends it.) */
+static void end_opener(struct run_state *r)
+{
+	if (r->opener_pid <= 0)
+		return;
+	live_remove(r->opener_pid);
+	kill(r->opener_pid, SIGKILL);
+	while (waitpid(r->opener_pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	r->opener_pid = 0;
+}
+
 /* Nothing outlives a run: what bash left behind (still holding the pipes or
  * not) ends now.
  *  - A PID namespace (namespace runner): init's exit makes the kernel kill
@@ -643,6 +671,7 @@ static void wait_and_reap(pid_t pid, int pidfd, int ms)
  *  - Otherwise, the walk of our children ends and reaps the rest. */
 static void end_tree(struct run_state *r)
 {
+	end_opener(r);
 	live_remove(r->exit_fd >= 0 ? r->pid : r->deadman_pid);
 	if (r->exit_fd >= 0) {
 		pull_trigger(r);
@@ -744,6 +773,7 @@ void run_discard(struct run_state *r)
 	}
 	if (r->deadman_pid > 0)
 		live_remove(r->deadman_pid);
+	end_opener(r);
 	run_supervise_end(r);
 	if (r->reap_pid > 0)
 		reap_defer(r->reap_pid, r->reap_pidfd, &r->limits,

@@ -8,7 +8,9 @@
 #include <linux/filter.h>
 
 #include "launcher.h"
+#include "locale_dialect.h"
 #include "ns_view.h"
+#include "policy.h"
 #include "protect.h"
 #include "runner.h"
 #include "run_limits.h"
@@ -41,6 +43,11 @@ struct run_state {
 	char *view_strings[RUN_VIEW_STRINGS]; /* owned by the run; view points here */
 	size_t n_view_strings;
 	struct protect_state protect;
+	/* The protected paths' end (run_protect_finish): done, and what it
+	 * put back (paths valid until protect_free). */
+	bool protect_finished;
+	const char *protect_reverted[PROTECT_REPORT_MAX];
+	size_t n_protect_reverted;
 	struct run_limits limits;
 	char *argv[4];
 	char **envp;
@@ -55,8 +62,14 @@ struct run_state {
 	int fd_out, fd_err;
 	int deadman_w;             /* write end of the dead-man trigger, -1: none */
 	pid_t deadman_pid;         /* its helper (0: none) */
+	uint64_t netns_cookie;     /* landlock runner, --net none: the run's network
+				    * namespace (SO_NETNS_COOKIE; 0: none, unknown) */
 	struct supervisor *sup;    /* the syscall supervisor (NULL: none) */
+	struct scope_thread *scope; /* spawns the run, starts its scoped calls (NULL: none) */
+	bool scope_listed;         /* its children passed by the walks (tree.c) */
 	int notify_sock[2];        /* its listener's way from the child */
+	int opener_sock[2];        /* the opener's requests (runners/opener.h): [0] ours */
+	pid_t opener_pid;          /* the opener, where it is our child (0: none) */
 	struct loop *loop;         /* NULL until run_attach */
 	int cancel_fd;
 	bool loop_persists;        /* serve's loop: helpers are reaped on it */
@@ -65,6 +78,10 @@ struct run_state {
 	struct evidence ev;
 	bool ev_pending;            /* ev waits for the dialect texts (first output) */
 	struct run_named named;     /* whole lines that name a soft refusal */
+	/* the command's language's texts of ENOENT, ENOTDIR, and the
+	 * supervisor's phrases in it (run_evidence_ready) */
+	char missing[LOCALE_MISSING][DIALECT_TEXT_MAX];
+	struct supervise_local named_local;
 
 	/* its clock */
 	uint64_t start_ms;
@@ -103,6 +120,13 @@ void run_terminate(struct run_state *r);
 void run_evidence_ready(struct run_state *r);
 /* Classify and build the result; frees r. */
 int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error *err);
+/* After the run is done, before run_finish: whether its protected paths
+ * are still to be put back (and its git pass done), and doing that. The
+ * latter may take long (a tree the command left, a big workspace) and may
+ * run on any thread while nothing else touches r: serve runs it off its
+ * loop; run_finish does it itself when it was not done. */
+bool run_protect_pending(const struct run_state *r);
+void run_protect_finish(struct run_state *r);
 void run_discard(struct run_state *r);
 /* Pids of every run still alive in this process (bash pids). */
 size_t run_live_pids(pid_t *out, size_t max);

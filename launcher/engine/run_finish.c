@@ -45,6 +45,7 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 		.exit_code = res->exit_code,
 		.confined = r->runner != NULL,
 		.cwd = r->cwd,
+		.command = r->command,
 		.writable = writable,
 		.protected_paths = protected,
 		.could_write = caller_could_write,
@@ -65,27 +66,40 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 
 /* After the run's processes are gone: every protected path goes back to
  * the root's baseline (what was absent is removed, what changed is put
- * back), whoever changed it while this run was live. That write was
- * refused, after the fact: it counts as a denial. */
+ * back), whoever changed it while this run was live, and every git
+ * repository under the root is held to the allow-list. */
+bool run_protect_pending(const struct run_state *r)
+{
+	return !r->protect_finished && r->runner &&
+	       (r->mode == SBX_MODE_WORKSPACE_WRITE || r->protect.begun);
+}
+
+void run_protect_finish(struct run_state *r)
+{
+	if (!run_protect_pending(r)) {
+		r->protect_finished = true;
+		return;
+	}
+	r->protect_finished = true;
+	r->n_protect_reverted =
+		protect_end(&r->protect, r->root_fd, r->protect_reverted, PROTECT_REPORT_MAX);
+}
+
+/* That write was refused, after the fact: sandbox.reverted says so. */
 static bool sweep_protected(struct run_state *r, struct sbx_result *res)
 {
-	const char *removed[PROTECT_REPORT_MAX];
-	size_t n;
-
-	if (!r->runner || (r->mode != SBX_MODE_WORKSPACE_WRITE && !r->protect.begun))
-		return false;
-	n = protect_end(&r->protect, r->root_fd, removed, PROTECT_REPORT_MAX);
+	run_protect_finish(r);
 	/* A read-only run that recovered a dead sbx's baseline leaves it as a
 	 * workspace-write run would; its command could write none of it, so
 	 * what another run's command changed meanwhile is not this run's. */
-	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
+	if (!r->runner || r->mode != SBX_MODE_WORKSPACE_WRITE)
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		res->reverted[res->n_reverted] = strdup(removed[i]);
+	for (size_t i = 0; i < r->n_protect_reverted; i++) {
+		res->reverted[res->n_reverted] = strdup(r->protect_reverted[i]);
 		if (res->reverted[res->n_reverted])
 			res->n_reverted++;
 	}
-	return n > 0;
+	return r->n_protect_reverted > 0;
 }
 
 /* What this run put back before it started, to a baseline an earlier run
@@ -179,13 +193,15 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	res->runner = r->runner ? r->runner->name : NULL;
 	res->enforcement = r->runner ? r->runner->enforcement(&r->spec) : SBX_ENFORCEMENT_FULL;
 	res->private_processes = r->runner && r->view.private_proc;
-	if (r->runner && r->mode == SBX_MODE_WORKSPACE_WRITE && r->view.protect.n)
-		res->protected_how = r->runner->protects_by_mounts ? "read-only"
-				     : r->protect.partial   ? "partial"
-							    : "restored";
 	/* Both, always: the sweep puts protected paths back. */
 	bool refused = classify_run(r, res);
 	bool reverted = sweep_protected(r, res);
+
+	if (r->runner && r->mode == SBX_MODE_WORKSPACE_WRITE && (r->view.protect.n || r->protect.git))
+		res->protected_how = r->protect.git_partial	      ? "partial"
+				     : r->runner->protects_by_mounts ? "read-only"
+				     : r->protect.partial	      ? "partial"
+								      : "restored";
 	bool failed = !res->exited || res->exit_code != 0;
 
 	/* Calls the policy refused by seccomp (the rules' EPERM, the
@@ -194,10 +210,16 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	 * they were refused, they make a failed run a denied one. */
 	res->refused_calls = run_supervise_refusals(r);
 	run_named_finish(r);
-	res->denied = refused || reverted || (failed && res->refused_calls) ||
+	/* Denied only if the run failed (CONTRACT section 5): a run that
+	 * exited 0 did what it was asked, and an agent told "denied" would ask
+	 * the user for a wider mode it does not need. What was put back after
+	 * a successful run is reported by sandbox.reverted alone. */
+	res->denied = (failed && reverted) || refused || (failed && res->refused_calls) ||
 		      (failed && (r->named.seen ||
 				  run_supervise_refusal_named(r, res->err_text, res->err_len) ||
-				  run_supervise_refusal_named(r, res->out_text, res->out_len)));
+				  run_supervise_refusal_named(r, res->out_text, res->out_len) ||
+				  run_supervise_refusal_commanded(r, res->err_text, res->err_len) ||
+				  run_supervise_refusal_commanded(r, res->out_text, res->out_len)));
 	markers_build(markers, sizeof(markers), sbx_mode_name(r->mode), res->denied,
 		      r->escalation, false);
 	add_limits(r, res, markers, sizeof(markers));

@@ -20,6 +20,8 @@
 #define LIMITS_PROCESSES_MAX 4096
 #define LIMITS_TMP_MIN (64ULL << 20)
 #define LIMITS_TMP_MAX (1ULL << 30)
+#define LIMITS_TMP_BYTES_PER_INODE (16ULL << 10)
+#define LIMITS_TMP_INODES_MIN 1024ULL
 
 struct sbx_run;
 
@@ -40,7 +42,7 @@ struct run_limits {
 	bool memory_by_cgroup;
 	bool cgroup_active;
 	struct cgroup_run cg;
-	char tmpfs_opts[64];
+	char tmpfs_opts[96];
 	struct limits_report report;
 };
 
@@ -48,6 +50,8 @@ struct run_limits {
  * bytes; concurrent = how many runs may be alive at once. */
 uint64_t limits_default_processes(uint64_t host_tasks, unsigned concurrent);
 uint64_t limits_default_tmp_size(uint64_t mem_total, unsigned concurrent);
+/* The inodes a private tmpfs of tmp_size bytes may hold (docs/limits.md). */
+uint64_t limits_tmp_inodes(uint64_t tmp_size);
 uint64_t limits_default_cgroup_memory(uint64_t mem_total);
 
 /* Parent, before spawn: resolve the limits, make the run's cgroup where one

@@ -10,9 +10,15 @@
 static void ask(struct run_state *r, int s)
 {
 	struct run_named *nm = &r->named;
+	char *line = nm->buf[s] + nm->prev[s] + 1;
 
-	if (nm->len[s] && run_supervise_refusal_named(r, nm->line[s], nm->len[s]))
+	/* with the line before it, after a '\n' (none: the line alone) */
+	if (nm->len[s] && (nm->prev[s] ? run_supervise_refusal_named(r, nm->buf[s], nm->prev[s] + 1 + nm->len[s])
+				       : run_supervise_refusal_named(r, line, nm->len[s])))
 		nm->seen = true;
+	memmove(nm->buf[s], line, nm->len[s]);
+	nm->prev[s] = nm->len[s];
+	nm->buf[s][nm->prev[s]] = '\n';
 	nm->len[s] = 0;
 }
 
@@ -32,7 +38,7 @@ void run_named_feed(struct run_state *r, bool is_err, const char *buf, size_t n)
 		 * file it failed on. */
 		if (take > room)
 			take = room;
-		memcpy(nm->line[s] + nm->len[s], buf, take);
+		memcpy(nm->buf[s] + nm->prev[s] + 1 + nm->len[s], buf, take);
 		nm->len[s] += take;
 		if (!nl)
 			return;

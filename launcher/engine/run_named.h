@@ -14,8 +14,11 @@
 struct run_state;
 
 struct run_named {
-	char line[2][RUN_NAMED_LINE_MAX]; /* the line so far, per stream */
-	size_t len[2];
+	/* per stream: the line before (prev bytes), '\n', the line so far
+	 * (len bytes): a file is named on a line of its own below an error
+	 * line ending in ':' (CMake) */
+	char buf[2][2 * RUN_NAMED_LINE_MAX + 1];
+	size_t prev[2], len[2];
 	bool seen;                        /* a line named one */
 };
 

@@ -14,6 +14,7 @@
 #include "landlock.h"
 #include "probe.h"
 #include "run.h"
+#include "run_supervise.h"
 #include "statedir.h"
 
 /* Per process, only the probe's verdict is remembered: it reads facts about
@@ -256,7 +257,7 @@ static int spawn_with(struct run_state *r, const struct runner_ops *runner,
 	run_limits_for_clone(&r->limits, &r->spec, flags);
 	prep_reason[0] = '\0';
 	rc = runner->prepare(&r->spec, prep_reason, prep_size) < 0 ? 1
-	     : spawn_child(&r->spec, flags, o);
+	     : run_supervise_spawn(r, flags, o);
 	runner->release(&r->spec);
 	return rc;
 }

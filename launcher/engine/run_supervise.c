@@ -16,8 +16,18 @@
 #include "run_supervise.h"
 
 #ifdef CONFIG_SUPERVISOR
+#include "scope_thread.h"
 #include "seccomp_notify.h"
 #include "supervisor.h"
+
+static void close_opener(struct run_state *r)
+{
+	for (int i = 0; i < 2; i++)
+		if (r->opener_sock[i] >= 0)
+			close(r->opener_sock[i]);
+	r->opener_sock[0] = r->opener_sock[1] = -1;
+	r->spec.opener_fd = -1;
+}
 
 /* What the command of a caller with real uid `uid` holds, and so the
  * supervisor's threads: a root caller's keeps exactly CAP_CHOWN,
@@ -32,16 +42,113 @@ void run_supervise_prepare(struct run_state *r)
 	r->notify_sock[0] = r->notify_sock[1] = -1;
 	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS || supervisor_probe(reason, sizeof(reason)) < 0)
 		return;
-	r->spec.notify_sockets = notify_filter_get(NOTIFY_SOCKETS);
-	r->spec.notify_metadata = notify_filter_get(NOTIFY_METADATA);
+	/* workspace-write: the run's opener performs its opens for writing
+	 * (runners/opener.h), so no file of the run is ever open for writing
+	 * with a setuid or setgid bit. In read-only mode nothing it may open
+	 * for writing lies on the host (/dev/null, the namespace runner's
+	 * private /dev/shm and ptys). */
+	bool opens = r->mode == SBX_MODE_WORKSPACE_WRITE &&
+		     socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->opener_sock) == 0;
+
+	r->spec.notify_sockets = notify_filter_get(opens ? NOTIFY_SOCKETS_OPENS : NOTIFY_SOCKETS);
+	r->spec.notify_metadata = notify_filter_get(opens ? NOTIFY_METADATA_OPENS : NOTIFY_METADATA);
 	if (!r->spec.notify_sockets || !r->spec.notify_metadata ||
 	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		r->spec.notify_sockets = r->spec.notify_metadata = NULL;
+		close_opener(r);
 		return;
 	}
 	r->notify_sock[0] = sv[0];
 	r->notify_sock[1] = sv[1];
 	r->spec.notify_fd = sv[1];
+	r->spec.opener_fd = r->opener_sock[1];
+}
+
+/* The namespace runner's /proc is the host's here (its procfs could not be
+ * mounted: a container masks parts of the host's), so its command's domain
+ * handles file rights: learnt once, from a child that said so. */
+static bool ns_host_proc;
+
+static void scope_drop(struct run_state *r)
+{
+	if (!r->scope)
+		return;
+	run_supervise_spawned(r);
+	scope_thread_unref(r->scope);
+	r->scope = NULL;
+	r->spec.scope_without_refer = false;
+}
+
+/* A scope thread whose domain suits the runner about to spawn (refer: the
+ * command's domain will handle file rights). Without one (no thread to be
+ * had) the supervisor decides abstract names as below ABI 6
+ * (supervisor_abstract.c). */
+static void scope_for(struct run_state *r, bool refer)
+{
+	int err;
+
+	if (r->scope && scope_thread_refers(r->scope) == refer)
+		return;
+	scope_drop(r);
+	r->scope = scope_thread_start(refer, &err);
+	if (r->scope) {
+		/* Until the run's first processes are listed live (run.c),
+		 * no walk of our children takes them for leftovers. */
+		tree_spawner_add(scope_thread_tid(r->scope));
+		r->scope_listed = true;
+		r->spec.scope_without_refer = !refer;
+	}
+}
+
+void run_supervise_spawned(struct run_state *r)
+{
+	/* Listed live now: from here on the walks see its children as any
+	 * thread's (and the end of the run reaps its dead-man helper). */
+	if (r->scope && r->scope_listed)
+		tree_spawner_remove(scope_thread_tid(r->scope));
+	r->scope_listed = false;
+}
+
+struct spawn_args {
+	struct child_spec *spec;
+	int flags;
+	struct spawn_outcome *o;
+};
+
+static int spawn_there(void *arg)
+{
+	struct spawn_args *a = arg;
+
+	return spawn_child(a->spec, a->flags, a->o);
+}
+
+int run_supervise_spawn(struct run_state *r, int clone_flags, struct spawn_outcome *o)
+{
+	struct spawn_args a = { &r->spec, clone_flags, o };
+	bool landlock = r->spec.runner && r->spec.runner->id == SBX_RUNNER_LANDLOCK;
+	int rc;
+
+	if (r->notify_sock[0] < 0 || r->spec.landlock_abi < 6) {
+		scope_drop(r);
+		return spawn_child(&r->spec, clone_flags, o);
+	}
+	scope_for(r, landlock || __atomic_load_n(&ns_host_proc, __ATOMIC_RELAXED));
+	/* Spawned there, the command's Landlock domains lie below the scope
+	 * thread's own. */
+	rc = r->scope ? scope_thread_call(r->scope, spawn_there, &a) : spawn_child(&r->spec, clone_flags, o);
+	/* The namespace runner fell back to the host's /proc, whose Landlock
+	 * ruleset handles file rights, below a scope domain that grants no
+	 * REFER: its child refused to go on (every rename across directories
+	 * would fail). Once more, under a domain that grants it; and the
+	 * next runs of this process start so. */
+	if (rc == 0 && r->scope && !landlock && o->failed && o->status.stage == STAGE_LANDLOCK &&
+	    o->status.err == EXDEV) {
+		__atomic_store_n(&ns_host_proc, true, __ATOMIC_RELAXED);
+		scope_for(r, true);
+		rc = r->scope ? scope_thread_call(r->scope, spawn_there, &a)
+			      : spawn_child(&r->spec, clone_flags, o);
+	}
+	return rc;
 }
 
 void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
@@ -55,11 +162,19 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	close(r->notify_sock[1]);
 	r->notify_sock[1] = -1;
 	r->spec.notify_fd = -1;
+	/* The opener has its end (or the child never made one): ours goes
+	 * to the supervisor, or nowhere. */
+	if (r->opener_sock[1] >= 0)
+		close(r->opener_sock[1]);
+	r->opener_sock[1] = -1;
+	r->spec.opener_fd = -1;
 	listener = notify_receive_listener(r->notify_sock[0]);
 	close(r->notify_sock[0]);
 	r->notify_sock[0] = -1;
-	if (listener < 0 || !r->runner)
+	if (listener < 0 || !r->runner) {
+		close_opener(r); /* nothing to serve: it ends */
 		return;
+	}
 	p.metadata = r->runner->id == SBX_RUNNER_LANDLOCK;
 	if (r->mode == SBX_MODE_WORKSPACE_WRITE) {
 		/* The writable set as the command sees it: the namespace runner's
@@ -93,6 +208,12 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	p.rules = r->spec.notify_joined ? r->spec.seccomp : NULL;
 	p.pty_pool = r->spec.pty_pool;
 	p.run = r->pid;
+	p.scope = r->scope;
+	p.netns_cookie = r->netns_cookie;
+	/* Taken over (closed) by the supervisor, whatever becomes of it. */
+	p.opener = r->opener_sock[0];
+	p.landlock_abi = r->spec.landlock_abi;
+	r->opener_sock[0] = -1;
 	r->sup = supervisor_start(listener, &p, &err);
 	r->spec.supervised = r->sup != NULL;
 }
@@ -104,7 +225,12 @@ unsigned run_supervise_refusals(const struct run_state *r)
 
 bool run_supervise_refusal_named(const struct run_state *r, const char *text, size_t len)
 {
-	return supervisor_refusal_named(r->sup, text, len);
+	return supervisor_refusal_named(r->sup, text, len, &r->named_local);
+}
+
+bool run_supervise_refusal_commanded(const struct run_state *r, const char *text, size_t len)
+{
+	return supervisor_refusal_commanded(r->sup, r->command, r->cwd, text, len);
 }
 
 bool run_supervise_noted_any(const struct run_state *r)
@@ -116,10 +242,12 @@ void run_supervise_end(struct run_state *r)
 {
 	supervisor_stop(r->sup);
 	r->sup = NULL;
+	scope_drop(r);
 	for (int i = 0; i < 2; i++)
 		if (r->notify_sock[i] >= 0)
 			close(r->notify_sock[i]);
 	r->notify_sock[0] = r->notify_sock[1] = -1;
+	close_opener(r);
 	/* The pty pool ends (the supervisor, still finishing, can take no
 	 * more from it), then the landlock runner's ruleset is free again. */
 	runners_run_over(&r->spec);
@@ -127,9 +255,19 @@ void run_supervise_end(struct run_state *r)
 
 #else
 
+void run_supervise_spawned(struct run_state *r)
+{
+	(void)r;
+}
+
 void run_supervise_prepare(struct run_state *r)
 {
 	r->notify_sock[0] = r->notify_sock[1] = -1;
+}
+
+int run_supervise_spawn(struct run_state *r, int clone_flags, struct spawn_outcome *o)
+{
+	return spawn_child(&r->spec, clone_flags, o);
 }
 
 void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
@@ -145,6 +283,14 @@ unsigned run_supervise_refusals(const struct run_state *r)
 }
 
 bool run_supervise_refusal_named(const struct run_state *r, const char *text, size_t len)
+{
+	(void)r;
+	(void)text;
+	(void)len;
+	return false;
+}
+
+bool run_supervise_refusal_commanded(const struct run_state *r, const char *text, size_t len)
 {
 	(void)r;
 	(void)text;

@@ -66,6 +66,52 @@ void tree_spawner_is(pid_t tid)
 	__atomic_store_n(&spawner_tid, tid, __ATOMIC_RELEASE);
 }
 
+/* The scope threads spawning runs now (tree_spawner_add), under their lock. */
+static pid_t *scope_tids;
+static size_t n_scope_tids, cap_scope_tids;
+static pthread_mutex_t scope_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tree_spawner_add(pid_t tid)
+{
+	pthread_mutex_lock(&scope_lock);
+	if (n_scope_tids == cap_scope_tids) {
+		size_t cap = cap_scope_tids ? 2 * cap_scope_tids : 16;
+		pid_t *grown = realloc(scope_tids, cap * sizeof(*grown));
+
+		if (grown) {
+			scope_tids = grown;
+			cap_scope_tids = cap;
+		}
+	}
+	/* No room: its children are walked as any thread's, and a run being
+	 * started there is protected by the gate alone (tree_spawn_begin). */
+	if (n_scope_tids < cap_scope_tids)
+		scope_tids[n_scope_tids++] = tid;
+	pthread_mutex_unlock(&scope_lock);
+}
+
+void tree_spawner_remove(pid_t tid)
+{
+	pthread_mutex_lock(&scope_lock);
+	for (size_t i = 0; i < n_scope_tids; i++)
+		if (scope_tids[i] == tid) {
+			scope_tids[i] = scope_tids[--n_scope_tids];
+			break;
+		}
+	pthread_mutex_unlock(&scope_lock);
+}
+
+static bool is_scope_tid(pid_t tid)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&scope_lock);
+	for (size_t i = 0; i < n_scope_tids && !found; i++)
+		found = scope_tids[i] == tid;
+	pthread_mutex_unlock(&scope_lock);
+	return found;
+}
+
 static bool on_spawner(void)
 {
 	pid_t t = __atomic_load_n(&spawner_tid, __ATOMIC_ACQUIRE);
@@ -137,7 +183,8 @@ static void children_of(pid_t pid, struct pidset *out)
 		int fd;
 		ssize_t n;
 
-		if (de->d_name[0] == '.' || (skip && atoi(de->d_name) == skip))
+		if (de->d_name[0] == '.' || (skip && atoi(de->d_name) == skip) ||
+		    (pid == getpid() && is_scope_tid((pid_t)atoi(de->d_name))))
 			continue;
 		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/children", (int)pid, de->d_name);
 		fd = open(cpath, O_RDONLY | O_CLOEXEC);

@@ -16,17 +16,15 @@
 #include "statedir.h"
 #include "view_prepare.h"
 
-/* Written by a command, these would run later outside any sandbox: git
- * hooks and config (hooks, fsmonitor, aliases, filters), submodule URLs,
- * direnv, editor tasks and settings, agent settings and MCP servers, shell
- * start-up files. The peers (Codex, sandbox-runtime) keep the same. Also
- * what makes git take hooks and config from elsewhere: commondir (the
- * whole repository's), config.worktree, and the git directories of
- * submodules and linked worktrees, which have hooks and config of their own
- * (a submodule's fsmonitor runs in the superproject's git status). */
+/* Written by a command, these would run later outside any sandbox:
+ * submodule URLs, direnv, editor tasks and settings, agent settings and MCP
+ * servers, shell start-up files. The peers (Codex, sandbox-runtime) keep
+ * the same. Git's own metadata (hooks, config, fsmonitor, aliases,
+ * filters, rebase todo lists...) is an allow-list instead, in every
+ * repository under the root (launcher/protect/protect_git.c): the root's
+ * own .git entries are added to this list when the run starts. */
 const char *const view_default_protected[] = {
-	".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", ".git/modules",
-	".git/worktrees", ".gitmodules", ".envrc", ".vscode", ".idea", ".mcp.json",
+	".gitmodules", ".envrc", ".vscode", ".idea", ".mcp.json",
 	".claude", ".codex", ".agents", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
 	".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", NULL,
 };
@@ -36,10 +34,51 @@ const char *const view_default_protected[] = {
 #define VIEW_TMP_MAX_AGE_S (7u * 24 * 3600)
 #define VIEW_CACHE_MAX_AGE_S (30u * 24 * 3600)
 
-/* The usual credential stores of a home directory. */
-const char *const view_default_hidden[] = {
-	".ssh", ".aws", ".azure", ".config/gcloud", ".config/gh", ".netrc", ".git-credentials",
-	".docker/config.json", ".kube/config", ".gnupg", ".pypirc", ".npmrc", NULL,
+/* The credential stores of the tools a user of a coding agent has, where
+ * each keeps them: in $HOME, in the XDG config and data directories (both
+ * the default place and where $XDG_CONFIG_HOME / $XDG_DATA_HOME move it),
+ * or in $XDG_RUNTIME_DIR. A whole directory where the tool keeps nothing
+ * else worth reading, else the file. docs/workspace.md says why each. */
+const struct view_hidden view_default_hidden[] = {
+	{ VIEW_HOME, ".ssh" },
+	{ VIEW_HOME, ".netrc" },
+	{ VIEW_HOME, ".git-credentials" },
+	{ VIEW_CONFIG, "git/credentials" },
+	{ VIEW_CONFIG, "gh" },
+	{ VIEW_CONFIG, "hub" },
+	{ VIEW_CONFIG, "glab-cli" },
+	/* cloud CLIs */
+	{ VIEW_HOME, ".aws" },
+	{ VIEW_HOME, ".azure" },
+	{ VIEW_CONFIG, "gcloud" },
+	{ VIEW_CONFIG, "doctl" },
+	{ VIEW_HOME, ".oci" },
+	{ VIEW_HOME, ".terraform.d/credentials.tfrc.json" },
+	{ VIEW_HOME, ".vault-token" },
+	{ VIEW_HOME, ".kube" },
+	/* container registries */
+	{ VIEW_HOME, ".docker/config.json" },
+	{ VIEW_CONFIG, "containers/auth.json" },
+	{ VIEW_RUNTIME, "containers/auth.json" },
+	/* package registries' tokens */
+	{ VIEW_HOME, ".npmrc" },
+	{ VIEW_HOME, ".pypirc" },
+	{ VIEW_HOME, ".gem/credentials" },
+	{ VIEW_HOME, ".cargo/credentials" },
+	{ VIEW_HOME, ".cargo/credentials.toml" },
+	{ VIEW_HOME, ".gradle/gradle.properties" },
+	{ VIEW_HOME, ".m2/settings-security.xml" },
+	/* keys and keyrings */
+	{ VIEW_HOME, ".gnupg" },
+	{ VIEW_DATA, "keyrings" },
+	{ VIEW_DATA, "kwalletd" },
+	/* agents */
+	{ VIEW_HOME, ".codex/auth.json" },
+	{ VIEW_HOME, ".claude/.credentials.json" },
+	/* databases */
+	{ VIEW_HOME, ".pgpass" },
+	{ VIEW_HOME, ".my.cnf" },
+	{ VIEW_HOME, NULL },
 };
 
 static const char *keep(struct run_state *r, char *s)
@@ -176,22 +215,66 @@ static void reveal_ssh(struct run_state *r, const char *home)
 	free(dir);
 }
 
+/* An XDG base directory as the caller's environment gives it: absolute,
+ * else not used (the spec says to ignore a relative one). */
+static const char *xdg(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && v[0] == '/' ? v : NULL;
+}
+
+/* Each default credential store: in its default place, and in the XDG
+ * directory the caller's environment moves it to (read once, here). */
+static void add_default_hidden(struct run_state *r, const char *home)
+{
+	const char *config = xdg("XDG_CONFIG_HOME"), *data = xdg("XDG_DATA_HOME");
+	const char *runtime = xdg("XDG_RUNTIME_DIR");
+
+	for (size_t i = 0; view_default_hidden[i].rel; i++) {
+		const struct view_hidden *h = &view_default_hidden[i];
+		char *dflt = NULL, *moved = NULL;
+		int rc = 0;
+
+		switch (h->base) {
+		case VIEW_HOME:
+			rc = home ? asprintf(&dflt, "%s/%s", home, h->rel) : 0;
+			break;
+		case VIEW_CONFIG:
+			rc = home ? asprintf(&dflt, "%s/.config/%s", home, h->rel) : 0;
+			if (rc >= 0 && config)
+				rc = asprintf(&moved, "%s/%s", config, h->rel);
+			break;
+		case VIEW_DATA:
+			rc = home ? asprintf(&dflt, "%s/.local/share/%s", home, h->rel) : 0;
+			if (rc >= 0 && data)
+				rc = asprintf(&moved, "%s/%s", data, h->rel);
+			break;
+		case VIEW_RUNTIME:
+			rc = runtime ? asprintf(&dflt, "%s/%s", runtime, h->rel) : 0;
+			break;
+		}
+		if (rc < 0)
+			continue;
+		if (dflt)
+			add_hidden(r, dflt);
+		if (moved && (!dflt || strcmp(moved, dflt) != 0))
+			add_hidden(r, moved);
+		else
+			free(moved);
+	}
+}
+
 static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const char *base)
 {
 	const char *home = home_dir();
 
 	if (cfg->deny_read && strcmp(cfg->deny_read, "none") == 0)
 		return;
-	if (cfg->deny_read) {
+	if (cfg->deny_read)
 		add_list(r, &r->view.hide, cfg->deny_read, home);
-	} else {
-		for (size_t i = 0; home && view_default_hidden[i]; i++) {
-			char *p;
-
-			if (asprintf(&p, "%s/%s", home, view_default_hidden[i]) >= 0)
-				add_hidden(r, p);
-		}
-	}
+	else
+		add_default_hidden(r, home);
 	/* sbx's own state: other roots' /tmp and caches, spill files. This
 	 * run's own /tmp and cache are mounted back on top. Why every place a
 	 * base may be: a run whose root holds ~/.cache/sbx keeps its own state
@@ -222,16 +305,43 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 	reveal_ssh(r, home);
 }
 
+/* What a run may write outside the root: a repository there that a
+ * run-made git config points to could be a run's (protect_git.c). */
+static void prepare_writable(struct run_state *r)
+{
+	protect_add_writable(&r->protect, "/tmp");
+	protect_add_writable(&r->protect, "/dev/shm");
+	protect_add_writable(&r->protect, r->view.cache_dir);
+	protect_add_writable(&r->protect, r->view.tmp_path);
+}
+
+static void add_git_entry(void *ctx, const char *rel)
+{
+	struct run_state *r = ctx;
+
+	for (size_t i = 0; i < r->view.protect.n; i++)
+		if (strcmp(r->view.protect.path[i], rel) == 0)
+			return;
+	add(r, &r->view.protect, strdup(rel));
+}
+
+/* The protected paths, and git's allow-list (on unless protected_paths is
+ * none): the root's own .git entries that are not on it are protected
+ * paths (read-only binds under the namespace runner, snapshots), every
+ * repository under the root is held to it after the run. */
 static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 {
 	if (cfg->protected_paths && strcmp(cfg->protected_paths, "none") == 0)
 		return;
 	if (cfg->protected_paths) {
 		add_list(r, &r->view.protect, cfg->protected_paths, NULL);
-		return;
+	} else {
+		for (size_t i = 0; view_default_protected[i]; i++)
+			add(r, &r->view.protect, strdup(view_default_protected[i]));
 	}
-	for (size_t i = 0; view_default_protected[i]; i++)
-		add(r, &r->view.protect, strdup(view_default_protected[i]));
+	r->protect.git = true;
+	if (r->root_fd >= 0)
+		protect_git_root_entries(r->root_fd, add_git_entry, r);
 }
 
 static void drop_under(struct ns_path_list *l, const char *dir)
@@ -282,7 +392,7 @@ static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const c
 		utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
 		statedir_expire(base, "tmp", VIEW_TMP_MAX_AGE_S, key);
 	}
-	if (base && r->view.protect.n &&
+	if (base && (r->view.protect.n || r->protect.git) &&
 	    statedir_for_root(base, "protect", r->root, 0700, path, sizeof(path), &fd, &ignored) == 0)
 		r->protect.dir_fd = fd;
 	if (cfg->cache_dir && strcmp(cfg->cache_dir, "off") == 0)
@@ -330,6 +440,10 @@ static void prepare_recovery(struct run_state *r, const struct sbx_run *cfg,
 		return;
 	}
 	prepare_protected(r, cfg);
+	/* Its command writes nothing: no git pass after it (the dead run's
+	 * changes are made inert when the baseline is recovered). */
+	r->protect.git = false;
+	prepare_writable(r);
 	r->protect.dir_fd = fd;
 }
 
@@ -360,6 +474,7 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 	prepare_protected(r, cfg);
 	prepare_dirs(r, cfg, have_base ? base : NULL);
 	prepare_sockets(r, cfg);
+	prepare_writable(r);
 	return 0;
 }
 

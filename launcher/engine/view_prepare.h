@@ -7,9 +7,14 @@
 
 #include "run.h"
 
-/* The built-in lists (documented in sbx(1) and docs/security.md). */
+/* The built-in lists (documented in sbx(1) and docs/workspace.md). */
 extern const char *const view_default_protected[];
-extern const char *const view_default_hidden[]; /* relative to $HOME */
+/* A default credential store: where it is relative to. */
+struct view_hidden {
+	enum { VIEW_HOME, VIEW_CONFIG, VIEW_DATA, VIEW_RUNTIME } base;
+	const char *rel;
+};
+extern const struct view_hidden view_default_hidden[];
 
 int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err);
 /* workspace-write, before the command starts: join or record the root's

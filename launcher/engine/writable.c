@@ -19,6 +19,9 @@ enum caller_access caller_could_write(const char *abs_path, void *ctx)
 	(void)ctx;
 	if (access(abs_path, F_OK) == 0)
 		return access(abs_path, W_OK) == 0 ? CALLER_CAN : CALLER_CANNOT;
+	/* below a file: there is no directory to make it in */
+	if (errno == ENOTDIR)
+		return CALLER_NO_PARENT;
 	if (errno != ENOENT || strlen(abs_path) >= sizeof(dir))
 		return CALLER_CANNOT;
 	/* A new file: its own directory decides. Why not the nearest existing
@@ -34,7 +37,7 @@ enum caller_access caller_could_write(const char *abs_path, void *ctx)
 	else
 		*slash = '\0';
 	if (stat(dir, &st) != 0)
-		return errno == ENOENT ? CALLER_NO_PARENT : CALLER_CANNOT;
+		return errno == ENOENT || errno == ENOTDIR ? CALLER_NO_PARENT : CALLER_CANNOT;
 	if (!S_ISDIR(st.st_mode))
 		return CALLER_CANNOT;
 	return access(dir, W_OK) == 0 ? CALLER_CAN : CALLER_CANNOT;

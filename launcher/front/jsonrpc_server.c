@@ -6,10 +6,20 @@
  *
  * End of input: no new messages; the vocabulary ends its background work;
  * runs in flight finish and are answered; then the server returns. A signal
- * (cancel_fd) or a reader that went away ends every run at once instead. */
+ * (cancel_fd) or a reader that went away ends every run at once instead.
+ *
+ * A run's clean-up (its protected paths put back, its git pass: a tree of
+ * any size the command left) runs on a thread of its own, never on the
+ * loop: another session's command is answered as if it were not there. */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "jsonrpc.h"
 #include "run.h"
@@ -25,6 +35,8 @@ struct rpc_job {
 	void *ctx;
 	bool keep_output;
 	bool end_asked, end_cancelled; /* rpc_job_end came before the run */
+	bool finishing;             /* its clean-up is running off the loop */
+	struct rpc_server *srv;
 	struct rpc_job *next;
 };
 
@@ -34,8 +46,14 @@ struct rpc_server {
 	struct serve_out out;
 	struct loop *loop;
 	struct rpc_job *jobs;
-	struct loop_watch w_in, w_cancel, w_spawned;
+	struct loop_watch w_in, w_cancel, w_spawned, w_finished;
 	struct spawner *spawner;
+	/* Runs whose clean-up threads are running, and those that are done
+	 * (handed back through finished_fd). */
+	pthread_mutex_t fin_lock;
+	struct rpc_job *finished;
+	unsigned n_finishing;
+	int finished_fd;
 	char *line;
 	size_t line_len;
 	bool line_too_long;
@@ -160,6 +178,8 @@ struct rpc_job *rpc_job_start(struct rpc_server *s, const struct sbx_run *run, b
 
 void rpc_job_end(struct rpc_job *j, bool cancelled)
 {
+	if (j->finishing)
+		return; /* over already; its clean-up thread owns it */
 	if (!j->run) {
 		j->end_asked = true;
 		j->end_cancelled |= cancelled;
@@ -291,6 +311,96 @@ static void settle(struct rpc_server *s, struct rpc_job *j)
 	free(j);
 }
 
+/* ---- clean-up off the loop ---- */
+
+static void *finish_main(void *arg)
+{
+	struct rpc_job *j = arg;
+	struct rpc_server *s = j->srv;
+	uint64_t one = 1;
+
+	run_protect_finish(j->run);
+	pthread_mutex_lock(&s->fin_lock);
+	j->next = s->finished;
+	s->finished = j;
+	pthread_mutex_unlock(&s->fin_lock);
+	(void)!write(s->finished_fd, &one, sizeof(one));
+	return NULL;
+}
+
+static void on_finished(struct loop_watch *w, const char *buf, ssize_t n)
+{
+	struct rpc_server *s = w->ctx;
+	struct rpc_job *list;
+	uint64_t count;
+
+	(void)buf;
+	(void)n;
+	(void)!read(s->finished_fd, &count, sizeof(count));
+	pthread_mutex_lock(&s->fin_lock);
+	list = s->finished;
+	s->finished = NULL;
+	pthread_mutex_unlock(&s->fin_lock);
+	for (struct rpc_job *j = list, *next; j; j = next) {
+		next = j->next;
+		s->n_finishing--;
+		settle(s, j);
+	}
+}
+
+/* A run that is over: settled at once, or once its clean-up, which may
+ * take long, is done on a thread of its own. Where no thread can be had,
+ * on the loop, as before. */
+static void run_over(struct rpc_server *s, struct rpc_job *j)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t t;
+	int rc;
+
+	if (!run_protect_pending(j->run) || s->finished_fd < 0) {
+		settle(s, j);
+		return;
+	}
+	if (!s->w_finished.cb) {
+		s->w_finished = (struct loop_watch){ .fd = s->finished_fd, .readiness = true,
+						     .cb = on_finished, .ctx = s };
+		if (loop_add(s->loop, &s->w_finished) < 0) {
+			s->w_finished.cb = NULL;
+			settle(s, j);
+			return;
+		}
+	}
+	j->finishing = true;
+	j->srv = s;
+	s->n_finishing++;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	/* Its signals are the loop's to take. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&t, &attr, finish_main, j);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		j->finishing = false;
+		s->n_finishing--;
+		settle(s, j);
+	}
+}
+
+/* Every clean-up thread done and its run settled (the server's end). */
+static void wait_finishing(struct rpc_server *s)
+{
+	while (s->n_finishing) {
+		struct pollfd p = { .fd = s->finished_fd, .events = POLLIN };
+
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		on_finished(&s->w_finished, NULL, 0);
+	}
+}
+
 static int next_timeout(const struct rpc_server *s)
 {
 	uint64_t now = run_now_ms();
@@ -319,7 +429,7 @@ static void tick(struct rpc_server *s)
 		run_tick(j->run, now);
 		if (j->run->done) {
 			*p = j->next;
-			settle(s, j);
+			run_over(s, j);
 		} else {
 			p = &j->next;
 		}
@@ -375,7 +485,7 @@ static int serve_loop(struct rpc_server *s, struct sbx_error *err)
 	bool gone = false;
 
 	tick(s);
-	while (!(s->eof && !s->jobs)) {
+	while (!(s->eof && !s->jobs && !s->n_finishing)) {
 		int rc = loop_wait(s->loop, next_timeout(s));
 
 		if (rc < 0 && rc != -EINTR) {
@@ -383,6 +493,7 @@ static int serve_loop(struct rpc_server *s, struct sbx_error *err)
 				      strerror(-rc));
 			end_everything(s);
 			stop_spawner(s);
+			wait_finishing(s);
 			while (s->jobs) {
 				struct rpc_job *j = s->jobs;
 
@@ -405,7 +516,7 @@ static int serve_loop(struct rpc_server *s, struct sbx_error *err)
 int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
 		   struct sbx_error *err)
 {
-	struct rpc_server s = { .o = *o, .v = v, .vocab_timeout = -1 };
+	struct rpc_server s = { .o = *o, .v = v, .vocab_timeout = -1, .finished_fd = -1 };
 	char *inbuf = malloc(RPC_READ_BUF);
 	int rc;
 
@@ -413,6 +524,8 @@ int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
 		s.o.line_max = RPC_LINE_MAX_DEFAULT;
 	s.line = malloc(s.o.line_max);
 	s.loop = loop_new(loop_prefer_poll(false));
+	pthread_mutex_init(&s.fin_lock, NULL);
+	s.finished_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!inbuf || !s.line || !s.loop) {
 		rc = sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 		goto out;
@@ -439,12 +552,18 @@ int rpc_server_run(const struct rpc_server_opts *o, const struct rpc_vocab *v,
 		rc = serve_loop(&s, err);
 	loop_remove(s.loop, &s.w_in);
 	loop_remove(s.loop, &s.w_cancel);
+	wait_finishing(&s);
+	if (s.w_finished.cb)
+		loop_remove(s.loop, &s.w_finished);
 	stop_spawner(&s);
 	reap_all();
 	tree_kill_orphans(NULL);
 out:
 	serve_out_finish(&s.out);
 	loop_free(s.loop);
+	if (s.finished_fd >= 0)
+		close(s.finished_fd);
+	pthread_mutex_destroy(&s.fin_lock);
 	free(s.line);
 	free(inbuf);
 	return rc;

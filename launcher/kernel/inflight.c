@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,6 +48,33 @@ static void reserve_once(void)
 		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
 			__atomic_store_n(&caller_soft, had, __ATOMIC_RELEASE);
 	}
+}
+
+static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
+
+long inflight_sendmsg(int sock, const struct msghdr *msg, int flags, bool own)
+{
+	struct rlimit rl, raised;
+	bool raise = false;
+	int old, err;
+	long n;
+
+	/* Never cancelled holding the lock: the send does not wait. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	pthread_mutex_lock(&send_lock);
+	if (own && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		raised = rl;
+		raised.rlim_cur = rl.rlim_max;
+		raise = setrlimit(RLIMIT_NOFILE, &raised) == 0;
+	}
+	n = sendmsg(sock, msg, flags);
+	err = errno;
+	if (raise)
+		setrlimit(RLIMIT_NOFILE, &rl);
+	pthread_mutex_unlock(&send_lock);
+	pthread_setcancelstate(old, NULL);
+	errno = err;
+	return n;
 }
 
 uint64_t inflight_room_reserve(void)

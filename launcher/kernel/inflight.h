@@ -9,6 +9,7 @@
 #ifndef SBX_INFLIGHT_H
 #define SBX_INFLIGHT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Once per process, where the process opted in (sbx_process_opt_in,
@@ -26,6 +27,16 @@ int inflight_room_take(void);
 
 /* Put the soft RLIMIT_NOFILE back to soft (0: nothing to do). 0 or -errno. */
 int inflight_room_restore(uint64_t soft);
+
+/* A sendmsg with fds, made by sbx (never one that waits: flags should hold
+ * MSG_DONTWAIT, or the socket be non-blocking), one at a time in the
+ * process. own: a request of sbx's own (the run's opener's,
+ * runners/opener.h) that may use the margin: the soft limit is the hard one
+ * for that one send. Why one at a time: the limit is the process's, so no
+ * send made for a command may overlap that instant and take the margin too.
+ * The result of sendmsg, errno as it left it. */
+struct msghdr;
+long inflight_sendmsg(int sock, const struct msghdr *msg, int flags, bool own);
 
 /* For a send performed for the command: drop CAP_SYS_RESOURCE and
  * CAP_SYS_ADMIN from this thread's effective set (capset is per thread),

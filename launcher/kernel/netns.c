@@ -55,13 +55,20 @@ static int read_ack(int fd, struct child_status *st)
 	return 0;
 }
 
-int netns_loopback_up(struct child_status *st)
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+int netns_loopback_up(struct child_status *st, uint64_t *cookie)
 {
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	socklen_t len = sizeof(*cookie);
 	int rc;
 
 	if (fd < 0)
 		return child_status_set(st, STAGE_NETNS, errno, "rtnetlink socket", NULL);
+	if (cookie && getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len) < 0)
+		*cookie = 0;
 	rc = request_loopback_up(fd, st);
 	if (rc == 0)
 		rc = read_ack(fd, st);

@@ -13,14 +13,21 @@
 
 #include "netns.h"
 
-int netns_loopback_up(struct child_status *st)
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+int netns_loopback_up(struct child_status *st, uint64_t *cookie)
 {
 	struct ifreq ifr;
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	socklen_t len = sizeof(*cookie);
 	int rc = 0;
 
 	if (fd < 0)
 		return child_status_set(st, STAGE_NETNS, errno, "socket (lo)", NULL);
+	if (cookie && getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len) < 0)
+		*cookie = 0;
 	memset(&ifr, 0, sizeof(ifr));
 	memcpy(ifr.ifr_name, "lo", 3);
 	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {

@@ -27,7 +27,7 @@ const struct sock_fprog *seccomp_filter_get(enum seccomp_rules_for runner, int *
  * here, and cross-CPU TLB flushes), so the supervisor's filter carries
  * these rules too. Every "return allow" of first becomes a jump to after's
  * start (an unconditional jump reaches anywhere). Kept per process. */
-#define JOINED_MAX 4
+#define JOINED_MAX 16
 
 const struct sock_fprog *seccomp_filter_join(enum seccomp_rules_for rules,
 					     const struct sock_fprog *after)

@@ -45,7 +45,7 @@
 #endif
 #define NOTIFY_TIOCGPTN 0x80045430U /* _IOR('T', 0x30, unsigned int) */
 
-#define NOTIFY_MAX_INSNS 200
+#define NOTIFY_MAX_INSNS 256
 #define RET_NOTIFY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF)
 #define RET_ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
@@ -98,6 +98,8 @@ static const unsigned meta_32[] = {
 #define I386_SENDMMSG 345
 #define I386_SOCKETCALL 102
 #define I386_IO_URING_SETUP 425
+#define I386_IOCTL 54
+#define X32_IOCTL 514 /* x32's own number (the x32 bit masked off) */
 #endif
 
 struct bpf_prog_buf {
@@ -195,31 +197,99 @@ static void emit_sendto(struct bpf_prog_buf *b, unsigned nr, bool wide)
 	emit(b, (struct sock_filter)RET_ALLOW);
 }
 
-/* ioctl(master, TIOCGPTPEER): the landlock runner's rules do not grant
- * /dev/pts (that would be the user's other terminals too), so Landlock
- * refuses the slave of a pty the command made itself; the supervisor opens
- * it (supervisor_pty.c). ioctl(master, TIOCGPTN), which grantpt and ptsname
- * ask: the supervisor swaps in a pty of the run's pool, whose slave alone is
- * granted by name (supervisor_ptypool.c). Only those two requests: every
- * other ioctl stays a register compare. The request is an int in the
- * kernel: its low 32 bits. x86-64's only: x32's ioctl (514) and i386's keep
- * Landlock's refusal, as the supervisor refuses every 32-bit call anyway.
- * A holds nr. */
-static void emit_pty_calls(struct bpf_prog_buf *b)
+/* The ioctls the supervisor sees (landlock runner), by the request's low 32
+ * bits (an int in the kernel):
+ *  - ioctl(master, TIOCGPTPEER): the landlock runner's rules do not grant
+ *    /dev/pts (that would be the user's other terminals too), so Landlock
+ *    refuses the slave of a pty the command made itself; the supervisor
+ *    opens it (supervisor_pty.c). ioctl(master, TIOCGPTN), which grantpt
+ *    and ptsname ask: the supervisor swaps in a pty of the run's pool, whose
+ *    slave alone is granted by name (supervisor_ptypool.c). The native
+ *    ABI's only: x32's and i386's keep Landlock's refusal.
+ *  - every request of the file systems' own types ('f', 'X', 'v', 0x94,
+ *    0xf5, 0x15): Landlock decides the open, not what an ioctl then changes
+ *    on the inode (chattr, chattr -v, xfs_io, btrfs subvolumes); an
+ *    allow-list in the supervisor decides (supervisor_ioctl.c). x32's ioctl
+ *    (514) and i386's (54) too: the supervisor refuses every 32-bit call,
+ *    where the kernel would turn FS_IOC32_SETFLAGS into FS_IOC_SETFLAGS
+ *    (arm64's 32-bit ARM never gets here: the filter kills it).
+ * Every other ioctl stays a register compare. A holds nr, and still does
+ * after the block for any other call. */
+static void emit_ioctls(struct bpf_prog_buf *b, unsigned nr, bool pty)
 {
-	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 4));
+	static const unsigned types[] = { 'f', 'X', 'v', 0x94, 0xf5, 0x15 };
+	const unsigned n_types = sizeof(types) / sizeof(types[0]), n_pty = pty ? 2 : 0;
+	/* JEQ nr, LD, the pty compares, AND, the type compares, ALLOW, NOTIFY */
+	const unsigned len = 1 + 1 + n_pty + 1 + n_types + 2, notify = len - 1;
+	unsigned at = 0;
+
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (unsigned char)(len - 1)));
 	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)));
-	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCGPTPEER, 1, 0));
-	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NOTIFY_TIOCGPTN, 0, 1));
-	emit(b, (struct sock_filter)RET_NOTIFY);
+	at = 2;
+	if (pty) {
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCGPTPEER,
+						     (unsigned char)(notify - at - 1), 0));
+		at++;
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NOTIFY_TIOCGPTN,
+						     (unsigned char)(notify - at - 1), 0));
+		at++;
+	}
+	emit(b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xff00));
+	at++;
+	for (unsigned i = 0; i < n_types; i++, at++)
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, types[i] << 8,
+						     (unsigned char)(notify - at - 1), 0));
 	emit(b, (struct sock_filter)RET_ALLOW);
+	emit(b, (struct sock_filter)RET_NOTIFY);
+}
+
+/* An open for writing (O_WRONLY, O_RDWR, the access mode 3, or O_TRUNC) by
+ * nr, whose flags are argument arg: to the supervisor, which has the run's
+ * opener perform it (runners/opener.h: no file of the run is open for
+ * writing with a setuid or setgid bit; the kernel clears them at a write, a
+ * truncation or a clone, but not at a change through a shared mapping, nor
+ * a setgid bit without group execute at all). An open for reading passes. A
+ * holds nr, and still does after the block for any other call. */
+static void emit_open(struct bpf_prog_buf *b, unsigned nr, unsigned arg)
+{
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 5));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 3 /* O_ACCMODE */ | 01000 /* O_TRUNC */));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
+	emit(b, (struct sock_filter)RET_ALLOW);
+	emit(b, (struct sock_filter)RET_NOTIFY);
+}
+
+/* open and openat for reading and writing (the access mode O_RDWR, a
+ * register): noted where the sandbox refuses them, then continued
+ * (supervisor_rw_open.c). Every other open stays a register compare. The
+ * native table's only (x32's unnoted; arm64's open is openat). A holds nr. */
+static void emit_rw_opens(struct bpf_prog_buf *b)
+{
+	static const struct {
+		unsigned nr, flags_arg;
+	} opens[] = {
+		{ SYS_openat, 2 },
+#ifdef SYSCALL_ABI_LEGACY_PATHS
+		{ SYS_open, 1 },
+#endif
+	};
+
+	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, opens[i].nr, 0, 5));
+		emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(opens[i].flags_arg)));
+		emit(b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, O_ACCMODE));
+		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, O_RDWR, 0, 1));
+		emit(b, (struct sock_filter)RET_NOTIFY);
+		emit(b, (struct sock_filter)RET_ALLOW);
+	}
 }
 
 /* The body for one syscall table, with A holding the number. Every socket
  * call that can name a peer notifies: connect and sendmsg carry the address
  * in memory a filter cannot read. io_uring would do the same calls out of
  * our sight: refused as container runtimes refuse it (programs fall back). */
-static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
+static void emit_table(struct bpf_prog_buf *b, bool meta, bool opens, bool i386)
 {
 #if defined(__x86_64__)
 	static const unsigned sock_i386[] = { I386_CONNECT, I386_SENDMSG, I386_SENDMMSG };
@@ -246,6 +316,15 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 		emit(b, (struct sock_filter)RET_NOTIFY);
 		emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
 		emit_sendto(b, I386_SENDTO, false);
+		if (meta)
+			emit_ioctls(b, I386_IOCTL, false);
+		if (opens) {
+			emit_open(b, 5 /* open */, 1);
+			emit_open(b, 295 /* openat */, 2);
+			emit_ret_if(b, 8 /* creat */, SECCOMP_RET_USER_NOTIF);
+			emit_ret_if(b, 92 /* truncate */, SECCOMP_RET_USER_NOTIF);
+			emit_ret_if(b, 193 /* truncate64 */, SECCOMP_RET_USER_NOTIF);
+		}
 		return;
 	}
 	set_add(&set, sock_x32_only, sizeof(sock_x32_only) / sizeof(sock_x32_only[0]));
@@ -262,11 +341,30 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool i386)
 	}
 	emit_set(b, &set);
 	emit_sendto(b, SYS_sendto, true);
-	if (meta)
-		emit_pty_calls(b);
+	if (meta) {
+		emit_ioctls(b, SYS_ioctl, true);
+#if defined(__x86_64__)
+		emit_ioctls(b, X32_IOCTL, false);
+#endif
+	}
+	/* x32's open, openat and creat have x86-64's numbers; arm64's table
+	 * has openat alone (libc's open and creat call it). */
+	if (opens) {
+#ifdef SYSCALL_ABI_LEGACY_PATHS
+		emit_open(b, SYS_open, 1);
+#endif
+		emit_open(b, SYS_openat, 2);
+#ifdef SYSCALL_ABI_LEGACY_PATHS
+		emit_ret_if(b, SYS_creat, SECCOMP_RET_USER_NOTIF);
+#endif
+		emit_ret_if(b, SYS_truncate, SECCOMP_RET_USER_NOTIF);
+	} else {
+		/* without the opener: read-write opens only noted (issue 31) */
+		emit_rw_opens(b);
+	}
 }
 
-static void build(struct bpf_prog_buf *b, bool meta)
+static void build(struct bpf_prog_buf *b, bool meta, bool opens)
 {
 	const unsigned nr = offsetof(struct seccomp_data, nr);
 
@@ -278,7 +376,7 @@ static void build(struct bpf_prog_buf *b, bool meta)
 	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_AARCH64, 1, 0));
 	emit(b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
 	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr));
-	emit_table(b, meta, false);
+	emit_table(b, meta, opens, false);
 	emit(b, (struct sock_filter)RET_ALLOW);
 #else
 	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 2, 0));
@@ -292,10 +390,10 @@ static void build(struct bpf_prog_buf *b, bool meta)
 	unsigned short ja = b->n - 1;
 	/* i386 */
 	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr));
-	emit_table(b, meta, true);
+	emit_table(b, meta, opens, true);
 	emit(b, (struct sock_filter)RET_ALLOW);
 	b->insns[ja].k = b->n - ja - 1;
-	emit_table(b, meta, false);
+	emit_table(b, meta, opens, false);
 	emit(b, (struct sock_filter)RET_ALLOW);
 #endif
 }
@@ -310,7 +408,8 @@ static void build_all(void)
 		struct bpf_prog_buf *b = &bufs[set];
 
 		b->n = 0;
-		build(b, set == NOTIFY_METADATA);
+		build(b, set == NOTIFY_METADATA || set == NOTIFY_METADATA_OPENS,
+		      set == NOTIFY_SOCKETS_OPENS || set == NOTIFY_METADATA_OPENS);
 		if (!b->overflow)
 			progs[set] = (struct sock_fprog){ .len = b->n, .filter = b->insns };
 	}

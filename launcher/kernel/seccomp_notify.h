@@ -16,8 +16,10 @@ enum notify_set {
 	NOTIFY_SOCKETS = 0,   /* connect, sendto with an address, sendmsg, sendmmsg,
 			       * inotify_add_watch, fanotify_mark, mkdir, mkdirat */
 	NOTIFY_METADATA,      /* the same, chmod/chown/utimes/xattr calls,
-			       * ioctl(TIOCGPTPEER), ioctl(TIOCGPTN), listen
-			       * (landlock runner) */
+			       * ioctl(TIOCGPTPEER), ioctl(TIOCGPTN), the file
+			       * systems' ioctls, listen (landlock runner) */
+	NOTIFY_SOCKETS_OPENS, /* each of the two with the opens for writing */
+	NOTIFY_METADATA_OPENS, /* (open, openat, creat: workspace-write) */
 	NOTIFY_SETS,
 };
 

@@ -6,7 +6,10 @@
  * here depends on the run (no paths, no serial numbers, no ids).
  *
  * What is refused, and why:
- *  - both runners: the terminal-injection ioctls; setting a setuid or setgid
+ *  - both runners: the terminal-injection ioctls; the file systems' keyring
+ *    ioctls (fscrypt's keys, added and removed for a whole file system, not
+ *    a file a mount could make read-only) and the file system's label;
+ *    setting a setuid or setgid
  *    bit by any call that takes a mode (as systemd's RestrictSUIDSGID=);
  *    openat2 (ENOSYS: its mode sits in a struct the filter cannot read, and
  *    callers fall back to openat); the kernel keyrings; io_uring (ENOSYS:
@@ -19,7 +22,8 @@
  *    sandboxes work there. Also limits and priorities of other processes
  *    (prlimit64 of another pid, setpriority and ioprio_set of a user or
  *    process group): they reach sbx and the caller's processes; and
- *    dnotify (fcntl F_NOTIFY), a watch the supervisor cannot judge;
+ *    dnotify (fcntl F_NOTIFY), a watch the supervisor cannot judge; and
+ *    prctl(PR_SET_DUMPABLE, 0) is made a no-op (add_dumpable_stays);
  *  - namespace runner, root caller: new namespaces, setns and mounts, as
  *    under Landlock. Not for safety (the kernel refuses them all: no
  *    CAP_SYS_ADMIN, and mapping root in a nested user namespace wants
@@ -29,7 +33,10 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <linux/fs.h>
+#include <linux/fscrypt.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -245,6 +252,21 @@ static int add_no_clone_parent(scmp_filter_ctx ctx)
 	return seccomp_rule_add_array(ctx, REFUSE, SCMP_SYS(clone), 1, &parent);
 }
 
+/* prctl(PR_SET_DUMPABLE, 0) does nothing and says it did. Why: the
+ * supervisor reads the command's memory and descriptors to perform its calls
+ * (an open for writing, a connect, a chmod), with no more privilege than the
+ * command; a process that made itself non-dumpable (ssh-agent, gpg-agent
+ * do) hides both from it, and every such call of its would be refused. Its
+ * non-dumpability would guard it from the run's other processes only, which
+ * already hold what it holds. (The namespace runner's supervisor owns the
+ * run's user namespace, and sees such a process anyway.) */
+static int add_dumpable_stays(scmp_filter_ctx ctx)
+{
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(prctl), 2,
+				SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, PR_SET_DUMPABLE),
+				SCMP_A1(SCMP_CMP_EQ, 0));
+}
+
 /* dnotify: fcntl(dir, F_NOTIFY) is a watch on a directory's entries, as
  * inotify's, on a fd of the command's whose signal goes to whoever set it:
  * the supervisor cannot place it for the command the way it places inotify
@@ -270,6 +292,18 @@ int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
 
 	/* TIOCLINUX: the Linux console's paste-selection, the same injection. */
 	rc = rc ? rc : refuse_ioctl(ctx, TIOCLINUX);
+	/* fscrypt's keys live in the file system's keyring, for every file of
+	 * it and past the run: a key the command adds stays on the host, and
+	 * one it removes locks the user's encrypted directories. No mount of
+	 * the view is asked (the read-only binds do not refuse them). The
+	 * label is the whole file system's (CAP_SYS_ADMIN, which no command
+	 * holds: refused here all the same). The landlock runner's supervisor
+	 * refuses them too (supervisor_ioctl.c); so do the 32-bit numbers,
+	 * which are the same. */
+	rc = rc ? rc : refuse_ioctl(ctx, FS_IOC_ADD_ENCRYPTION_KEY);
+	rc = rc ? rc : refuse_ioctl(ctx, FS_IOC_REMOVE_ENCRYPTION_KEY);
+	rc = rc ? rc : refuse_ioctl(ctx, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS);
+	rc = rc ? rc : refuse_ioctl(ctx, FS_IOC_SETFSLABEL);
 	rc = rc ? rc : add_no_special_bits(ctx);
 	rc = rc ? rc : add_no_keyrings(ctx);
 	if (rc == 0 && runner != SECCOMP_RULES_NAMESPACE)
@@ -280,5 +314,7 @@ int seccomp_rules_add(void *filter, enum seccomp_rules_for runner)
 		rc = add_no_clone_parent(ctx);
 	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
 		rc = add_no_dnotify(ctx);
+	if (rc == 0 && runner == SECCOMP_RULES_LANDLOCK)
+		rc = add_dumpable_stays(ctx);
 	return rc;
 }

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "ns_view.h"
 
@@ -61,14 +62,28 @@ struct protect_base {
 	size_t n, cap;
 	uint64_t root_dev, root_ino;
 	char *root;
+	/* When the run that recorded it began (CLOCK_REALTIME, ns; 0: not
+	 * known): what changed in a git directory since is that run's
+	 * (protect_git.c), for a run that recovers the baseline of a dead sbx. */
+	uint64_t since_ns;
 };
 
-/* Records a baseline file may hold; a run adds at most 2 * NS_VIEW_MAX_PATHS. */
-#define PROTECT_BASE_MAX_RECORDS (4 * NS_VIEW_MAX_PATHS)
+/* Git directories under the root a run looks at when it starts (the index
+ * the last run's end wrote, protect_index.c): their configs are recorded. */
+#define PROTECT_INDEX_MAX 256
+/* Records a baseline file may hold: 2 * NS_VIEW_MAX_PATHS for the protected
+ * paths and the directories on their way, 2 per indexed git directory. */
+#define PROTECT_BASE_MAX_RECORDS (4 * NS_VIEW_MAX_PATHS + 2 * PROTECT_INDEX_MAX)
 /* The baseline file's size, at most: past it, snapshots are written as too big. */
 #define PROTECT_BASE_MAX_BYTES (64u << 20)
 #define PROTECT_ANCESTORS_MAX NS_VIEW_MAX_PATHS
 #define PROTECT_REPORT_MAX 16
+
+/* A directory by its identity. */
+struct protect_ident {
+	uint64_t dev, ino;
+};
+#define PROTECT_WRITABLE_MAX 4
 
 struct protect_state {
 	struct protect_base base;
@@ -81,6 +96,20 @@ struct protect_state {
 	int lock_fd;            /* the root's lock file, -1: not held */
 	bool shared;            /* the records are the root's baseline file's */
 	unsigned root_mode;     /* the root's mode when the run began */
+	/* Git metadata as an allow-list in every repository under the root
+	 * (protect_git.c): set by the engine before protect_begin. */
+	bool git;
+	struct timespec since;  /* changes at or after this are this run's */
+	size_t *git_rec;        /* records of indexed git directories' configs */
+	size_t n_git_rec;
+	char **git_changed;     /* what the git pass put back (reported) */
+	size_t n_git_changed;
+	bool git_partial;       /* the git pass could not look everywhere */
+	/* What the run may write outside the root (/tmp, /dev/shm, the tool
+	 * cache): a repository a run-made config points to there is not
+	 * kept (protect_git.c). */
+	struct protect_ident writable[PROTECT_WRITABLE_MAX];
+	size_t n_writable;
 	/* Paths put back at the start, to a baseline an earlier run left when
 	 * its sbx died (sandbox.recovered). */
 	char *recovered[PROTECT_REPORT_MAX];
@@ -102,6 +131,14 @@ size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted,
 /* Frees everything; a run that never reached protect_end puts back and
  * leaves here, without a report. */
 void protect_free(struct protect_state *ps, int root_fd);
+
+/* protect_git.c: the entries of the root's own git directory (.git) that
+ * are not on git's allow-list and exist now, as protected paths
+ * (".git/config", ".git/hooks"...; ".git" itself when it is a file or a
+ * symlink): the namespace runner binds them read-only. */
+void protect_git_root_entries(int root_fd, void (*add)(void *ctx, const char *rel), void *ctx);
+/* A directory the run may write outside the root (its identity now). */
+void protect_add_writable(struct protect_state *ps, const char *path);
 
 /* protect_fs.c: directory work no file below a handle can steer (sbx's
  * state directories use it too). */

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <limits.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -160,6 +162,44 @@ static int collect(struct protect_state *ps, int root_fd, const struct ns_path_l
 	return 0;
 }
 
+static void note_recovered(struct protect_state *ps, const char *path)
+{
+	char *p;
+
+	if (ps->n_recovered < PROTECT_REPORT_MAX && (p = strdup(path)))
+		ps->recovered[ps->n_recovered++] = p;
+}
+
+/* The git pass (protect_git.c) over the whole root, what changed in a git
+ * directory since `since` made inert; the git directories seen become the
+ * root's index for the next run's start. */
+static void git_pass(struct protect_state *ps, int root_fd, const struct protect_base *base,
+		     struct timespec since, bool report)
+{
+	struct git_pass gp = { .root_fd = root_fd, .root = base->root, .since = since,
+			       .base = base, .writable = ps->writable, .n_writable = ps->n_writable };
+
+	protect_git_pass(&gp);
+	if (gp.partial)
+		ps->git_partial = true;
+	if (!gp.partial && ps->dir_fd >= 0)
+		protect_index_write(ps->dir_fd, gp.found, gp.n_found);
+	for (size_t i = 0; i < gp.n_changed; i++) {
+		if (!report) {
+			note_recovered(ps, gp.changed[i]);
+			continue;
+		}
+		char **c = realloc(ps->git_changed, (ps->n_git_changed + 1) * sizeof(*c));
+
+		if (!c)
+			continue;
+		ps->git_changed = c;
+		c[ps->n_git_changed++] = gp.changed[i];
+		gp.changed[i] = NULL;
+	}
+	protect_git_pass_free(&gp);
+}
+
 /* Put back what a run whose sbx died left changed (ancestors first: what
  * lies below them is found through them), noting what that was. */
 static void recover(struct protect_state *ps, const struct protect_base *stale, int root_fd)
@@ -167,13 +207,56 @@ static void recover(struct protect_state *ps, const struct protect_base *stale, 
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < stale->n; i++) {
 			const struct protect_record *rec = &stale->rec[i];
-			char *p;
 
 			if (rec->ancestor != (pass == 0) || !protect_record_restore(rec, root_fd))
 				continue;
-			if (ps->n_recovered < PROTECT_REPORT_MAX && (p = strdup(rec->path)))
-				ps->recovered[ps->n_recovered++] = p;
+			note_recovered(ps, rec->path);
 		}
+	/* What that run changed in git directories: made inert, from when it
+	 * began (a baseline of an older sbx does not say: passed over). */
+	if (stale->since_ns)
+		git_pass(ps, root_fd, stale,
+			 (struct timespec){ (time_t)(stale->since_ns / 1000000000u),
+					    (long)(stale->since_ns % 1000000000u) },
+			 false);
+}
+
+/* The configs of the git directories the last run's end found (the index):
+ * recorded, so a change to one is put back as it was. Only those that
+ * exist: one the run makes is cut down to the allow-list instead. */
+static int collect_git(struct protect_state *ps, int root_fd, bool *added)
+{
+	static const char *const names[] = { "config", "config.worktree" };
+	char **paths = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (ps->dir_fd < 0 || protect_index_read(ps->dir_fd, &paths, &n) < 0)
+		return 0;
+	ps->git_rec = calloc(2 * n + 1, sizeof(*ps->git_rec));
+	if (!ps->git_rec) {
+		protect_index_free(paths, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		for (size_t k = 0; rc == 0 && k < 2; k++) {
+			char rel[PATH_MAX];
+			struct stat st;
+			int g;
+
+			if (snprintf(rel, sizeof(rel), "%s/%s", paths[i], names[k]) >= (int)sizeof(rel))
+				continue;
+			g = protect_git_open_beneath(root_fd, paths[i]);
+			if (g < 0)
+				continue;
+			if (fstatat(g, names[k], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+				rc = record_for(ps, root_fd, rel, strlen(rel), false,
+						&ps->git_rec[ps->n_git_rec++], added);
+			close(g);
+		}
+	}
+	protect_index_free(paths, n);
+	return rc;
 }
 
 static bool all_plain(const struct ns_path_list *paths)
@@ -220,7 +303,21 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 	int rc;
 
 	ps->lock_fd = -1;
-	if (paths->n == 0)
+	/* What changes from here on is this run's (protect_git.c): the
+	 * coarse clock, as the file systems stamp changes with it, one tick
+	 * back. */
+	{
+		struct timespec res = { 0, 0 };
+
+		clock_gettime(CLOCK_REALTIME_COARSE, &ps->since);
+		clock_getres(CLOCK_REALTIME_COARSE, &res);
+		ps->since.tv_nsec -= res.tv_nsec;
+		if (ps->since.tv_nsec < 0) {
+			ps->since.tv_nsec += 1000000000L;
+			ps->since.tv_sec--;
+		}
+	}
+	if (paths->n == 0 && !ps->git)
 		return 0;
 	if (fstat(root_fd, &st) < 0)
 		return -errno;
@@ -247,9 +344,12 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 		ps->base.root = strdup(root);
 		ps->base.root_dev = (uint64_t)st.st_dev;
 		ps->base.root_ino = (uint64_t)st.st_ino;
+		ps->base.since_ns = (uint64_t)ps->since.tv_sec * 1000000000u + (uint64_t)ps->since.tv_nsec;
 	}
 	ps->begun = true;
 	rc = ps->base.root ? collect(ps, root_fd, paths, &added) : -ENOMEM;
+	if (rc == 0 && ps->git)
+		rc = collect_git(ps, root_fd, &added);
 	if (rc == 0 && ps->shared && (added || alone) &&
 	    protect_base_write(ps->dir_fd, &ps->base) < 0 && alone) {
 		/* No baseline for others to join; and none left behind that
@@ -304,6 +404,21 @@ size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted,
 		if (protect_record_restore(rec, root_fd))
 			note(reverted, &n, max, rec->path);
 	}
+	for (size_t i = 0; i < ps->n_git_rec; i++) {
+		const struct protect_record *rec = &ps->base.rec[ps->git_rec[i]];
+
+		if (protect_record_restore(rec, root_fd))
+			note(reverted, &n, max, rec->path);
+	}
+	/* Every git directory under the root, held to the allow-list: what
+	 * the run made or changed there that has no record. */
+	if (ps->git) {
+		size_t before = ps->n_git_changed;
+
+		git_pass(ps, root_fd, &ps->base, ps->since, true);
+		for (size_t i = before; i < ps->n_git_changed; i++)
+			note(reverted, &n, max, ps->git_changed[i]);
+	}
 	if (ps->lock_fd >= 0) {
 		lock_byte(ps->lock_fd, F_UNLCK, LOCK_LIVE);
 		/* The last one out: the baseline is done. Without the turn it
@@ -331,4 +446,11 @@ void protect_free(struct protect_state *ps, int root_fd)
 	for (size_t i = 0; i < ps->n_recovered; i++)
 		free(ps->recovered[i]);
 	ps->n_recovered = 0;
+	for (size_t i = 0; i < ps->n_git_changed; i++)
+		free(ps->git_changed[i]);
+	free(ps->git_changed);
+	free(ps->git_rec);
+	ps->git_changed = NULL;
+	ps->git_rec = NULL;
+	ps->n_git_changed = ps->n_git_rec = 0;
 }

@@ -2,7 +2,8 @@
 /* The baseline file of a root, in sbx's state directory (protect.h). Little-
  * endian, length-prefixed, with a checksum at the end:
  *
- *   "SBXPB\0\1\n"  u64 root dev  u64 root inode  str root  u32 records
+ *   "SBXPB\0\2\n"  u64 root dev  u64 root inode  str root  u64 since (ns)
+ *                  u32 records      (version 1, of an older sbx: no since)
  *   record: u8 ancestor  u8 was (0 absent, 1 dir, 2 present, 3 present but
  *           too big)  str path  [was 2: u32 entries, each u32 mode, u32 uid,
  *           u32 gid, str rel, str data]
@@ -29,7 +30,8 @@
 #include "protect_int.h"
 #include "protect_snap.h"
 
-static const char magic[8] = { 'S', 'B', 'X', 'P', 'B', 0, 1, '\n' };
+static const char magic[8] = { 'S', 'B', 'X', 'P', 'B', 0, 2, '\n' };
+#define MAGIC_VERSION 6 /* the byte that differs between versions 1 and 2 */
 
 enum { WAS_ABSENT, WAS_DIR, WAS_PRESENT, WAS_TOO_BIG };
 
@@ -121,6 +123,7 @@ int protect_base_encode(const struct protect_base *b, char **out, size_t *len)
 	put_u(&w, b->root_dev, 8);
 	put_u(&w, b->root_ino, 8);
 	put_str(&w, b->root, strlen(b->root));
+	put_u(&w, b->since_ns, 8);
 	put_u(&w, b->n, 4);
 	for (size_t i = 0; i < b->n; i++) {
 		const struct protect_record *r = &b->rec[i];
@@ -333,10 +336,13 @@ int protect_base_decode(const char *buf, size_t len, struct protect_base *b)
 	struct rbuf r = { (const unsigned char *)buf, len, false };
 	uint64_t n;
 	size_t root_len;
+	bool v1;
 
 	memset(b, 0, sizeof(*b));
-	if (len < sizeof(magic) + 8 || memcmp(buf, magic, sizeof(magic)) != 0)
+	if (len < sizeof(magic) + 8 || memcmp(buf, magic, MAGIC_VERSION) != 0 ||
+	    (buf[MAGIC_VERSION] != 1 && buf[MAGIC_VERSION] != 2) || buf[MAGIC_VERSION + 1] != '\n')
 		return -EINVAL;
+	v1 = buf[MAGIC_VERSION] == 1;
 	r = (struct rbuf){ (const unsigned char *)buf + len - 8, 8, false };
 	if (get_u(&r, 8) != fnv1a(buf, len - 8))
 		return -EINVAL;
@@ -345,6 +351,7 @@ int protect_base_decode(const char *buf, size_t len, struct protect_base *b)
 	b->root_dev = get_u(&r, 8);
 	b->root_ino = get_u(&r, 8);
 	b->root = get_str(&r, PATH_MAX - 1, &root_len);
+	b->since_ns = v1 ? 0 : get_u(&r, 8);
 	n = get_u(&r, 4);
 	if (r.bad || !b->root || b->root[0] != '/' || strlen(b->root) != root_len ||
 	    n > PROTECT_BASE_MAX_RECORDS)

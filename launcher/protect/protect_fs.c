@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-#include "protect.h"
+#include <linux/openat2.h>
+
+#include "protect_int.h"
 
 /* A subtree deeper than this is moved up rather than entered: at most this
  * many handles are open, and no depth defeats the sweep. */
@@ -72,7 +75,9 @@ static int move_up(int parent, const char *name, int top)
 	for (int attempt = 0; attempt < 1000; attempt++) {
 		char aside[48];
 
-		snprintf(aside, sizeof(aside), ".sbx-deep-%d-%lu", (int)getpid(), seq++);
+		/* Atomic: serve puts back runs of different roots at once. */
+		snprintf(aside, sizeof(aside), ".sbx-deep-%d-%lu", (int)getpid(),
+			 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 		if (renameat2(parent, name, top, aside, RENAME_NOREPLACE) == 0)
 			return 0;
 		if (errno != EEXIST)
@@ -155,4 +160,15 @@ int protect_remove_tree(int dirfd, const char *name)
 	bool moved = false;
 
 	return remove_at(dirfd, name, 0, -1, &moved);
+}
+
+int protect_git_open_beneath(int root_fd, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, root_fd, rel[0] ? rel : ".", &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
 }

@@ -31,4 +31,55 @@ int protect_snapshot_put_back(const struct protect_snapshot *ps, int parent_fd, 
 			      bool *changed);
 void protect_snapshot_free(struct protect_snapshot *ps);
 
+/* protect_git.c, protect_walk.c: the git pass after a run (see
+ * protect_git.c): every git directory under the root, each held to the
+ * allow-list. */
+struct git_pass {
+	int root_fd;
+	const char *root;           /* absolute, resolved */
+	struct timespec since;      /* what changed at or after this is the run's */
+	const struct protect_base *base; /* paths with records: put back by them */
+	char **changed;             /* out: paths made inert (relative to the root) */
+	size_t n_changed, cap_changed;
+	char **found;               /* out: git directories seen (the next index) */
+	size_t n_found, cap_found;
+	bool partial;               /* out: somewhere could not be looked at */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} *seen;                    /* git directories done */
+	size_t n_seen, cap_seen;
+	size_t dirs;                /* directories walked */
+	const struct protect_ident *writable; /* what the run may write outside the root */
+	size_t n_writable;
+};
+
+/* How many directories the walk looks at, at most (docs/workspace.md). */
+#define PROTECT_WALK_MAX_DIRS 200000u
+
+void protect_git_pass(struct git_pass *gp);
+void protect_git_pass_free(struct git_pass *gp);
+bool protect_git_allowed(const char *name, bool is_dir, bool worktree_admin);
+bool protect_git_changed(int dirfd, const char *name, const struct timespec *since);
+void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree_admin);
+bool protect_git_looks_like(int fd);
+/* A directory handle (any, O_PATH too) opened to be listed: its owner's
+ * rights given back first if the run took them (changed since `since`). */
+int protect_git_open_listable(int fd, const struct timespec *since);
+bool protect_git_recorded(const struct git_pass *gp, const char *rel, const char *name);
+bool protect_git_target(const char *root, const char *dir, const char *target, char *out,
+			size_t size);
+bool protect_git_read_line(int dirfd, const char *name, const char *prefix, char *out,
+			   size_t size);
+void protect_git_note(struct git_pass *gp, const char *dir, const char *name, const char *sub);
+/* rel (relative to the root) opened O_PATH as a directory, symlinks inside
+ * the root followed, none out of it: the fd, or -errno (-EXDEV: out). */
+int protect_git_open_beneath(int root_fd, const char *rel);
+
+/* protect_index.c: the git directories the last run's end found, kept in
+ * the root's state directory between runs (file "repos"). */
+int protect_index_read(int dir_fd, char ***paths, size_t *n);
+int protect_index_write(int dir_fd, char *const *paths, size_t n);
+void protect_index_free(char **paths, size_t n);
+
 #endif

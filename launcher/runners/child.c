@@ -14,6 +14,7 @@
 #include "keyring.h"
 #include "pidns_init.h"
 #include "netns.h"
+#include "opener.h"
 #include "rlimits.h"
 #include "runner.h"
 #include "userns.h"
@@ -102,7 +103,7 @@ static int command_main(void *arg)
 	/* danger-full-access with --net none: only the network namespace. */
 	if (!spec->runner && spec->net == SBX_NET_NONE &&
 	    ((spec->uid != 0 && userns_write_identity_maps(spec->uid, spec->gid, &st) < 0) ||
-	     netns_loopback_up(&st) < 0))
+	     netns_loopback_up(&st, NULL) < 0))
 		report_and_exit(spec, &st);
 #endif
 #ifdef CONFIG_SECCOMP
@@ -128,12 +129,13 @@ static int command_main(void *arg)
 	 * first instruction, and this run hung until its timeout. Kept: the
 	 * status pipe, until exec succeeds, and the socket the listener goes
 	 * over. */
-	int keep[2] = { spec->status_fd, spec->runner ? spec->notify_fd : -1 };
+	int keep[3] = { spec->status_fd, spec->runner ? spec->notify_fd : -1,
+			spec->runner ? spec->opener_fd : -1 };
 	struct fds_bound bound;
 	int rc = fds_bound_begin(&bound);
 
 	if (rc == 0) {
-		rc = fds_close_from_except(3, keep, 2);
+		rc = fds_close_from_except(3, keep, 3);
 		fds_bound_end(&bound);
 	}
 	/* Every fd of ours is CLOEXEC from birth; this is the backstop for any
@@ -150,6 +152,10 @@ static int command_main(void *arg)
 	/* The very last step: nothing of our own setup may be trapped while
 	 * sbx waits for us in vfork. Landlock does not see metadata: under its
 	 * runner the supervisor decides those calls too. */
+	/* The opener: every confinement above is its own, the supervisor's
+	 * filter below is not (it performs what that filter sends us). */
+	if (spec->runner && spec->notify_sockets && opener_start(spec, &st) < 0)
+		report_and_exit(spec, &st);
 	if (spec->runner && spec->notify_sockets) {
 		int nrc = notify_install_and_send(spec->notify_joined ? spec->notify_joined
 					       : spec->runner->id == SBX_RUNNER_LANDLOCK ? spec->notify_metadata

@@ -78,6 +78,12 @@ struct child_spec {
 	int command_clone_flags;   /* the keeper's clone of the command: the
 				    * runner's namespaces (CLONE_NEW*) */
 	pid_t *deadman_pid;        /* where the child reports the helper's pid */
+	uint64_t *netns_cookie;    /* landlock runner, --net none: where the child
+				    * reports its network namespace's cookie */
+	int opener_fd;             /* the opener's socket (runners/opener.h; -1: none) */
+	bool scope_without_refer;  /* spawned under a scope domain that grants no
+				    * REFER (kernel/scope_thread.h) */
+	pid_t *opener_pid;         /* where the child reports the opener's pid */
 
 	uint64_t caps_keep;        /* capabilities the command keeps (bit N:
 				    * capability N; caps_for_caller): a root

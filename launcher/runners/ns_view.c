@@ -44,7 +44,8 @@ struct handles {
  * directory of the workspace's own): the run's tmp_size, set by the parent. */
 static const char *ns_view_tmpfs_opts(const struct child_spec *spec)
 {
-	return spec->tmpfs_opts ? spec->tmpfs_opts : "mode=1777,size=" NS_VIEW_TMP_SIZE;
+	return spec->tmpfs_opts ? spec->tmpfs_opts
+				: "mode=1777,size=" NS_VIEW_TMP_SIZE ",nr_inodes=" NS_VIEW_TMP_INODES;
 }
 
 /* How much of path lies on a tmpfs of ours that hides the host's tree there

@@ -14,10 +14,12 @@
 #include "child.h"
 
 /* Size of the private tmpfs mounts (/dev/shm; /tmp where no directory of
- * the workspace's own is given). */
+ * the workspace's own is given), and their inodes (engine/run_limits.c:
+ * one per 16 KiB), where the parent gave no options of the run's. */
 #define NS_VIEW_TMP_SIZE "1g"
+#define NS_VIEW_TMP_INODES "65536"
 
-#define NS_VIEW_MAX_PATHS 64
+#define NS_VIEW_MAX_PATHS 96
 
 /* A list of paths, prepared by the parent (pointers into its memory). */
 struct ns_path_list {

@@ -263,7 +263,10 @@ static int runner_landlock_enter(const struct child_spec *spec, struct child_sta
 	if (spec->net == SBX_NET_NONE) {
 		if (spec->uid != 0 && userns_write_identity_maps(spec->uid, spec->gid, st) < 0)
 			return -1;
-		if (netns_loopback_up(st) < 0)
+		/* Its cookie: how the supervisor knows a socket of this
+		 * namespace where it may not ask the socket (supervisor_abstract.c;
+		 * shared memory: we are the parent's vfork child). */
+		if (netns_loopback_up(st, spec->netns_cookie) < 0)
 			return -1;
 	}
 #endif

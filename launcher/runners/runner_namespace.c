@@ -98,7 +98,7 @@ static int runner_namespace_enter(const struct child_spec *spec, struct child_st
 #ifdef CONFIG_NETNS
 	/* --net none: the new network namespace came with the clone; bring up
 	 * its loopback while we still hold CAP_NET_ADMIN in it. */
-	if (spec->net == SBX_NET_NONE && netns_loopback_up(st) < 0)
+	if (spec->net == SBX_NET_NONE && netns_loopback_up(st, NULL) < 0)
 		return -1;
 #endif
 
@@ -135,6 +135,13 @@ static int runner_namespace_confine(const struct child_spec *spec, struct child_
 						"no private /proc could be mounted (the host's is "
 						"masked) and no Landlock to close /proc/<pid>/root "
 						"routes", NULL);
+		/* Under sbx's scope domain, which grants REFER only when
+		 * asked (kernel/scope_thread.h): a ruleset with file rights
+		 * below one that does not would refuse every rename across
+		 * directories. sbx spawns again, under one that does. */
+		if (spec->scope_without_refer)
+			return child_status_set(st, STAGE_LANDLOCK, EXDEV,
+						"the scope domain grants no REFER", NULL);
 		/* Opened now, so the rules name the view's inodes: its /tmp,
 		 * /dev/shm and ptys, not the host's directories. */
 		write_dirs[n++] = "/dev/shm";

@@ -19,11 +19,13 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bpf_eval.h"
 #include "pty_pool.h"
+#include "scope_thread.h"
 #include "seccomp_notify.h"
 #include "supervisor_int.h"
 #include "syscall_abi.h"
@@ -69,36 +71,44 @@ static bool refused_by_rules(struct supervisor *sv, struct sv_call *c, struct sv
 	return true;
 }
 
-/* Keep only the capabilities in keep (and never more than we hold). */
-static int lower_caps(uint64_t keep)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-
-	if (syscall(SYS_capget, &hdr, data) < 0)
-		return -errno;
-	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
-		uint32_t word = (uint32_t)(keep >> (32 * i));
-
-		data[i].effective &= word;
-		data[i].permitted &= word;
-		data[i].inheritable = 0;
-	}
-	return syscall(SYS_capset, &hdr, data) < 0 ? -errno : 0;
-}
-
 static void handle_socket_call(struct supervisor *sv, struct sv_call *c, struct sv_answer *a)
 {
 	struct sv_net_op *op = sv_net_prepare(c, a);
 
 	if (!op)
 		return;
-	if (sv_net_may_block(op) && sv_worker_start(sv, c, op)) {
+	/* A call the kernel decides in the run's scope domain is performed
+	 * there, never here: the dispatcher has no domain. */
+	if (sv_net_scoped(op)) {
+		if (sv_worker_start(sv, c, op, true)) {
+			a->abandon = true;
+			return;
+		}
+		a->err = EAGAIN; /* no thread to be had: the command may try again */
+		sv_net_free(op);
+		return;
+	}
+	if (sv_net_may_block(op) && sv_worker_start(sv, c, op, false)) {
 		a->abandon = true; /* the worker answers */
 		return;
 	}
 	sv_net_perform(op, a);
 	sv_net_free(op);
+}
+
+static void handle_open_call(struct supervisor *sv, struct sv_call *c, struct sv_answer *a)
+{
+	struct sv_open_op *op = sv_open_prepare(c, a);
+
+	if (!op)
+		return;
+	/* A FIFO's open waits for its reader: on a worker. */
+	if (sv_open_may_block(op) && sv_worker_start_open(sv, c, op)) {
+		a->abandon = true;
+		return;
+	}
+	sv_open_perform(op, a);
+	sv_open_free(op);
 }
 
 /* false: the listener is finished (no filter user is left, or it broke). */
@@ -118,6 +128,14 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 		sv_listen_call(&c, &a); /* x32's too: only noted */
 	} else if (sv_is_mkdir_call(&c.n)) {
 		sv_mkdir_call(&c, &a); /* x32's too: only noted */
+	} else if (sv->opener >= 0 && sv_is_open_call(&c.n)) {
+		/* a read-write open is noted where the sandbox refuses it
+		 * (issue 31) before the opener performs it */
+		if (sv_is_rw_open_call(&c.n))
+			sv_rw_open_note(&c);
+		handle_open_call(sv, &c, &a); /* i386's and x32's too: performed alike */
+	} else if (sv_is_rw_open_call(&c.n)) {
+		sv_rw_open_call(&c, &a); /* x32's too: only noted */
 	} else if (!syscall_abi_native(&c.n.data)) {
 		/* The 32-bit ABIs (x86-64's i386 and x32) are trapped so they
 		 * are no way around us, and refused rather than emulated
@@ -129,6 +147,8 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 		sv_pty_peer_call(&c, &a);
 	} else if (sv->metadata && sv_is_pty_number_call(&c.n)) {
 		sv_pty_number_call(&c, &a);
+	} else if (sv->metadata && sv_is_inode_ioctl_call(&c.n)) {
+		sv_inode_ioctl_call(&c, &a);
 	} else if (sv_is_watch_call(&c.n)) {
 		sv_watch_call(&c, &a);
 	} else if (sv_is_socket_call(&c.n)) {
@@ -149,7 +169,7 @@ static void *dispatcher_main(void *arg)
 	bool listening = true;
 	/* If we cannot hold exactly the command's privileges we perform
 	 * nothing: every call is refused. */
-	bool refuse_all = lower_caps(sv->caps) < 0;
+	bool refuse_all = sv_lower_caps(sv->caps) < 0;
 
 	while (!__atomic_load_n(&sv->stopping, __ATOMIC_ACQUIRE)) {
 		size_t n = 0, first;
@@ -172,8 +192,14 @@ static void *dispatcher_main(void *arg)
 		}
 		/* POLLHUP: every process under the filter is gone. */
 		if (listening && (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL)) &&
-		    !(pfd[1].revents & POLLIN))
+		    !(pfd[1].revents & POLLIN)) {
 			listening = false;
+			/* No process of the command is left to open anything:
+			 * the opener may go (it ends at end of file). Not
+			 * closed: a worker may still be sending on it. */
+			if (sv->opener >= 0)
+				shutdown(sv->opener, SHUT_RDWR);
+		}
 		else if (listening && (pfd[1].revents & POLLIN))
 			listening = handle_one(sv, refuse_all);
 		/* A caller died: its call is over, end its worker. */
@@ -196,10 +222,13 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 
 	if (!sv) {
 		close(listener);
+		if (p->opener >= 0)
+			close(p->opener);
 		*err = ENOMEM;
 		return NULL;
 	}
 	sv->listener = listener;
+	sv->opener = -1;
 	/* Linux 6.6+: the command waits for each answer, so the kernel may run
 	 * our thread and then the command's on the caller's CPU, with no trip
 	 * through the scheduler's balancing. Older kernels say no: fine. */
@@ -212,8 +241,15 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	if (sv->pty_pool)
 		pty_pool_ref(sv->pty_pool);
 	sv->run = p->run;
+	sv->scope = p->scope;
+	sv->netns_cookie = p->netns_cookie;
+	sv->opener = p->opener;
+	sv->landlock_abi = p->landlock_abi;
+	if (sv->scope)
+		scope_thread_ref(sv->scope);
 	pthread_mutex_init(&sv->lock, NULL);
-	pthread_cond_init(&sv->work, NULL);
+	pthread_cond_init(&sv->work[0], NULL);
+	pthread_cond_init(&sv->work[1], NULL);
 	sv->handoff[0] = sv->handoff[1] = sv->put_back = -1;
 	pthread_mutex_init(&sv->drop_lock, NULL);
 	pthread_cond_init(&sv->drop_work, NULL);

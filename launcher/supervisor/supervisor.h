@@ -35,6 +35,7 @@
 struct supervisor;
 struct sock_fprog;
 struct pty_pool;
+struct scope_thread;
 
 struct supervisor_params {
 	bool metadata;           /* decide chmod/chown/utimes/xattrs (landlock runner) */
@@ -59,6 +60,19 @@ struct supervisor_params {
 	/* The run's first process (bash, or its PID namespace's init): whose
 	 * descendants are searched first for a listener (supervisor_peer.c). */
 	pid_t run;
+	/* The run's scope thread (kernel/scope_thread.h), referenced while we
+	 * run; NULL: the kernel does not scope abstract unix sockets for this
+	 * run, and we decide them (supervisor_abstract.c). */
+	struct scope_thread *scope;
+	/* The landlock runner's --net none namespace, by its cookie (0: none):
+	 * a root caller's is the host user namespace's, and we may not ask a
+	 * socket there which namespace it is in. */
+	uint64_t netns_cookie;
+	/* The run's opener's socket (runners/opener.h), ours from now on, or
+	 * -1: opens for writing are not ours to perform (read-only mode). */
+	int opener;
+	/* The Landlock ABI the run is confined with. */
+	int landlock_abi;
 };
 
 /* Take over listener and start answering on threads of our own (serve's loop
@@ -80,7 +94,14 @@ unsigned supervisor_refusals(const struct supervisor *sv);
  * in $HOME, or watch what they can, and go on); a failed run whose output
  * names it is one (`go env -w`: "open ~/.config/go/env: no such file or
  * directory"). */
-bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len);
+bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len,
+			      const struct supervise_local *local);
+/* Whether command (the run's bash command line, run in cwd) names the path
+ * of a soft refusal while text says, on a line that is no warning, that
+ * something is read-only (supervise_says_read_only): a program that went on
+ * read-only after a refused read-write open and failed in its own words. */
+bool supervisor_refusal_commanded(struct supervisor *sv, const char *command, const char *cwd,
+				  const char *text, size_t len);
 /* Whether any soft refusal was noted yet (cheap: no lock). */
 bool supervisor_noted_any(struct supervisor *sv);
 

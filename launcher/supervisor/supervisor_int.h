@@ -27,9 +27,11 @@ struct sv_inflight {
 	bool running;      /* a worker took it: thread is valid */
 	bool done;         /* performed (or cancelled); the slot is free again */
 	bool cancelled;
+	bool scoped;       /* performed on a thread of the run's scope domain */
 	pthread_t thread;
 	int pidfd;         /* the calling process: readable once it is gone */
 	struct sv_net_op *op;
+	struct sv_open_op *open;   /* or an open that may block (a FIFO's) */
 	uint64_t id;
 };
 
@@ -39,8 +41,14 @@ struct supervisor {
 	int refs;                 /* engine + dispatcher + workers (atomic) */
 	bool stopping;            /* set once by supervisor_stop (atomic) */
 	pthread_mutex_t lock;     /* guards inflight and the worker counts */
-	pthread_cond_t work;      /* idle workers wait here for a call */
-	size_t n_idle, n_unclaimed, n_workers;
+	/* Idle workers wait here for a call, [1] those of the run's scope
+	 * domain (scope_thread.h), [0] the others. */
+	pthread_cond_t work[2];
+	size_t n_idle[2], n_unclaimed[2], n_workers;
+	struct scope_thread *scope; /* the run's scope thread, referenced (NULL: none) */
+	uint64_t netns_cookie;    /* the landlock runner's --net none namespace (0: none) */
+	int opener;               /* the run's opener's requests (runners/opener.h; -1: none) */
+	int landlock_abi;         /* the run's Landlock ABI */
 	struct sv_inflight inflight[SV_MAX_INFLIGHT];
 	size_t passing;           /* copies held for this run's sends' SCM_RIGHTS (atomic) */
 	/* supervisor_release.c, under drop_lock */
@@ -115,8 +123,6 @@ bool sv_chmod_refusal_counts(struct sv_call *c);
 void sv_call_init(struct sv_call *c, struct supervisor *sv);
 /* O_PATH /proc/<tid> of the caller (cached in c): an fd, or -errno. */
 int sv_proc_dir(struct sv_call *c);
-/* A process of ours (a run's) listens on the abstract socket name. */
-bool sv_abstract_listener_is_ours(struct sv_call *c, const char *name);
 void sv_call_release(struct sv_call *c);
 
 /* The command's memory. 0 or -errno (-EFAULT for an address it cannot read). */
@@ -192,11 +198,37 @@ bool sv_is_ptmx(int fd);
  * in (landlock runner) */
 bool sv_is_pty_number_call(const struct seccomp_notif *n);
 void sv_pty_number_call(struct sv_call *c, struct sv_answer *a);
+/* supervisor_ioctl.c: the file systems' own ioctls (landlock runner) */
+bool sv_is_inode_ioctl_call(const struct seccomp_notif *n);
+void sv_inode_ioctl_call(struct sv_call *c, struct sv_answer *a);
+/* supervisor_open.c: opens for writing, performed by the run's opener
+ * (workspace-write) */
+struct sv_open_op;
+bool sv_is_open_call(const struct seccomp_notif *n);
+/* Everything read and resolved; the op to perform, or NULL with a filled. */
+struct sv_open_op *sv_open_prepare(struct sv_call *c, struct sv_answer *a);
+bool sv_open_may_block(const struct sv_open_op *op);
+void sv_open_perform(struct sv_open_op *op, struct sv_answer *a);
+void sv_open_free(struct sv_open_op *op);
 /* supervisor_watch.c: inotify_add_watch, fanotify_mark (landlock runner) */
 bool sv_is_watch_call(const struct seccomp_notif *n);
 void sv_watch_call(struct sv_call *c, struct sv_answer *a);
 /* supervisor_mkdir.c: mkdir, mkdirat (both runners), only noted */
 bool sv_is_mkdir_call(const struct seccomp_notif *n);
+/* Whether the sandbox refuses the write a call asks for at the path at
+ * addr (relative to dirfd), where the caller could make it without sbx: a
+ * new entry in its directory (SV_WRITE_NEW), a regular file that exists
+ * (SV_WRITE_EXISTING). made gets the path in the command's view, given the
+ * path as the command wrote it. Only looked at: the kernel decides. */
+#define SV_WRITE_NEW 1u
+#define SV_WRITE_EXISTING 2u
+bool sv_write_refused(struct sv_call *c, int dirfd, uint64_t addr, unsigned how, char *made,
+		      size_t made_size, char given[PATH_MAX]);
+/* supervisor_rw_open.c: open, openat for reading and writing (both runners),
+ * only noted */
+bool sv_is_rw_open_call(const struct seccomp_notif *n);
+void sv_rw_open_call(struct sv_call *c, struct sv_answer *a);
+void sv_rw_open_note(struct sv_call *c);
 void sv_mkdir_call(struct sv_call *c, struct sv_answer *a);
 /* supervisor_listen.c: listen(2) (landlock runner), only recorded */
 bool sv_is_listen_call(const struct seccomp_notif *n);
@@ -209,12 +241,18 @@ struct sv_net_op;
 struct sv_net_op *sv_net_prepare(struct sv_call *c, struct sv_answer *a);
 /* Whether performing may block (then a worker thread does it). */
 bool sv_net_may_block(const struct sv_net_op *op);
+/* Whether the kernel decides it in the run's scope domain: performed on a
+ * worker made there (an abstract name, with a scope thread). */
+bool sv_net_scoped(const struct sv_net_op *op);
 void sv_net_perform(struct sv_net_op *op, struct sv_answer *a);
 void sv_net_free(struct sv_net_op *op);
 /* The socket the op works on (ours: pidfd_getfd), for cancelling. */
 int sv_net_socket(const struct sv_net_op *op);
 
 /* supervisor_state.c: the run's references, its wake-up, the answer to the kernel */
+/* Keep only the capabilities in keep on this thread (and never more than it
+ * holds). 0 or -errno. */
+int sv_lower_caps(uint64_t keep);
 void sv_ref(struct supervisor *sv);
 void sv_unref(struct supervisor *sv);
 void sv_wake(struct supervisor *sv);
@@ -222,8 +260,12 @@ void sv_respond(struct supervisor *sv, uint64_t id, const struct sv_answer *a);
 
 /* supervisor_worker.c: calls that may block, on threads of their own. */
 struct pollfd;
-/* Hand op over (the worker answers). false: no room, perform it yourself. */
-bool sv_worker_start(struct supervisor *sv, struct sv_call *c, struct sv_net_op *op);
+/* The same for an open that may block (supervisor_open.c). */
+bool sv_worker_start_open(struct supervisor *sv, struct sv_call *c, struct sv_open_op *op);
+/* Hand op over (the worker answers). false: no room, perform it yourself
+ * (scoped: on a thread of the run's scope domain, which the dispatcher is
+ * not; false then means refuse). */
+bool sv_worker_start(struct supervisor *sv, struct sv_call *c, struct sv_net_op *op, bool scoped);
 /* The caller of the call in slot died: end its worker. */
 void sv_worker_caller_gone(struct supervisor *sv, size_t slot);
 /* The run is over: end every call in flight, send idle workers away. */
@@ -247,5 +289,8 @@ bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_u
 /* On a connection sock (one of ours that nobody else holds) to it: the
  * process that called listen(2) is ours, alive or noted. */
 bool sv_peer_listener_is_ours(struct supervisor *sv, int sock, int socket_file);
+/* A process of this run (the run's first process or below it) holds a
+ * socket with one of these sockfs inodes. */
+bool sv_run_holds_socket(struct supervisor *sv, const unsigned long *ino, size_t n);
 
 #endif

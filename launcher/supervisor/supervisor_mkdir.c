@@ -46,12 +46,24 @@ static bool host_allows(const char *view)
 	return faccessat(AT_FDCWD, view, W_OK | X_OK, AT_EACCESS) == 0;
 }
 
-/* made: the directory the call would make, in the command's view (its
- * directory resolved); given: as the command named it (trailing slashes
- * dropped), which its messages repeat when a symlink is on the way ($HOME
- * under /home -> /var/home). */
-static bool refused_by_sandbox(struct sv_call *c, int dirfd, uint64_t addr, char *made,
-			       size_t made_size, char given[PATH_MAX])
+/* The sandbox refuses a write to a file that exists: its mount is read-only
+ * in the run's view (namespace runner), or it lies outside the writable set
+ * (landlock runner); and the caller may write it on the host. Regular
+ * files only (a device's or a fifo's open is no file written). */
+static bool existing_refused(struct sv_call *c, int h, const char *name, const struct stat *st,
+			     const char *view)
+{
+	if (!S_ISREG(st->st_mode))
+		return false;
+	if (!c->sv->metadata &&
+	    !(faccessat(h, name, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) < 0 && errno == EROFS))
+		return false;
+	return (!c->sv->metadata || !supervise_in_writable(&c->sv->writable, view)) &&
+	       faccessat(AT_FDCWD, view, W_OK, AT_EACCESS) == 0;
+}
+
+bool sv_write_refused(struct sv_call *c, int dirfd, uint64_t addr, unsigned how, char *made,
+		      size_t made_size, char given[PATH_MAX])
 {
 	char path[PATH_MAX], view[PATH_MAX], link[40];
 	const char *dir, *name;
@@ -71,7 +83,15 @@ static bool refused_by_sandbox(struct sv_call *c, int dirfd, uint64_t addr, char
 	h = sv_resolve(c, dirfd, dir, SV_FOLLOW);
 	if (h < 0)
 		return false; /* ENOENT, ENOTDIR...: the kernel's own answer */
-	if (fstatat(h, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+	if (fstatat(h, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		/* A mkdir of what exists fails with EEXIST, sandbox or not. */
+		if ((how & SV_WRITE_EXISTING) && sv_view_path(c, h, view, sizeof(view)) == 0 && view[0] == '/' &&
+		    snprintf(made, made_size, "%s/%s", strcmp(view, "/") ? view : "", name) <
+			    (int)made_size)
+			refused = existing_refused(c, h, name, &st, made);
+		goto out;
+	}
+	if (errno != ENOENT || !(how & SV_WRITE_NEW))
 		goto out;
 	/* The namespace runner's view is the host's, bound read-only, apart
 	 * from its own mounts (the root, /tmp, the cache), which are writable:
@@ -104,7 +124,7 @@ void sv_mkdir_call(struct sv_call *c, struct sv_answer *a)
 	/* x32's calls go on unnoted, as they are rare. */
 	if (!syscall_abi_native(&c->n.data))
 		return;
-	if (refused_by_sandbox(c, at ? (int)arg[0] : AT_FDCWD, at ? arg[1] : arg[0], made,
-			       sizeof(made), given))
+	if (sv_write_refused(c, at ? (int)arg[0] : AT_FDCWD, at ? arg[1] : arg[0], SV_WRITE_NEW, made,
+			     sizeof(made), given))
 		sv_note_refused(c->sv, made, given);
 }

@@ -42,6 +42,19 @@ int sv_net_socket(const struct sv_net_op *op)
 	return op->sock;
 }
 
+bool sv_net_scoped(const struct sv_net_op *op)
+{
+	return op->scoped;
+}
+
+/* An error of a call performed in the run's scope domain: the scope's
+ * refusal (Landlock's EPERM) is the sandbox's, EACCES as every refusal of
+ * ours, counted; the rest are the kernel's answers. */
+static int scoped_error(const struct sv_net_op *op, int err)
+{
+	return op->scoped && err == EPERM ? -sv_refuse(op->sv, EACCES) : err;
+}
+
 void sv_net_free(struct sv_net_op *op)
 {
 	if (!op)
@@ -133,7 +146,7 @@ static ssize_t send_passing(int sock, struct msghdr *h, int flags)
 
 	if (getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tmo, &tl) == 0 && (tmo.tv_sec || tmo.tv_usec))
 		until = now_ms() + (int64_t)tmo.tv_sec * 1000 + tmo.tv_usec / 1000;
-	while ((n = sendmsg(sock, h, flags | MSG_DONTWAIT)) < 0 && errno == EAGAIN) {
+	while ((n = inflight_sendmsg(sock, h, flags | MSG_DONTWAIT, false)) < 0 && errno == EAGAIN) {
 		int64_t left = until >= 0 ? until - now_ms() : -1;
 
 		if (until >= 0 && left <= 0)
@@ -192,7 +205,8 @@ static ssize_t do_sendmsg(struct sv_net_op *op, struct net_msg *m, int flags)
 	ssize_t n;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
-	n = passing ? send_passing(op->sock, &h, flags) : sendmsg(op->sock, &h, flags);
+	n = passing ? send_passing(op->sock, &h, flags)
+	    : m->n_fds ? inflight_sendmsg(op->sock, &h, flags, false) : sendmsg(op->sock, &h, flags);
 	err = errno;
 	pthread_setcancelstate(old, NULL);
 	inflight_exempt_restore(exempt);
@@ -252,7 +266,7 @@ static void perform_connect(struct sv_net_op *op, struct sv_answer *a)
 	err = errno;
 	pthread_setcancelstate(old, NULL);
 	if (rc < 0)
-		a->err = err;
+		a->err = scoped_error(op, err);
 }
 
 void sv_net_perform(struct sv_net_op *op, struct sv_answer *a)
@@ -275,7 +289,7 @@ void sv_net_perform(struct sv_net_op *op, struct sv_answer *a)
 			if (err == EPIPE && !(op->flags & MSG_NOSIGNAL) && op->pidfd >= 0)
 				syscall(SYS_pidfd_send_signal, op->pidfd, SIGPIPE, NULL, 0);
 			if (sent == 0)
-				a->err = err;
+				a->err = scoped_error(op, err);
 			break;
 		}
 		if (op->kind != NET_SENDMMSG) {

@@ -48,6 +48,8 @@ struct sv_net_op {
 	int type;                 /* SOCK_STREAM, ... */
 	bool unix_family;
 	bool check_listener;      /* connect: the listener must be ours */
+	bool scoped;              /* an abstract name the kernel decides in the run's
+				   * scope domain: performed on a worker made there */
 	int net_unix;             /* check_listener, the caller's network namespace
 				   * not ours (--net none): its /proc/PID/net/unix */
 	int flags;                /* send flags, as the command gave them */
@@ -65,6 +67,10 @@ int sv_net_read(struct sv_call *c, struct sv_net_op *op);
 /* supervisor_net_name.c: decide a message's name where the kernel would look
  * it up, and replace a unix path by our handle on the socket file. */
 int sv_net_decide_name(struct sv_call *c, struct sv_net_op *op, struct net_msg *m);
+/* supervisor_abstract.c: an abstract name where no scope decides it (below
+ * Landlock ABI 6): 0 (reachable: a socket of this run's holds it, or the
+ * command's socket lies in a network namespace of the run's) or -errno. */
+int sv_abstract_decide(struct sv_call *c, const struct sv_net_op *op, const struct net_msg *m);
 /* supervisor_net_read.c: give back what a message holds (its copies to the
  * closer), leaving it empty. */
 void sv_net_msg_clear(struct sv_net_op *op, struct net_msg *m);

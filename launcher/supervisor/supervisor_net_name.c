@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The name a socket call gives its peer, decided where the kernel would look
  * it up: a unix path in the command's view (the allow-list, or a socket of
- * the run's own in its writable set), an abstract name (a listener of the
- * run's own), any other family as it is. A decided unix path is replaced by
- * our handle on the socket file, so the call reaches the file we decided on,
- * never a name looked up again. */
+ * the run's own in its writable set), an abstract name (the allow-list, or
+ * the kernel's scope in the run's scope domain, or a socket of the run's own:
+ * supervisor_abstract.c), any other family as it is. A decided unix path is
+ * replaced by our handle on the socket file, so the call reaches the file we
+ * decided on, never a name looked up again. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -16,9 +17,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "scope_thread.h"
 #include "supervisor_net.h"
 
-/* The abstract name as /proc/net/unix prints it: '@', NULs as '@'. */
+/* The abstract name as the allow-list writes it: '@', NULs as '@'. Text for
+ * the deployment's own entries only: no decision of ours reads it. */
 static void abstract_name(const struct sockaddr_un *a, socklen_t len, char *out, size_t size)
 {
 	size_t n = len - offsetof(struct sockaddr_un, sun_path) - 1, k = 0;
@@ -84,13 +87,21 @@ static int decide_unix(struct sv_call *c, struct sv_net_op *op, struct net_msg *
 		return 1; /* the kernel refuses it without looking anything up */
 	if (a->sun_path[0] == '\0') {
 		abstract_name(a, m->namelen, view, sizeof(view));
-		if (listed(c->sv, view) || private_netns(c) ||
-		    (op->type != SOCK_DGRAM && sv_abstract_listener_is_ours(c, view)))
+		/* The deployment named it: a host daemon it hands the command. */
+		if (listed(c->sv, view))
 			return 0;
-		/* Why refuse without connecting: an abstract listener has no
-		 * file to check, and a connection, even one closed at once,
-		 * already reaches a host daemon (a session bus, an X server). */
-		return sv_refuse(c->sv, EACCES);
+		/* Why not on our own thread: it has no Landlock domain, so a
+		 * connect from it reaches every abstract socket of the host. On
+		 * a thread of the run's scope domain the kernel decides, as for
+		 * the command itself: the run's own sockets and nothing else. */
+		if (c->sv->scope && scope_thread_use(c->sv->scope)) {
+			op->scoped = true;
+			return 0;
+		}
+		/* No scope: ours to decide, never by connecting to find out (a
+		 * connection, even one closed at once, already reaches a host
+		 * daemon: a session bus, an X server). */
+		return sv_abstract_decide(c, op, m);
 	}
 	plen = m->namelen - offsetof(struct sockaddr_un, sun_path);
 	memcpy(path, a->sun_path, plen);

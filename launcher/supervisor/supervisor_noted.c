@@ -92,26 +92,60 @@ bool supervisor_noted_any(struct supervisor *sv)
 	return sv && __atomic_load_n(&sv->n_noted, __ATOMIC_ACQUIRE) > 0;
 }
 
-bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len)
+bool supervisor_refusal_named(struct supervisor *sv, const char *text, size_t len,
+			      const struct supervise_local *local)
 {
 	bool named = false;
 
 	if (!sv)
 		return false;
 	/* The error once, not once a noted name (64 of them). */
-	bool error = supervise_error_phrase(text, len);
+	bool error = supervise_error_phrase(text, len, local);
 
 	pthread_mutex_lock(&sv->lock);
 	for (size_t i = 0; error && i < sv->n_noted && !named; i++)
 		named = strchr(sv->noted[i], '/')
-				? supervise_error_names(text, len, sv->noted[i])
-				: supervise_error_names_bare(text, len, sv->noted[i]);
+				? supervise_error_names(text, len, sv->noted[i], local)
+				: supervise_error_names_bare(text, len, sv->noted[i], local);
 	/* Rust's Debug form names no path: with a refusal noted, the errno
 	 * the sandbox gave it is enough (a mkdir's: EROFS under the namespace
 	 * runner, EACCES under Landlock; a watch's: EACCES). */
 	if (!named && sv->n_noted)
 		named = supervise_error_is_rust_os(text, len, EACCES) ||
 			(!sv->metadata && supervise_error_is_rust_os(text, len, EROFS));
+	pthread_mutex_unlock(&sv->lock);
+	return named;
+}
+
+/* command names p, or p's name below cwd ("sqlite3 app.db" opens the
+ * absolute path of app.db). */
+static bool commanded(const char *command, const char *cwd, const char *p)
+{
+	size_t n = cwd ? strlen(cwd) : 0;
+
+	if (supervise_command_names(command, p))
+		return true;
+	return n > 1 && strncmp(p, cwd, n) == 0 && p[n] == '/' && supervise_command_names(command, p + n + 1);
+}
+
+bool supervisor_refusal_commanded(struct supervisor *sv, const char *command, const char *cwd,
+				  const char *text, size_t len)
+{
+	bool named = false;
+
+	/* why both: a program that was refused a read-write open (sqlite)
+	 * goes on read-only and fails in its own words, naming no file
+	 * ("attempt to write a readonly database"); the file it was refused
+	 * is the one its command line gave it. Without the refusal the same
+	 * words are the program's own ("sqlite3 -readonly"); without the
+	 * words a refused file on the command line is no cause ("select"
+	 * from a table that is not there). */
+	if (!sv || !command || !text || !__atomic_load_n(&sv->n_noted, __ATOMIC_ACQUIRE) ||
+	    !supervise_says_read_only(text, len))
+		return false;
+	pthread_mutex_lock(&sv->lock);
+	for (size_t i = 0; i < sv->n_noted && !named; i++)
+		named = commanded(command, cwd, sv->noted[i]);
 	pthread_mutex_unlock(&sv->lock);
 	return named;
 }

@@ -181,11 +181,13 @@ static bool recorded_listener_is_ours(int sock, int socket_file)
 	return in_confined_run(cred.pid) && started_before_file(cred.pid, socket_file);
 }
 
-/* The listening sockets of a network namespace's unix table (fd: its
- * /proc/PID/net/unix, ours to close, read from the start): their sockfs
- * inodes. name: only those named so ("@abstract", NULs as '@', as the
- * kernel prints them); NULL: every pathname socket. */
-static size_t listeners_in(int fd, const char *name, unsigned long *ino, size_t max)
+/* The listening pathname sockets of a network namespace's unix table (fd:
+ * its /proc/PID/net/unix, ours to close, read from the start): their sockfs
+ * inodes, candidates only. The table is text a command can forge lines of
+ * (a socket path may hold a newline): what decides is that a process of
+ * ours holds the socket and that the socket itself says it is bound to the
+ * file (socket_bound_to). */
+static size_t listeners_in(int fd, unsigned long *ino, size_t max)
 {
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char line[512 + 108];
@@ -203,18 +205,11 @@ static size_t listeners_in(int fd, const char *name, unsigned long *ino, size_t 
 		char path[512];
 
 		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %511s", &flags, &inode, path) == 3 &&
-		    (flags & 0x10000 /* __SO_ACCEPTCON: listening */) &&
-		    (name ? strcmp(path, name) == 0 : path[0] != '@'))
+		    (flags & 0x10000 /* __SO_ACCEPTCON: listening */) && path[0] != '@')
 			ino[n++] = inode;
 	}
 	fclose(f);
 	return n;
-}
-
-/* The listening sockets named `name` in the caller's network namespace. */
-static size_t abstract_listeners(int proc_dir, const char *name, unsigned long *ino, size_t max)
-{
-	return listeners_in(openat(proc_dir, "net/unix", O_RDONLY | O_CLOEXEC), name, ino, max);
 }
 
 /* sock (our copy) is bound to the file st describes, as the socket itself
@@ -373,14 +368,15 @@ static size_t run_tree(pid_t root, pid_t *out, size_t max)
  * task holding thousands of descriptors slows only a connect to a server
  * of its own). */
 static bool held_by_a_run(struct supervisor *sv, const unsigned long *ino, size_t n,
-			  const struct stat *bound)
+			  const struct stat *bound, bool this_run_only)
 {
 	pid_t roots[64], *tree = malloc(RUN_TREE_MAX * sizeof(*tree));
 	size_t n_roots;
 	bool ours = false;
 
 	roots[0] = sv->run;
-	n_roots = 1 + sv_runs_list(roots + 1, sizeof(roots) / sizeof(roots[0]) - 1, sv->run);
+	n_roots = 1 + (this_run_only ? 0 : sv_runs_list(roots + 1, sizeof(roots) / sizeof(roots[0]) - 1,
+							 sv->run));
 	for (size_t r = 0; tree && r < n_roots && !ours; r++) {
 		size_t n_tree = roots[r] > 0 && sv_runs_root(roots[r])
 					? run_tree(roots[r], tree, RUN_TREE_MAX)
@@ -391,18 +387,6 @@ static bool held_by_a_run(struct supervisor *sv, const unsigned long *ino, size_
 	}
 	free(tree);
 	return ours;
-}
-
-/* An abstract socket has no file to compare with, and connecting to find out
- * whose it is would already reach a host daemon: look for the listener among
- * our own processes' sockets instead (only for this rare case). */
-bool sv_abstract_listener_is_ours(struct sv_call *c, const char *name)
-{
-	unsigned long ino[8];
-	int dir = sv_proc_dir(c);
-	size_t n = dir >= 0 ? abstract_listeners(dir, name, ino, 8) : 0;
-
-	return n > 0 && held_by_a_run(c->sv, ino, n, NULL);
 }
 
 /* The sockfs inodes of the listening unix sockets bound to the file st
@@ -482,11 +466,16 @@ bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_u
 	 * the run's own (--net none) the socket itself does. */
 	n = listeners_bound_to(&st, ino, 8);
 	if (n == 0 && net_unix >= 0) {
-		n = listeners_in(dup(net_unix), NULL, ino, sizeof(ino) / sizeof(ino[0]));
+		n = listeners_in(dup(net_unix), ino, sizeof(ino) / sizeof(ino[0]));
 		other_netns = true;
 	}
 	if (n == 0)
 		return false;
-	ours = held_by_a_run(sv, ino, n, other_netns ? &st : NULL);
+	ours = held_by_a_run(sv, ino, n, other_netns ? &st : NULL, false);
 	return ours;
+}
+
+bool sv_run_holds_socket(struct supervisor *sv, const unsigned long *ino, size_t n)
+{
+	return n > 0 && held_by_a_run(sv, ino, n, NULL, true);
 }

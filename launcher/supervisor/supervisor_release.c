@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "inflight.h"
 #include "supervisor_int.h"
 
 #define CLOSER_IDLE_SECONDS 5
@@ -182,7 +183,7 @@ static int send_copy(struct supervisor *sv, int fd)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
-	if (sendmsg(sv->handoff[0], &m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+	if (inflight_sendmsg(sv->handoff[0], &m, MSG_DONTWAIT | MSG_NOSIGNAL, false) < 0)
 		return -errno;
 	sv->n_drops++;
 	return 0;

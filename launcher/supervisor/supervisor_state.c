@@ -4,12 +4,32 @@
  * answer reaches the kernel. The bottom of the supervisor: every other file
  * here may call it; it calls none of them but the noted refusals' release. */
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pty_pool.h"
+#include "scope_thread.h"
 #include "supervisor_int.h"
+
+int sv_lower_caps(uint64_t keep)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -errno;
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		uint32_t word = (uint32_t)(keep >> (32 * i));
+
+		data[i].effective &= word;
+		data[i].permitted &= word;
+		data[i].inheritable = 0;
+	}
+	return syscall(SYS_capset, &hdr, data) < 0 ? -errno : 0;
+}
 
 void sv_ref(struct supervisor *sv)
 {
@@ -36,13 +56,17 @@ void sv_unref(struct supervisor *sv)
 	 * nothing passes unchecked once we are gone. */
 	close(sv->listener);
 	close(sv->wake_fd);
+	if (sv->opener >= 0)
+		close(sv->opener);
 	free_list(sv->allow, sv->n_allow);
 	free_list(sv->hidden, sv->n_hidden);
 	free_list(sv->revealed, sv->n_revealed);
 	free(sv->listeners);
 	sv_noted_free(sv);
 	pty_pool_unref(sv->pty_pool);
-	pthread_cond_destroy(&sv->work);
+	scope_thread_unref(sv->scope);
+	pthread_cond_destroy(&sv->work[0]);
+	pthread_cond_destroy(&sv->work[1]);
 	pthread_mutex_destroy(&sv->lock);
 	/* Empty by now (the drain waited for every copy in flight). */
 	if (sv->handoff[0] >= 0) {

@@ -81,7 +81,7 @@ static __attribute__((unused)) char *helper(struct fx *f, const char *name)
 }
 
 /* sbx run --json [extra] in mode on the workspace, HOME=f->home. */
-static int run_x(struct fx *f, const char *mode, const char *extra, const char *cmd,
+static __attribute__((unused)) int run_x(struct fx *f, const char *mode, const char *extra, const char *cmd,
 		 struct e2e_out *o)
 {
 	char *argv[16];

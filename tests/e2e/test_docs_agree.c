@@ -212,16 +212,18 @@ Test(docs, result_object_keys_are_sbx1_s, .timeout = 180)
 	free(base);
 }
 
-/* MARKERS says every way a run comes to be denied: the classifier's (a
- * failed run), a refused call, and protected paths put back (any exit). */
+/* MARKERS says every way a run comes to be denied: the classifier's, a
+ * refused call, and protected paths put back, each for a failed run only
+ * (CONTRACT section 5): a run that exited 0 is never denied. */
 Test(docs, markers_name_every_denial)
 {
 	char *sect = man_section("man/sbx.1", "MARKERS");
 
 	cr_assert(strstr(sect, "sandbox.refused_calls") && strstr(sect, "sandbox.reverted") &&
-			  strstr(sect, "whatever its exit status"),
+			  strstr(sect, "A run that exited 0 is never denied") &&
+			  !strstr(sect, "whatever its exit status"),
 		  "sbx(1) MARKERS does not say that a refused call and a put-back protected "
-		  "path make a run denied (the latter whatever its exit):\n%s", sect);
+		  "path make a failed run denied, and a run that exited 0 never:\n%s", sect);
 	free(sect);
 }
 

@@ -1830,8 +1830,14 @@ static double sbx_run_cpu(const struct fx *f, const char *cmd)
 	int st;
 	pid_t pid = e2e_spawn(f->who, f->R, argv);
 
-	cr_assert(wait4(pid, &st, 0, &ru) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		  "%s the run failed", f->tag);
+	cr_assert(wait4(pid, &st, 0, &ru) == pid, "%s wait4: %s", f->tag, strerror(errno));
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		struct e2e_out o;
+
+		e2e_run_in(f->who, f->R, argv, NULL, &o);
+		cr_assert_fail("%s the run failed (status 0x%x); again: exit %d, stderr: %.2000s",
+			       f->tag, st, o.status, o.err);
+	}
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }

@@ -268,6 +268,37 @@ ParameterizedTest(struct vp *p, view, nested_user_namespace, .timeout = 60)
 	e2e_out_free(&o);
 }
 
+/* /proc/self of a command in a PID namespace of its own with no /proc of
+ * its own (unshare -pf): the run's /proc names it by its number there. An
+ * open for writing is the supervisor's to resolve, and it must find the
+ * command itself, not the process with the command's inner number there
+ * (1: the run's init). As nobody: a root caller's nested user namespace
+ * is refused (above). */
+static struct vp params_nobody[] = { { "namespace", AS_NOBODY } };
+
+ParameterizedTestParameters(view, own_proc_in_a_nested_pid_namespace)
+{
+	return cr_make_param_array(struct vp, params_nobody, 1);
+}
+
+ParameterizedTest(struct vp *p, view, own_proc_in_a_nested_pid_namespace, .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	struct fx f;
+	struct e2e_out o;
+	const char *cmd = "read before < /proc/1/comm; "
+			  "unshare -Urpf sh -c 'echo renamed-sh > /proc/self/comm && "
+			  "read c < /proc/self/comm && echo self=$c'; "
+			  "read after < /proc/1/comm; echo init=$before/$after";
+
+	fx_setup(&f, p);
+	run_ws(&f, cmd, &o);
+	expect_ok(&f, cmd, &o);
+	cr_assert(has(&o, "self=renamed-sh"), "%s its own comm not renamed: %s", f.tag, o.out);
+	cr_assert(!has(&o, "/renamed-sh"), "%s the run's init was renamed: %s", f.tag, o.out);
+	e2e_out_free(&o);
+}
+
 PARAMS(processes_private)
 ParameterizedTest(struct vp *p, view, processes_private, .timeout = 60)
 {
@@ -334,17 +365,24 @@ ParameterizedTest(struct vp *p, view, protected_existing, .timeout = 90)
 	};
 	bool ns = strcmp(p->runner, "namespace") == 0;
 
-	/* The namespace runner refuses the write (read-only binds); the
-	 * landlock runner cannot, and puts the path back after the run. */
+	/* The namespace runner refuses the write (read-only binds): the run
+	 * fails and is denied. The landlock runner cannot; the write lands,
+	 * the run exits 0, is not denied (CONTRACT section 5) and the path is
+	 * put back after it, which sandbox.reverted says. */
 	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
 		run_ws(&f, attacks[i], &o);
-		if (ns)
+		if (ns) {
 			cr_assert(exit_code(&o) != 0, "%s `%s` was allowed", f.tag, attacks[i]);
-		else
+			cr_assert(has(&o, "\"denied\":true"), "%s `%s` not a denial: %s", f.tag,
+				  attacks[i], o.out);
+		} else {
 			cr_assert(has(&o, "\"protected\":\"restored\"") && has(&o, "\"reverted\":[\".git/"),
 				  "%s `%s` not put back: %s", f.tag, attacks[i], o.out);
-		cr_assert(has(&o, "\"denied\":true"), "%s `%s` not a denial: %s", f.tag,
-			  attacks[i], o.out);
+			cr_assert(exit_code(&o) == 0 && has(&o, "\"denied\":false") &&
+					  !has(&o, "[sandbox: file access denied"),
+				  "%s `%s` exited 0 yet was called denied: %s", f.tag, attacks[i],
+				  o.out);
+		}
 		e2e_out_free(&o);
 	}
 	cr_assert(e2e_exists(e2e_fmt("%s/.git/hooks", f.ws)), "%s .git/hooks gone", f.tag);
@@ -386,6 +424,14 @@ ParameterizedTest(struct vp *p, view, protected_absent_swept, .timeout = 60)
 	       &o);
 	cr_assert(exit_code(&o) == 0, "%s %s", f.tag, o.out);
 	cr_assert(has(&o, "\"reverted\":[\".envrc\",\".vscode\"]"), "%s %s", f.tag, o.out);
+	/* It exited 0: put back, and said so, but not denied (CONTRACT
+	 * section 5); a failed run that changed them is. */
+	cr_assert(has(&o, "\"denied\":false"), "%s %s", f.tag, o.out);
+	cr_assert(!has(&o, "[sandbox: file access denied"), "%s %s", f.tag, o.out);
+	e2e_out_free(&o);
+	run_ws(&f, "echo 'echo hi' > .envrc; exit 3", &o);
+	cr_assert(exit_code(&o) == 3 && has(&o, "\"reverted\":[\".envrc\"]"), "%s %s", f.tag,
+		  o.out);
 	cr_assert(has(&o, "\"denied\":true"), "%s %s", f.tag, o.out);
 	cr_assert(has(&o, "[sandbox: file access denied under workspace-write mode]"), "%s %s",
 		  f.tag, o.out);

@@ -15,8 +15,11 @@
 #   deny PATH...              the last call writes PATH (relative to the
 #                             fixture: ws/..., home/...), which the policy must
 #                             refuse: where the unconfined call succeeds, the
-#                             confined one must be marked denied (sandbox.denied
-#                             and the marker) and leave PATH as it was
+#                             confined one must leave PATH as it was and either
+#                             fail marked denied (sandbox.denied and the marker)
+#                             or, where the write landed and was put back after
+#                             the call (ws/ paths), exit 0 unmarked with PATH in
+#                             sandbox.reverted
 #   only_when runner=R|user=U the deny holds only for that runner / user kind
 #   refuse runner=R|user=U|root|* "what"  the last call does something the policy
 #                             refuses that is not a write to a path (a connect

@@ -102,7 +102,7 @@ fixture() {
 }
 
 # run_side NAME KIND SIDE OUT: SIDE is plain or a runner's name. OUT gets
-# call.N.{rc,out,err} (and .json, .denied, .markers confined), ws.before,
+# call.N.{rc,out,err} (and .json, .denied, .markers, .reverted confined), ws.before,
 # ws.after, home.before, home.after, and setup.err when the setup failed.
 run_side() {
 	local name=$1 kind=$2 side=$3 out=$4 d=$RW_DEFS/$1 F tag ou cu i calls cmd rc conf mode
@@ -162,7 +162,7 @@ run_side() {
 }
 
 # parse_result PREFIX SBX_RC: split PREFIX.json into .rc .out .err .denied
-# .markers; an sbx error (no result object) goes to .error.
+# .markers .reverted; an sbx error (no result object) goes to .error.
 parse_result() {
 	local p=$1 src=$2 sig rc
 	if ! jq -r '.exit_code as $x | if $x == null and .signal == null then error("no result") else
@@ -177,6 +177,7 @@ parse_result() {
 		: >"$p.err"
 		echo false >"$p.denied"
 		: >"$p.markers"
+		: >"$p.reverted"
 		return
 	fi
 	sig=$(sed -n 1p "$p.fields")
@@ -185,6 +186,7 @@ parse_result() {
 	echo "$rc" >"$p.rc"
 	sed -n 3p "$p.fields" >"$p.denied"
 	sed -n '4,$p' "$p.fields" >"$p.markers"
+	jq -r '.sandbox.reverted // [] | .[]' "$p.json" >"$p.reverted"
 	jq -j '.stdout' "$p.json" >"$p.out"
 	jq -j '.stderr' "$p.json" >"$p.err"
 }

@@ -72,6 +72,16 @@ deny_state() {
 	esac
 }
 
+# covered DENY-LINE REVERTED-FILE: DENY-LINE (ws/REL) is, holds or lies in a
+# path the file names (relative to the root). A path outside the root is
+# never put back: a call that wrote there did not exit 0 unmarked.
+covered() {
+	local rel
+	case $1 in ws/*) rel=${1#ws/} ;; *) return 1 ;; esac
+	awk -v p="$rel" '$0 == p || index($0, p "/") == 1 || index(p, $0 "/") == 1 { f = 1 }
+		END { exit !f }' "$2"
+}
+
 first_diff() {
 	diff "$1" "$2" | grep '^[<>]' | head -n 2 | cut -c1-160 | tr '\n' ' '
 }
@@ -123,6 +133,19 @@ verdict() {
 			grep -qxF "$MARKER_PREFIX$mode mode]" "$c/call.$i.markers" ||
 				fail "call $i: $refuse_what: no denial marker"
 			wrote=1
+			continue
+		fi
+		# A write the runner let through and sbx put back after the call
+		# (the landlock runner; a protected path absent before): the call
+		# exited 0, so it is not denied (CONTRACT section 5), and
+		# sandbox.reverted names every path of the root it wrote.
+		if [ "$deny" -eq 1 ] && [ "$i" -eq "$calls" ] && [ "$wrote" -eq 1 ] && [ "$crc" = 0 ]; then
+			[ "$den" = false ] && [ "$mk" -eq 0 ] ||
+				fail "call $i: exited 0 yet marked denied (denied $den): $(head -n 1 "$c/call.$i.markers")"
+			while read -r line; do
+				covered "$line" "$c/call.$i.reverted" ||
+					fail "call $i: exited 0 and $line is not named in sandbox.reverted ($(paste -sd' ' "$c/call.$i.reverted"))"
+			done <"$d/deny"
 			continue
 		fi
 		if [ "$deny" -eq 1 ] && [ "$i" -eq "$calls" ] && [ "$wrote" -eq 1 ]; then

@@ -20,11 +20,23 @@ echo five >> notes.txt && mkdir -p src && echo 'x = 1' > src/x.py
 git add -A && git commit -qm "third" && git log --format='%h %an %s' && git status --short
 EOF
 
-wf git-init "git init, add, commit in a new directory (hooks and config are protected)" fast need=git
+wf git-init "git init, add, commit at the root (a repository the run makes is kept)" fast need=git
 call <<'EOF'
 git init -q . && echo a > a.txt && git add a.txt && git commit -qm init && git log --format=%s
 EOF
-deny ws/.git/hooks ws/.git/config
+
+wf git-clone-root "git clone of the user's local repository into the root, then work in it" fast need=git
+home <<'EOF'
+git init -q src && cd src && echo s > s.txt && git add s.txt && git commit -qm src
+EOF
+call <<'EOF'
+git clone -q "$HOME/src" . && git switch -q -c topic && echo t > t.txt && git add t.txt &&
+git commit -qm topic && git switch -q - && git merge -q --no-edit topic && git log --format=%s &&
+git config --get remote.origin.url | sed "s|$HOME|HOME|"
+EOF
+# objects copied out of $HOME, not hard-linked: the home is another mount (namespace
+# runner) or outside what Landlock grants
+copied '^\.git/objects/'
 
 wf git-init-sub "git init of a subdirectory of the root (a repository of its own)" need=git
 call <<'EOF'
@@ -100,8 +112,6 @@ git worktree add -q -b wt-branch wt && cd wt && echo w > w.txt && git add w.txt 
 git -C .. worktree list --porcelain | grep -c worktree && git -C .. log --format=%s wt-branch | head -n 1
 EOF
 norm 's|/[^ ]*/ws|WS|g'
-# a linked worktree's git directory is a protected path (docs/workspace.md)
-deny ws/.git/worktrees
 
 wf git-bisect "bisect run" need=git
 git_repo
@@ -130,3 +140,19 @@ call <<'EOF'
 git config --global alias.st status
 EOF
 deny home/.gitconfig
+
+wf git-hook-nested "write a hook in a repository below the root (every repository's hooks are protected)" fast need=git
+setup <<'EOF'
+mkdir proj && cd proj && git init -q . && git commit -q --allow-empty -m init
+EOF
+call <<'EOF'
+printf '#!/bin/sh\nexit 0\n' > proj/.git/hooks/pre-commit && chmod +x proj/.git/hooks/pre-commit
+EOF
+deny ws/proj/.git/hooks
+
+wf git-rebase-planted "leave a rebase todo list in .git (only what git's everyday commands write is kept)" need=git
+git_repo
+call <<'EOF'
+mkdir .git/rebase-merge && echo 'exec true' > .git/rebase-merge/git-rebase-todo
+EOF
+deny ws/.git/rebase-merge

@@ -49,7 +49,15 @@ struct run {
 	const char *const *writable;
 };
 
+/* the run's command line (NULL: none) */
+static bool judge_command(const struct run *r, struct fake *f, const char *command);
+
 static bool judge(const struct run *r, struct fake *f)
+{
+	return judge_command(r, f, NULL);
+}
+
+static bool judge_command(const struct run *r, struct fake *f, const char *command)
 {
 	struct evidence ev;
 	struct classify_input in;
@@ -63,6 +71,7 @@ static bool judge(const struct run *r, struct fake *f)
 		.exit_code = r->exit_code,
 		.confined = r->confined,
 		.cwd = r->cwd,
+		.command = command,
 		.writable = r->writable,
 		.could_write = fake_could_write,
 		.could_write_ctx = f,
@@ -406,4 +415,79 @@ Test(decide, stdout_lines_are_checked_the_same_way)
 	evidence_feed(&ev, EVIDENCE_STDOUT, real, strlen(real));
 	evidence_finish(&ev);
 	cr_expect(classify_denied(&in));
+}
+
+/* ---- issue 31: a relative path, in every place the command line names ---- */
+
+static const char *const none_writable[] = { NULL };
+
+
+Test(decide, relative_path_in_a_directory_the_command_line_names)
+{
+	static const char *const etc[] = { "/etc", NULL };
+	struct fake f = { .unwritable = etc };
+	struct run r = { DIALECT_EACCES, "touch: cannot touch 'x': Permission denied\n", true, 1, true,
+			 "/ws", ws_writable };
+
+	cr_expect(judge_command(&r, &f, "cd \"/o/my dir\" && touch x"),
+		  "cd into a directory the caller may write");
+	/* the user's own limit there, whatever x would be at the cwd: before
+	 * issue 31 it was placed at the cwd only, and counted */
+	f = (struct fake){ .unwritable = etc };
+	cr_expect_not(judge_command(&r, &f, "cd /etc && touch x"));
+	/* read-only mode: the cwd is refused too, /etc still decides */
+	r.writable = none_writable;
+	f = (struct fake){ .unwritable = etc };
+	cr_expect_not(judge_command(&r, &f, "cd /etc && touch x"));
+	f = (struct fake){ .unwritable = etc };
+	cr_expect(judge_command(&r, &f, "touch x"), "read-only mode, at the cwd");
+}
+
+Test(decide, relative_path_under_tar_and_unzip_options)
+{
+	static const char *const usr[] = { "/usr", NULL };
+	static const char *const missing_sub[] = { "/ws/sub", NULL };
+	const char *line = "tar: ./sub/b.txt: Cannot open: Read-only file system\n";
+	struct fake f = { .missing = missing_sub };
+	struct run r = { DIALECT_EROFS, line, true, 2, true, "/ws", ws_writable };
+
+	cr_expect(judge_command(&r, &f, "tar -C '/o/\xc3\xb1" "and\xc3\xba' -xf src.tar"));
+	f = (struct fake){ .missing = missing_sub, .unwritable = usr };
+	cr_expect_not(judge_command(&r, &f, "tar --directory=/usr -xf src.tar"),
+		      "a place the caller could not write");
+	f = (struct fake){ .missing = missing_sub, .unwritable = usr };
+	cr_expect_not(judge_command(&r, &f, "unzip -q a.zip -d /usr/share"));
+	/* a name the command line gives no place for: where it lands at the
+	 * cwd decides, as before */
+	f = (struct fake){ .missing = missing_sub };
+	cr_expect(judge_command(&r, &f, "./extract.sh"));
+}
+
+Test(decide, command_dirs_as_the_shell_splits_them)
+{
+	char d[CLASSIFY_DIRS][CLASSIFY_DIR_MAX];
+	size_t n;
+
+	n = command_dirs("cd \"/o/my dir\" && tar -C sub -xf a.tar; make --directory=../m all",
+			 "/ws", d, CLASSIFY_DIRS);
+	cr_assert_eq(n, 3u);
+	cr_expect_str_eq(d[0], "/o/my dir");
+	cr_expect_str_eq(d[1], "/o/my dir/sub", "relative to the cd before it");
+	cr_expect_str_eq(d[2], "/o/m");
+	n = command_dirs("git -C '/o/a b' commit -m x && unzip x.zip -d/o/u && cmake -B build",
+			 "/ws", d, CLASSIFY_DIRS);
+	cr_assert_eq(n, 3u);
+	cr_expect_str_eq(d[0], "/o/a b");
+	cr_expect_str_eq(d[1], "/o/u");
+	cr_expect_str_eq(d[2], "/ws/build");
+	/* expansions are not guessed at; an option's value is no command */
+	n = command_dirs("cd $HOME/x && cd ~/y && cd \"$D\" && tar -C `pwd` -xf a", "/ws", d,
+			 CLASSIFY_DIRS);
+	cr_expect_eq(n, 0u);
+	n = command_dirs("LANG=C cd /o/\\ x; echo cd /nope; (cd /o/sub)", "/ws", d, CLASSIFY_DIRS);
+	cr_assert_eq(n, 2u);
+	cr_expect_str_eq(d[0], "/o/ x");
+	cr_expect_str_eq(d[1], "/o/sub");
+	cr_expect_eq(command_dirs(NULL, "/ws", d, CLASSIFY_DIRS), 0u);
+	cr_expect_eq(command_dirs("cd /x", "rel", d, CLASSIFY_DIRS), 0u);
 }

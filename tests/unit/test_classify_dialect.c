@@ -77,7 +77,9 @@ static const struct row rows[] = {
 	{ "[Error: EROFS: read-only file system, open '/x'] {", RO, "/x" },
 	{ "npm ERR! path /x", 0, "" },
 	{ "npm ERR! EBUSY: read-only file system, open '/x'", 0, "" },
-	{ "retrying after [Errno 13] Permission denied: '/x'", 0, "" },
+	/* str(e) of an OSError inside any message (issue 31) */
+	{ "retrying after [Errno 13] Permission denied: '/x'", AC, "/x" },
+	{ "cannot save state ([Errno 30] Read-only file system: '/x'), giving up", RO, "/x" },
 	{ "npm ERR! code EROFS", 0, "" },
 	/* Rust, Go */
 	{ "Error: failed to create /x: Read-only file system (os error 30)", RO, "/x" },
@@ -258,6 +260,47 @@ Test(dialect, runtimes)
 	};
 
 	expect_rows(table, sizeof(table) / sizeof(table[0]), NULL, "runtime");
+}
+
+/* ---- issue 31: quotes of every locale, a program's own words around the
+ * message, str(e) after any prefix ---- */
+
+Test(dialect, quotes_and_words_around_the_message)
+{
+	static const struct row table[] = {
+		/* quotes: Polish „…”, French « … » with no-break spaces, GNU's
+		 * old `…' (Spanish, Japanese, Korean catalogs), ‹…›, ”…” */
+		{ "mkdir: nie mo\xc5\xbcna utworzy\xc4\x87 katalogu \xe2\x80\x9e/p/d\xe2\x80\x9d: Read-only file system", RO, "/p/d" },
+		{ "mkdir: impossible de cr\xc3\xa9" "er le r\xc3\xa9pertoire \xc2\xab\xc2\xa0/p/my d\xc2\xa0\xc2\xbb: Permission denied", AC, "/p/my d" },
+		{ "mktemp: impossible de cr\xc3\xa9" "er le fichier \xc2\xab ./tmp.XXXX \xc2\xbb: Read-only file system", RO, "./tmp.XXXX" },
+		{ "touch: no se puede efectuar `touch' sobre '/p/x': Read-only file system", RO, "/p/x" },
+		{ "mkdir: \xe3\x83\x87\xe3\x82\xa3\xe3\x83\xac\xe3\x82\xaf\xe3\x83\x88\xe3\x83\xaa `sub' \xe3\x82\x92\xe4\xbd\x9c\xe6\x88\x90\xe3\x81\xa7\xe3\x81\x8d\xe3\x81\xbe\xe3\x81\x9b\xe3\x82\x93: Permission denied", AC, "sub" },
+		{ "mv: 'notes.md'\xec\x9d\x84(\xeb\xa5\xbc) '/p/n'(\xec\x9c\xbc)\xeb\xa1\x9c \xec\x9d\xb4\xeb\x8f\x99: Permission denied", AC, "/p/n" },
+		{ "x: cannot create \xe2\x80\xb9/p/a\xe2\x80\xba: Read-only file system", RO, "/p/a" },
+		{ "x: cannot create \xe2\x80\x9d/p/a\xe2\x80\x9d: Read-only file system", RO, "/p/a" },
+		{ "x: cannot create \xc2\xbb/p/a\xc2\xbb: Read-only file system", RO, "/p/a" },
+		/* French spacing before the colon, patch's after its file name */
+		{ "tar: /p/x.tar : Read-only file system", RO, "/p/x.tar" },
+		{ "patch: **** Can't create temporary file ./f.txt.oAbC : Permission denied", AC, "./f.txt.oAbC" },
+		/* rsync's errno after the text: it must be the text's */
+		{ "rsync: [receiver] mkstemp \"/p/.x.AbC\" failed: Permission denied (13)", AC, "/p/.x.AbC" },
+		{ "rsync: [generator] recv_generator: mkdir \"/p/d\" failed: Read-only file system (30)", RO, "/p/d" },
+		{ "x: /p/a: Read-only file system (13)", 0, "" },
+		/* Perl's "at FILE line N." after the message */
+		{ "Cannot open /p/pl.txt: Permission denied at -e line 1.", AC, "/p/pl.txt" },
+		{ "mkdir /p/d: Read-only file system at /w/x.pl line 3, <STDIN> line 2.", RO, "/p/d" },
+		{ "Kann /p/pl.txt nicht \xc3\xb6" "ffnen: Permission denied at -e line 1.", AC, "/p/pl.txt" },
+		{ "ouch: Permission denied at the gate.", 0, "" },
+		/* Python's str(e) inside other words */
+		{ "2024-05-01 10:00:00,1 ERROR app: save failed [Errno 30] Read-only file system: '/p/a'", RO, "/p/a" },
+		{ "FAILED test_w.py::test_w - PermissionError: [Errno 13] Permission denied: '/p/a'", AC, "/p/a" },
+		{ "shutil.Error: [('a', '/p/b', \"[Errno 30] Read-only file system: '/p/b'\")]", RO, "/p/b" },
+		{ "FAILED test_w.py::test_w - OSError: [Errno 30] Read-only file system: '/p/tmp/...", 0, "" },
+		/* the reason first, the file on the lines after it: not here */
+		{ "  file failed to open for writing (Read-only file system):", 0, "" },
+	};
+
+	expect_rows(table, sizeof(table) / sizeof(table[0]), NULL, "issue 31");
 }
 
 /* ---- the command's own language ---- */

@@ -212,3 +212,88 @@ Test(evidence, finish_is_idempotent_and_empty_stream_is_empty)
 	evidence_finish(&ev);
 	cr_expect_eq(ev.count, 1u);
 }
+
+/* ---- issue 31: the file on one line, the message on another ---- */
+
+static void feed_all(struct evidence *ev, const char *text, size_t chunk)
+{
+	size_t len = strlen(text);
+
+	for (size_t off = 0; off < len; off += chunk)
+		evidence_feed(ev, EVIDENCE_STDERR, text + off, len - off < chunk ? len - off : chunk);
+	evidence_finish(ev);
+}
+
+struct two_lines {
+	const char *text;
+	unsigned dialect; /* 0: no evidence */
+	const char *path;
+};
+
+Test(evidence, file_and_message_on_two_lines)
+{
+	static const struct two_lines cases[] = {
+		/* unzip: the file, then the message alone */
+		{ "checkdir:  cannot create extraction directory: /p/unz\n"
+		  "           Permission denied\n", DIALECT_EACCES, "/p/unz" },
+		{ "   creating: x/\ncheckdir error:  cannot create sub\n"
+		  "                 Read-only file system\n"
+		  "                 unable to process sub/b.txt.\n", DIALECT_EROFS, "sub" },
+		/* CMake: the message first, the file alone after a blank line */
+		{ "CMake Error at CMakeLists.txt:3 (file):\n"
+		  "  file failed to open for writing (Read-only file system):\n\n"
+		  "    /p/my dir/out.txt\n\n\n", DIALECT_EROFS, "/p/my dir/out.txt" },
+		/* zip: the message, then the file in parentheses */
+		{ "zip I/O error: Permission denied\n"
+		  "zip error: Could not create output file (/p/x.zip)\n", DIALECT_EACCES, "/p/x.zip" },
+		/* not evidence: an English line before a bare message names a
+		 * file only when it says it failed */
+		{ "Compiling foo\nPermission denied\n", 0, "" },
+		{ "building /p/lib\n\nPermission denied\n", 0, "" },
+		/* the file too far below the message */
+		{ "zip I/O error: Permission denied\na\nb\nc\n/p/x.zip\n", 0, "" },
+		/* a line of prose after the message is no file */
+		{ "  file failed to open for writing (Read-only file system):\n"
+		  "    see /p/log for more\n", 0, "" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (size_t chunk = 1; chunk <= 4096; chunk = chunk * 7 + 1) {
+			struct evidence ev;
+
+			evidence_init(&ev, ALL, NULL);
+			feed_all(&ev, cases[i].text, chunk);
+			if (!cases[i].dialect) {
+				cr_expect_eq(ev.count, 0u, "case %zu (chunks of %zu): %zu lines kept",
+					     i, chunk, ev.count);
+				continue;
+			}
+			cr_assert_eq(ev.count, 1u, "case %zu (chunks of %zu)", i, chunk);
+			cr_expect_eq(ev.ring[0].dialect, cases[i].dialect, "case %zu", i);
+			cr_expect_str_eq(ev.ring[0].path, cases[i].path, "case %zu (chunks of %zu)", i,
+					 chunk);
+		}
+}
+
+/* A translation with a line break in it: the paths on the first line, the
+ * message ending the second (coreutils' mv in Spanish). */
+Test(evidence, a_translation_broken_over_two_lines)
+{
+	static const struct dialect_texts es = { .text = {
+		"Sistema de ficheros de s\xc3\xb3lo lectura", "Permiso denegado" } };
+	static const char text[] =
+		"mv: fall\xc3\xb3 el movimiento entre distintos dispositivos: de 'notes.md' a '/p/notes.md';\n"
+		"no se puede borrar el objetivo: Sistema de ficheros de s\xc3\xb3lo lectura\n";
+	struct evidence ev;
+
+	evidence_init(&ev, ALL, &es);
+	feed_all(&ev, text, 5);
+	cr_assert_eq(ev.count, 1u);
+	cr_expect_str_eq(ev.ring[0].path, "/p/notes.md");
+	/* the other stream's line is not this one's */
+	evidence_init(&ev, ALL, &es);
+	evidence_feed(&ev, EVIDENCE_STDOUT, text, strchr(text, '\n') + 1 - text);
+	evidence_feed(&ev, EVIDENCE_STDERR, strchr(text, '\n') + 1, strlen(strchr(text, '\n') + 1));
+	evidence_finish(&ev);
+	cr_expect_eq(ev.count, 0u);
+}

@@ -132,6 +132,15 @@ Test(limits, defaults)
 	cr_assert_eq(limits_default_cgroup_memory(16ULL << 30), 12ULL << 30);
 }
 
+/* One inode per 16 KiB of tmp_size, never fewer than 1,024 (docs/limits.md). */
+Test(limits, tmpfs_inodes_follow_tmp_size)
+{
+	cr_assert_eq(limits_tmp_inodes(64ULL << 20), 4096);
+	cr_assert_eq(limits_tmp_inodes(1ULL << 30), 65536);
+	cr_assert_eq(limits_tmp_inodes(1ULL << 20), 1024);
+	cr_assert_eq(limits_tmp_inodes(0), 1024);
+}
+
 /* ---- which limit a run hit ---- */
 
 static const char *hit(const struct limits_report *r, bool exited, int code, int sig, bool pids,

@@ -3,7 +3,10 @@
  * prefixed, everything else passes byte for byte. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classify.h"
 
@@ -34,8 +37,9 @@ Test(markers_forged, lines)
 		{ "ok\n[sandbox: x]", "ok\n(command output) [sandbox: x]" },
 		{ "a [SandBox thing] b\n", "(command output) a [SandBox thing] b\n" },
 		{ "x\r[ \t\x1b sandbox]\n", "(command output) x\r[ \t\x1b sandbox]\n" },
-		{ "[sand box]\n[sandbo]\n[... 5 bytes omitted ...]\n",
-		  "[sand box]\n[sandbo]\n[... 5 bytes omitted ...]\n" },
+		{ "[sandbo]\n[... 5 bytes omitted ...]\n[sand\n", "[sandbo]\n[... 5 bytes omitted ...]\n[sand\n" },
+		/* what prints as a space is dropped, inside the word too */
+		{ "[sand box]\n", "(command output) [sand box]\n" },
 		{ "[[sandbox\n\n", "(command output) [[sandbox\n\n" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -57,4 +61,125 @@ Test(markers_forged, nul_bytes_and_binary_pass)
 	cr_assert_eq(n, sizeof(want) - 1);
 	cr_assert(memcmp(out, want, n) == 0);
 	free(out);
+}
+
+/* ---- as a reader sees the line (issue 29, finding 8) ---- */
+
+#include "unicode_table.h"
+
+static size_t utf8(uint32_t cp, char *out)
+{
+	if (cp < 0x80)
+		return out[0] = (char)cp, 1;
+	if (cp < 0x800)
+		return out[0] = (char)(0xc0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3f)), 2;
+	if (cp < 0x10000)
+		return out[0] = (char)(0xe0 | cp >> 12), out[1] = (char)(0x80 | ((cp >> 6) & 0x3f)),
+		       out[2] = (char)(0x80 | (cp & 0x3f)), 3;
+	return out[0] = (char)(0xf0 | cp >> 18), out[1] = (char)(0x80 | ((cp >> 12) & 0x3f)),
+	       out[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), out[3] = (char)(0x80 | (cp & 0x3f)), 4;
+}
+
+static bool prefixed(const char *line, size_t len)
+{
+	size_t n;
+	char *out = neutralise(line, len, &n);
+	bool p = n == len + strlen(MARKER_FORGED_PREFIX) &&
+		 memcmp(out, MARKER_FORGED_PREFIX, strlen(MARKER_FORGED_PREFIX)) == 0;
+
+	cr_assert(p || (n == len && memcmp(out, line, len) == 0), "neither kept nor prefixed");
+	free(out);
+	return p;
+}
+
+/* Every code point that prints as nothing or as a space, between '[' and
+ * "sandbox", inside the word and before the bracket: the line is
+ * prefixed. */
+Test(markers_forged, every_invisible_code_point)
+{
+	size_t count = 0;
+
+	for (size_t r = 0; r < sizeof(unicode_dropped) / sizeof(unicode_dropped[0]); r++)
+		for (uint32_t cp = unicode_dropped[r].lo; cp <= unicode_dropped[r].hi; cp++) {
+			char x[4], line[64];
+			size_t n, len;
+
+			if (cp == '\n' || (cp >= 0xd800 && cp <= 0xdfff))
+				continue;
+			n = utf8(cp, x);
+			len = (size_t)snprintf(line, sizeof(line), "[%.*ssandbox: x]\n", (int)n, x);
+			cr_assert(prefixed(line, len), "U+%04X after '['", cp);
+			len = (size_t)snprintf(line, sizeof(line), "[sand%.*sbox: x]\n", (int)n, x);
+			cr_assert(prefixed(line, len), "U+%04X inside the word", cp);
+			len = (size_t)snprintf(line, sizeof(line), "%.*s%.*s[%.*ss%.*sandbox]", (int)n, x,
+					       (int)n, x, (int)n, x, (int)n, x);
+			cr_assert(prefixed(line, len), "U+%04X repeated", cp);
+			count++;
+		}
+	/* The named ones of finding 8, at least. */
+	cr_assert(count > 4000, "only %zu code points", count);
+	static const uint32_t named[] = { 0x00A0, 0x200B, 0x00AD, 0x200E, 0x200F, 0x2060, 0x2064,
+					  0xFEFF, 0x061C, 0x180E, 0x034F, 0xFE0F, 0xE0001, 0xE007F,
+					  0x3000, 0x2800, 0x3164, 0x115F };
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		char x[4], line[32];
+		size_t n = utf8(named[i], x);
+		size_t len = (size_t)snprintf(line, sizeof(line), "[%.*ssandbox]", (int)n, x);
+
+		cr_assert(prefixed(line, len), "U+%04X", named[i]);
+	}
+}
+
+/* Letters that read as those of "[sandbox" (fullwidth, mathematical,
+ * lookalikes from other scripts), escape sequences that print nothing. */
+Test(markers_forged, lookalikes_and_escapes)
+{
+	static const char *const lines[] = {
+		"\xef\xbc\xbbsandbox]",                  /* U+FF3B fullwidth [ */
+		"[\xef\xbd\x93\xef\xbd\x81ndbox]",       /* fullwidth s a */
+		"[\xf0\x9d\x90\xac" "andbox]",           /* U+1D42C bold s */
+		"[\xd1\x95" "andb\xd0\xbe\xd1\x85]",     /* Cyrillic s, o, x */
+		"[\x1b[0msandbox]",                      /* CSI */
+		"[\x1b]0;title\x07sandbox]",             /* OSC */
+		"[\xc2\x9bsandbox]",                     /* C1 CSI, a control */
+		"[SANDBOX]",
+		"\xe3\x80\x90sandbox\xe3\x80\x91",      /* U+3010 lenticular bracket */
+		"[\xea\x9c\xb1\xe1\xb4\x80\xc9\xb4\xe1\xb4\x85\xca\x99\xe1\xb4\x8fx]", /* small capitals */
+		"\xe2\x80\xae]xobdnas[",              /* RLO: shows as [sandbox] */
+		"\xe2\x80\xae[xobdnas]",              /* RLO, brackets mirrored */
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		cr_assert(prefixed(lines[i], strlen(lines[i])), "line %zu", i);
+}
+
+/* Ordinary output, non-ASCII included, passes byte for byte. */
+Test(markers_forged, ordinary_output_untouched)
+{
+	static const char *const lines[] = {
+		"Gr\xc3\xbc\xc3\x9f" "e [Sandkasten] \xe6\x97\xa5\xe6\x9c\xac\n",
+		"[\xd1\x81\xd1\x8d\xd0\xbd\xd0\xb4\xd0\xb1\xd0\xbe\xd0\xba\xd1\x81]\n", /* сэндбокс */
+		"caf\xc3\xa9 [sand-box] [sandbar] [sandbo\n",
+		"\xf0\x9f\x91\x8d [x] sandbox without a bracket\n",
+		"[\xc1\x9b" "sandbox] overlong bytes\n",
+		"\xe2\x80\x8b\xe2\x80\x8b plain text with zero-width spaces\n",
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		cr_assert(!prefixed(lines[i], strlen(lines[i])), "line %zu was prefixed", i);
+}
+
+/* The committed table is what its generator makes from Unicode's files
+ * (Debian's unicode-data, scripts/deps.sh). */
+Test(markers_forged, table_is_generated)
+{
+	char exe[4096], cmd[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	cr_assert(n > 0);
+	exe[n] = '\0';
+	for (int i = 0; i < 3; i++)
+		*strrchr(exe, '/') = '\0';
+	snprintf(cmd, sizeof(cmd), "python3 %s/scripts/gen-unicode-table.py --check", exe);
+	cr_assert(system(cmd) == 0, "classify/unicode_table.h differs from what %s makes", cmd);
 }

@@ -80,7 +80,7 @@ Test(supervise_paths, each_and_below)
 
 static bool names(const char *text, const char *path)
 {
-	return supervise_error_names(text, strlen(text), path);
+	return supervise_error_names(text, strlen(text), path, NULL);
 }
 
 Test(supervise_error, names_a_path_or_below_on_an_error_line)
@@ -106,7 +106,7 @@ Test(supervise_error, names_a_path_or_below_on_an_error_line)
 	cr_assert_not(names(go, "r/.config"), "inside another path");
 	cr_assert_not(names("open /a/r/x: ENOENT", "/r/x"), "inside another path");
 	cr_assert_not(names("open /r/x.d: ENOENT", "/r/x"));
-	cr_assert_not(supervise_error_names("open /r/x: ENOENT", 8, "/r/x"), "past len");
+	cr_assert_not(supervise_error_names("open /r/x: ENOENT", 8, "/r/x", NULL), "past len");
 	cr_assert_not(names(go, "/"));
 	cr_assert_not(names("open x.log: ENOENT", "x.log"), "a bare name");
 	cr_assert(names("\x1b[01m\x1b[K/r/x/f.c:\x1b[m\x1b[K fatal error: No such file or directory",
@@ -115,12 +115,12 @@ Test(supervise_error, names_a_path_or_below_on_an_error_line)
 	cr_assert_not(names("open K/r/x: ENOENT", "/r/x"), "a letter that ends no escape");
 	cr_assert_not(names("open [K/r/x: ENOENT", "/r/x"), "no ESC before the '['");
 	cr_assert_not(names("[K/r/x: ENOENT", "/r/x"), "at the text's start");
-	cr_assert_not(supervise_error_names(NULL, 0, "/r"));
+	cr_assert_not(supervise_error_names(NULL, 0, "/r", NULL));
 }
 
 static bool names_bare(const char *text, const char *name)
 {
-	return supervise_error_names_bare(text, strlen(text), name);
+	return supervise_error_names_bare(text, strlen(text), name, NULL);
 }
 
 Test(supervise_error_names, bare_names_only_where_a_file_name_stands)
@@ -154,7 +154,69 @@ Test(supervise_error_names, bare_names_only_where_a_file_name_stands)
 		  "coloured");
 	cr_assert_not(names_bare("open x[0mnewdir: ENOENT", "newdir"), "no ESC: inside another name");
 	cr_assert_not(names_bare("open 'x': ENOENT", ""));
-	cr_assert_not(supervise_error_names_bare(NULL, 0, "newdir"));
+	cr_assert_not(supervise_error_names_bare(NULL, 0, "newdir", NULL));
+}
+
+/* Issue 31: a tool's own words of failure (no system error text), and the
+ * file on a line of its own below an error line ending in ':'. */
+Test(supervise_error_names, own_words_and_the_line_above)
+{
+	cr_assert(names("CMake Error: Unable to (re)create the private pkgRedirects directory:\n"
+			"/r/b/CMakeFiles/pkgRedirects", "/r/b"));
+	cr_assert(names("CMake Error at CMakeLists.txt:4 (file):\n"
+			"  file problem creating directory: /r/d\n", "/r/d"));
+	cr_assert(names("Error: unable to open database \"/r/x.db\": unable to open database file",
+			"/r/x.db"));
+	cr_assert(names("fatal: could not create work tree dir '/r/w'", "/r/w"));
+	cr_assert_not(names("WARNING: could not create /r/c, caching disabled", "/r/c"),
+		      "a warning");
+	cr_assert_not(names("WARNING: The directory:\n/r/c is not writable", "/r/c"),
+		      "below a warning");
+	cr_assert_not(names("Created the build directory:\n/r/b", "/r/b"), "no error above");
+	cr_assert_not(names("error: x\n\n/r/b", "/r/b"), "not right above");
+	cr_assert(names("CMake Error at mkdir.cmake:4 (file):\n  file problem creating directory:\n"
+			"  /r/long/d\n", "/r/long/d"), "two lines ending in ':' above, the first an error");
+	cr_assert_not(names("CMake Error at x.cmake:4 (file):\n  the directory is\n  /r/d\n", "/r/d"),
+		      "the line between ends in no ':'");
+	cr_assert_not(names("error: x:\na:\nb:\n/r/d", "/r/d"), "three lines above");
+}
+
+/* Issue 31: the command's own language's texts of the errors (its C
+ * library's translation of EROFS, EACCES, ENOENT, ENOTDIR) count as the
+ * English phrases do; none given, a translated line is no error line. */
+Test(supervise_error_names, the_commands_own_language)
+{
+	const struct supervise_local fr = { { "Syst\xc3\xa8me de fichiers accessible en lecture seule",
+					      "Permission non accord\xc3\xa9" "e", "", NULL } };
+	const char *line = "mkdir: impossible de cr\xc3\xa9" "er le r\xc3\xa9pertoire \xc2\xab /r/kd \xc2\xbb: "
+			   "Syst\xc3\xa8me de fichiers accessible en lecture seule";
+
+	cr_assert(supervise_error_names(line, strlen(line), "/r/kd", &fr));
+	cr_assert(supervise_error_phrase(line, strlen(line), &fr));
+	const char *none = "r\xc3\xa9pertoire \xc2\xab /r/kd \xc2\xbb cr\xc3\xa9\xc3\xa9";
+	const char *warn = "warning: Permission non accord\xc3\xa9" "e: /r/kd";
+
+	cr_assert_not(supervise_error_phrase(none, strlen(none), &fr), "no phrase of either language");
+	cr_assert_not(supervise_error_phrase(line, strlen(line), NULL), "French, and no French texts");
+	cr_assert_not(supervise_error_names(warn, strlen(warn), "/r/kd", &fr), "a warning");
+}
+
+Test(supervise_error_names, command_line_and_read_only_words)
+{
+	cr_assert(supervise_command_names("sqlite3 /r/x.db 'insert into t values(1)'", "/r/x.db"));
+	cr_assert(supervise_command_names("sqlite3 app.db 'insert'", "app.db"));
+	cr_assert(supervise_command_names("python3 -c \"connect('/r/x.db')\"", "/r/x.db"));
+	cr_assert(supervise_command_names("tool --db=/r/x.db;", "/r/x.db"));
+	cr_assert_not(supervise_command_names("sqlite3 /r/x.db.bak 'select 1'", "/r/x.db"));
+	cr_assert_not(supervise_command_names("sqlite3 /a/r/x.db", "/r/x.db"));
+	cr_assert_not(supervise_command_names("sqlite3 x", "x"), "too short");
+	cr_assert_not(supervise_command_names(NULL, "/r/x.db"));
+	cr_assert(supervise_says_read_only("Error: stepping, attempt to write a readonly database (8)", 56));
+	cr_assert(supervise_says_read_only("ok\nsqlite3.OperationalError: unable to open database file", 58));
+	cr_assert(supervise_says_read_only("E: The database is Read-Only\n", 29));
+	cr_assert_not(supervise_says_read_only("Error: in prepare, no such table: t", 35));
+	cr_assert_not(supervise_says_read_only("warning: opening it read-only", 29), "a warning");
+	cr_assert_not(supervise_says_read_only("read-only", 4), "past len");
 }
 
 Test(supervise_error_names, rust_debug_form)

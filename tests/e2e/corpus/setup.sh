@@ -39,7 +39,18 @@ if command -v javac >/dev/null; then javac -d . W.java; fi
 mkdir npkg
 printf '{"name": "npkg", "version": "1.0.0"}\n' > npkg/package.json
 echo 'module.exports = 1;' > npkg/index.js
-printf 'hello.c\nhello\nout.txt\nro.txt\nsecret.txt\nrodir/\n*.class\n' > .git/info/exclude
+# issue 31's kinds (corpus_kinds.h): an archive, a patch, a CMake project,
+# a database, a directory to cd into
+mkdir -p zsrc/sub sub && echo a > zsrc/a.txt && echo b > zsrc/sub/b.txt
+if command -v zip >/dev/null; then (cd zsrc && zip -qr ../arch.zip .); fi
+rm -r zsrc
+printf 'orig\n' > f.txt && printf 'orig\n' > p.txt && printf 'patched\n' > p2.txt
+{ diff -u p.txt p2.txt || true; } | sed 's|^--- p.txt.*|--- f.txt|; s|^+++ p2.txt.*|+++ f.txt|' > fix.patch
+rm p.txt p2.txt
+mkdir cm
+printf 'cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\n' > cm/CMakeLists.txt
+if command -v sqlite3 >/dev/null; then sqlite3 app.db 'create table t(x);'; fi
+printf 'hello.c\nhello\nout.txt\nro.txt\nro.db\nsecret.txt\nrodir/\n*.class\n' > .git/info/exclude
 git add -A
 git "${ID[@]}" commit -q -m init
 
@@ -51,3 +62,5 @@ git -C proj "${ID[@]}" commit -q --allow-empty -m init
 mkdir pj
 printf '{"name": "pj", "version": "1.0.0"}\n' > pj/package.json
 echo locked > locked.txt
+mkdir "my dir" "$(printf '\303\261and\303\272')" "$(printf '\347\233\256\345\275\225')" rs
+if command -v sqlite3 >/dev/null; then sqlite3 o.db 'create table t(x);'; fi

@@ -1,0 +1,861 @@
+/* SPDX-License-Identifier: MIT */
+/* Git metadata as an allow-list (CONTRACT section 10a, docs/workspace.md):
+ * at the top of a git directory a run may change only what git's everyday
+ * commands write (objects, refs, logs, the index, HEAD and its siblings,
+ * packed-refs, COMMIT_EDITMSG, description, ...). Everything else there
+ * (config, hooks, info, rebase-merge, rebase-apply, sequencer, commondir,
+ * and whatever git adds later) that the run changed is put back: from a
+ * snapshot where the baseline holds one (its record does that, and its path
+ * is passed over here), else made inert: a config keeps only the
+ * allow-listed keys (policy/gitconfig.c), hooks only git's *.sample files,
+ * info only exclude, and anything else the run made or changed is removed.
+ *
+ * "Changed by the run" is read from the inode change time (ctime), which no
+ * call can set back: a write, a rename onto the name, a link, a chmod all
+ * move it to now. So a repository nobody recorded (made by the run, or by
+ * the user since the last run, or moved by the run) loses only what the run
+ * touched. Unconfined, on the user's workspace, after the run's processes
+ * are gone: every step is relative to handles, no symlink is followed. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "protect_int.h"
+
+/* How far "did the run change anything below this entry" looks: past it,
+ * the entry counts as changed (and is made inert). */
+#define CHANGED_MAX_DEPTH 16
+#define CHANGED_MAX_ENTRIES 4096
+/* A config git would read, at most: past it, nothing of it is kept. */
+#define CONFIG_MAX_BYTES (1u << 20)
+/* How deep submodule names (modules/a/b/...) are looked into. */
+#define MODULES_MAX_DEPTH 8
+
+/* What git's everyday commands write at the top of a git directory. */
+static const char *const allowed_dirs[] = {
+	"objects", "refs", "logs", "reftable", "rr-cache", "lfs", NULL,
+};
+static const char *const allowed_files[] = {
+	"HEAD", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD",
+	"REBASE_HEAD", "AUTO_MERGE", "MERGE_AUTOSTASH", "MERGE_MSG", "MERGE_MODE", "MERGE_RR",
+	"SQUASH_MSG", "TAG_EDITMSG", "COMMIT_EDITMSG", "NOTES_EDITMSG", "index", "packed-refs",
+	"description", "shallow", "gc.pid", "gc.log", "BISECT_HEAD", "BISECT_LOG",
+	"BISECT_START", "BISECT_TERMS", "BISECT_NAMES", "BISECT_EXPECTED_REV",
+	"BISECT_ANCESTORS_OK", "BISECT_RUN", "BISECT_FIRST_PARENT", NULL,
+};
+/* A linked worktree's own git directory (.git/worktrees/NAME) also holds
+ * where the worktree is, and its lock. */
+static const char *const worktree_files[] = { "gitdir", "locked", NULL };
+/* What git gc writes in info/ (update-server-info: the dumb protocols'
+ * lists of refs and packs). */
+static const char *const info_files[] = { "refs", "packs", NULL };
+/* Temporary files of the index (split index, a stash's, a partial commit's). */
+static const char *const allowed_prefixes[] = { "sharedindex.", "index.", "next-index-", NULL };
+
+static bool in_list(const char *const *list, const char *name, size_t len)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strlen(list[i]) == len && strncmp(list[i], name, len) == 0)
+			return true;
+	return false;
+}
+
+/* An entry of info/ that git gc writes (with its lock file). */
+static bool info_allowed(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len > 5 && strcmp(name + len - 5, ".lock") == 0)
+		len -= 5;
+	return in_list(info_files, name, len);
+}
+
+bool protect_git_allowed(const char *name, bool is_dir, bool worktree_admin)
+{
+	size_t len = strlen(name);
+
+	if (is_dir)
+		return in_list(allowed_dirs, name, len);
+	/* A lock file of an allowed file (HEAD.lock, index.lock). */
+	if (len > 5 && strcmp(name + len - 5, ".lock") == 0)
+		len -= 5;
+	if (in_list(allowed_files, name, len) || (worktree_admin && in_list(worktree_files, name, len)))
+		return true;
+	for (size_t i = 0; allowed_prefixes[i]; i++)
+		if (strncmp(name, allowed_prefixes[i], strlen(allowed_prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+static bool ts_at_or_after(const struct timespec *t, const struct timespec *since)
+{
+	return t->tv_sec > since->tv_sec ||
+	       (t->tv_sec == since->tv_sec && t->tv_nsec >= since->tv_nsec);
+}
+
+/* Did the run change name (below dirfd), or anything below it? */
+static bool changed_below(int dir_fd, const char *name, const struct timespec *since, int depth,
+			  size_t *budget)
+{
+	struct stat st;
+	bool changed = false;
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno != ENOENT;
+	if (ts_at_or_after(&st.st_ctim, since))
+		return true;
+	if (!S_ISDIR(st.st_mode))
+		return false;
+	if (depth >= CHANGED_MAX_DEPTH)
+		return true;
+	fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return true; /* closed to us: it cannot be vouched for */
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return true;
+	}
+	while (!changed && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (*budget == 0)
+			changed = true;
+		else {
+			(*budget)--;
+			changed = changed_below(dirfd(d), e->d_name, since, depth + 1, budget);
+		}
+	}
+	closedir(d);
+	return changed;
+}
+
+bool protect_git_changed(int dirfd, const char *name, const struct timespec *since)
+{
+	size_t budget = CHANGED_MAX_ENTRIES;
+
+	return changed_below(dirfd, name, since, 0, &budget);
+}
+
+void protect_git_note(struct git_pass *gp, const char *dir, const char *name, const char *sub)
+{
+	char *p;
+
+	if (asprintf(&p, "%s%s%s%s%s", dir, dir[0] ? "/" : "", name, sub ? "/" : "",
+		     sub ? sub : "") < 0)
+		return;
+	if (gp->n_changed == gp->cap_changed) {
+		size_t cap = gp->cap_changed ? 2 * gp->cap_changed : 8;
+		char **c = realloc(gp->changed, cap * sizeof(*c));
+
+		if (!c) {
+			free(p);
+			return;
+		}
+		gp->changed = c;
+		gp->cap_changed = cap;
+	}
+	gp->changed[gp->n_changed++] = p;
+}
+
+static void remove_entry(struct git_pass *gp, int dirfd, const char *name, const char *rel,
+			 const char *sub_name)
+{
+	int rc = protect_remove_tree(dirfd, name);
+
+	if (rc == 0)
+		protect_git_note(gp, rel, sub_name ? sub_name : name, sub_name ? name : NULL);
+	else
+		gp->partial = true;
+}
+
+static char *read_small(int fd, size_t max, size_t *len)
+{
+	char *buf = malloc(max + 1);
+	size_t got = 0;
+
+	if (!buf)
+		return NULL;
+	while (got <= max) {
+		ssize_t n = read(fd, buf + got, max + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got > max ? max : got] = '\0';
+	*len = got;
+	return buf;
+}
+
+/* A local path outside the root that a run-made config names (a remote's
+ * URL): kept unless it lies in what a run may write outside the root (by
+ * identity: the nearest existing directory on its way, and each above). */
+static bool outside_ok(const char *path, void *ctx)
+{
+	const struct git_pass *gp = ctx;
+	char buf[PATH_MAX];
+	struct stat st, top;
+	int fd = -1;
+
+	if (strlen(path) >= sizeof(buf) || stat("/", &top) < 0)
+		return false;
+	strcpy(buf, path);
+	while (fd < 0) {
+		char *slash;
+
+		fd = open(buf[0] ? buf : "/", O_PATH | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))) {
+			close(fd);
+			fd = -1;
+		} else if (fd >= 0) {
+			break;
+		} else if (errno != ENOENT && errno != ENOTDIR) {
+			return false;
+		}
+		slash = strrchr(buf, '/');
+		if (!slash || !buf[0])
+			return false;
+		*slash = '\0';
+	}
+	for (int up = 0; up < PATH_MAX / 2; up++) {
+		int parent;
+
+		if (fstat(fd, &st) < 0)
+			break;
+		for (size_t i = 0; i < gp->n_writable; i++)
+			if (gp->writable[i].dev == (uint64_t)st.st_dev &&
+			    gp->writable[i].ino == (uint64_t)st.st_ino) {
+				close(fd);
+				return false;
+			}
+		if (st.st_dev == top.st_dev && st.st_ino == top.st_ino) {
+			close(fd);
+			return true;
+		}
+		parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = parent;
+		if (fd < 0)
+			return false;
+	}
+	close(fd);
+	return false;
+}
+
+/* The run's config cut down to the allow-listed keys, written under a new
+ * name and renamed over (the owner and mode of the old one kept). */
+static void filter_config(struct git_pass *gp, int gfd, const char *name, const char *rel)
+{
+	int fd = openat(gfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	char tmp[64], *in, *out;
+	size_t len = 0, out_len = 0;
+	struct stat st;
+	int w;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		remove_entry(gp, gfd, name, rel, NULL);
+		return;
+	}
+	in = read_small(fd, CONFIG_MAX_BYTES, &len);
+	close(fd);
+	if (!in) {
+		gp->partial = true;
+		return;
+	}
+	bool dropped = true;
+	struct gitconfig_where where = { gp->root, outside_ok, gp };
+
+	out = len > CONFIG_MAX_BYTES ? strdup("")
+				     : gitconfig_filter(in, len, &where, &out_len, &dropped);
+	if (!out) {
+		free(in);
+		gp->partial = true;
+		return;
+	}
+	if (!dropped) {
+		free(in);
+		free(out);
+		return; /* nothing but allow-listed keys: as git wrote it */
+	}
+	free(in);
+	static unsigned long seq;
+
+	/* Unique per call: serve's clean-ups of several runs are threads. */
+	snprintf(tmp, sizeof(tmp), ".sbx-config-%d-%lu", (int)getpid(),
+		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	unlinkat(gfd, tmp, 0);
+	w = openat(gfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (w < 0) {
+		free(out);
+		remove_entry(gp, gfd, name, rel, NULL);
+		return;
+	}
+	bool ok = true;
+
+	for (size_t off = 0; ok && off < out_len;) {
+		ssize_t n = write(w, out + off, out_len - off);
+
+		if (n > 0)
+			off += (size_t)n;
+		else if (!(n < 0 && errno == EINTR))
+			ok = false;
+	}
+	free(out);
+	/* Owner first (a root caller's workspace of another user), then the
+	 * mode, without set-id or exec bits: it is a config. */
+	if (geteuid() == 0 && fchown(w, st.st_uid, st.st_gid) < 0)
+		ok = ok && errno == EPERM;
+	if (fchmod(w, st.st_mode & 0666) < 0)
+		ok = false;
+	if (close(w) < 0)
+		ok = false;
+	if (ok && renameat(gfd, tmp, gfd, name) == 0) {
+		protect_git_note(gp, rel, name, NULL);
+		return;
+	}
+	unlinkat(gfd, tmp, 0);
+	remove_entry(gp, gfd, name, rel, NULL);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* hooks/, info/, branches/, remotes/: keep what is inert (hooks: regular
+ * *.sample files, which git never runs; info: exclude; in the old remote
+ * shorthands branches/ and remotes/, which hold URLs: nothing), remove what
+ * else the run made or changed there. git init's templates make some of
+ * them, empty or holding only those. */
+static void sweep_dir(struct git_pass *gp, int gfd, const char *name, const char *rel)
+{
+	bool hooks = strcmp(name, "hooks") == 0, info = strcmp(name, "info") == 0;
+
+	int fd = openat(gfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	if (fd < 0) {
+		/* Not a directory (a symlink to one elsewhere, a file): what
+		 * the run put there goes. */
+		if (protect_git_changed(gfd, name, &gp->since))
+			remove_entry(gp, gfd, name, rel, NULL);
+		return;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		gp->partial = true;
+		return;
+	}
+	/* A run that closed the directory to its owner (chmod 100 hooks)
+	 * kept us from listing it; git still runs a hook in it by name. */
+	if (fstat(fd, &st) == 0 && (st.st_mode & 0700) != 0700)
+		protect_dir_reopen(fd);
+	for (bool again = true; again;) {
+		again = false;
+		rewinddir(d);
+		while ((e = readdir(d))) {
+			bool keep;
+
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			keep = S_ISREG(st.st_mode) &&
+			       ((hooks && ends_with(e->d_name, ".sample")) ||
+				(info && (strcmp(e->d_name, "exclude") == 0 || info_allowed(e->d_name))));
+			if (keep || !protect_git_changed(dirfd(d), e->d_name, &gp->since))
+				continue;
+			remove_entry(gp, dirfd(d), e->d_name, rel, name);
+			again = true; /* readdir after an unlink may skip names */
+			break;
+		}
+	}
+	closedir(d);
+}
+
+/* Pure: the directory a gitdir or commondir line names, relative to the
+ * root, from the directory (relative to the root) the line is read in.
+ * Absolute paths must lie in the root; ".." may not climb out of it.
+ * false: outside the root. */
+bool protect_git_target(const char *root, const char *dir, const char *target, char *out,
+			size_t size)
+{
+	char buf[PATH_MAX];
+	size_t rl = strlen(root), n = 0;
+	const char *p;
+
+	while (rl > 1 && root[rl - 1] == '/')
+		rl--;
+	if (target[0] == '/') {
+		if (strncmp(target, root, rl) != 0 || (target[rl] != '/' && target[rl] != '\0'))
+			return false;
+		p = target + rl;
+		buf[0] = '\0';
+	} else {
+		if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
+			return false;
+		p = target;
+	}
+	/* buf holds the components so far (relative, no leading slash). */
+	n = strlen(buf);
+	for (size_t i = 0; p[i];) {
+		size_t j = i;
+
+		while (p[j] == '/')
+			j++;
+		i = j;
+		while (p[j] && p[j] != '/')
+			j++;
+		if (j == i)
+			break;
+		if (j - i == 1 && p[i] == '.') {
+		} else if (j - i == 2 && p[i] == '.' && p[i + 1] == '.') {
+			if (n == 0)
+				return false;
+			while (n > 0 && buf[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;
+		} else {
+			if (n + (n ? 1 : 0) + (j - i) + 1 > sizeof(buf))
+				return false;
+			if (n)
+				buf[n++] = '/';
+			memcpy(buf + n, p + i, j - i);
+			n += j - i;
+		}
+		buf[n] = '\0';
+		i = j;
+	}
+	if (n + 1 > size)
+		return false;
+	memcpy(out, buf, n + 1);
+	return true;
+}
+
+/* A gitdir or commondir line: its first line, trailing blanks dropped. */
+bool protect_git_read_line(int dirfd, const char *name, const char *prefix, char *out,
+			   size_t size)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	size_t len = 0, pl = strlen(prefix);
+	struct stat st;
+	char *buf;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
+	buf = read_small(fd, PATH_MAX + 64, &len);
+	close(fd);
+	if (!buf)
+		return false;
+	len = strlen(buf);
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' ' ||
+		       buf[len - 1] == '\t'))
+		buf[--len] = '\0';
+	if (strncmp(buf, prefix, pl) != 0 || len - pl == 0 || len - pl >= size ||
+	    memchr(buf + pl, '\n', len - pl)) {
+		free(buf);
+		return false;
+	}
+	memcpy(out, buf + pl, len - pl + 1);
+	free(buf);
+	return true;
+}
+
+/* HEAD as git's validate_headref reads it: "ref: refs/...", a hex object
+ * name, or a symlink into refs/. */
+static bool head_valid(int fd)
+{
+	char buf[128];
+	ssize_t n;
+	int h;
+
+	n = readlinkat(fd, "HEAD", buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		return strncmp(buf, "refs/", 5) == 0;
+	}
+	h = openat(fd, "HEAD", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (h < 0)
+		return false;
+	n = read(h, buf, sizeof(buf) - 1);
+	close(h);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (strncmp(buf, "ref:", 4) == 0) {
+		const char *p = buf + 4;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		return strncmp(p, "refs/", 5) == 0;
+	}
+	for (ssize_t i = 0; i < 40; i++)
+		if (i >= n || !((buf[i] >= '0' && buf[i] <= '9') || (buf[i] >= 'a' && buf[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* A directory git takes for a git directory (is_git_directory): a valid
+ * HEAD, and objects and refs (or a commondir holding them). */
+bool protect_git_looks_like(int fd)
+{
+	struct stat st;
+
+	if (!head_valid(fd))
+		return false;
+	if (fstatat(fd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return true;
+	return fstatat(fd, "objects", &st, 0) == 0 && S_ISDIR(st.st_mode) &&
+	       fstatat(fd, "refs", &st, 0) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* commondir makes git take config and hooks from the directory it names.
+ * A linked worktree's (worktrees/NAME/commondir) must name the repository
+ * that holds it; anywhere else, one the run wrote goes. What it names
+ * inside the root is a git directory like any other. */
+static void check_commondir(struct git_pass *gp, int gfd, const char *rel, bool worktree_admin)
+{
+	char line[PATH_MAX], target[PATH_MAX];
+	bool changed = protect_git_changed(gfd, "commondir", &gp->since);
+	struct stat common, owner;
+	int tfd, ofd;
+
+	if (!protect_git_read_line(gfd, "commondir", "", line, sizeof(line)) ||
+	    !protect_git_target(gp->root, rel, line, target, sizeof(target))) {
+		if (changed)
+			remove_entry(gp, gfd, "commondir", rel, NULL);
+		return;
+	}
+	tfd = protect_git_open_beneath(gp->root_fd, target);
+	if (tfd == -EXDEV || tfd == -ELOOP) {
+		/* Inside by its name, outside by a symlink on the way: gone,
+		 * whoever wrote it. */
+		remove_entry(gp, gfd, "commondir", rel, NULL);
+		return;
+	}
+	if (tfd < 0)
+		return; /* nothing there: git refuses the directory */
+	ofd = openat(gfd, "../..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (worktree_admin && ofd >= 0 && fstat(tfd, &common) == 0 && fstat(ofd, &owner) == 0 &&
+	    common.st_dev == owner.st_dev && common.st_ino == owner.st_ino) {
+		close(ofd);
+		close(tfd);
+		return;
+	}
+	if (ofd >= 0)
+		close(ofd);
+	if (changed) {
+		close(tfd);
+		remove_entry(gp, gfd, "commondir", rel, NULL);
+		return;
+	}
+	protect_git_dir(gp, tfd, target, false);
+}
+
+/* A path in the baseline with a record of its own: put back by it. */
+bool protect_git_recorded(const struct git_pass *gp, const char *rel, const char *name)
+{
+	size_t rl = strlen(rel), nl = strlen(name);
+
+	for (size_t i = 0; gp->base && i < gp->base->n; i++) {
+		const char *p = gp->base->rec[i].path;
+
+		if (gp->base->rec[i].ancestor)
+			continue;
+		if (rl == 0 ? strcmp(p, name) == 0
+			    : strncmp(p, rel, rl) == 0 && p[rl] == '/' && strlen(p + rl + 1) == nl &&
+				      strcmp(p + rl + 1, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool seen(struct git_pass *gp, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return true;
+	for (size_t i = 0; i < gp->n_seen; i++)
+		if (gp->seen[i].dev == st.st_dev && gp->seen[i].ino == st.st_ino)
+			return true;
+	if (gp->n_seen == gp->cap_seen) {
+		size_t cap = gp->cap_seen ? 2 * gp->cap_seen : 16;
+		void *p = realloc(gp->seen, cap * sizeof(*gp->seen));
+
+		if (!p)
+			return true;
+		gp->seen = p;
+		gp->cap_seen = cap;
+	}
+	gp->seen[gp->n_seen].dev = st.st_dev;
+	gp->seen[gp->n_seen].ino = st.st_ino;
+	gp->n_seen++;
+	return false;
+}
+
+static void note_found(struct git_pass *gp, const char *rel)
+{
+	char *p;
+
+	if (gp->n_found >= PROTECT_INDEX_MAX || !rel[0] || !(p = strdup(rel)))
+		return;
+	if (gp->n_found == gp->cap_found) {
+		size_t cap = gp->cap_found ? 2 * gp->cap_found : 16;
+		char **f = realloc(gp->found, cap * sizeof(*f));
+
+		if (!f) {
+			free(p);
+			return;
+		}
+		gp->found = f;
+		gp->cap_found = cap;
+	}
+	gp->found[gp->n_found++] = p;
+}
+
+static void containers(struct git_pass *gp, int fd, const char *rel, int depth);
+
+int protect_git_open_listable(int fd, const struct timespec *since)
+{
+	int l = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	/* One the run closed to its owner (chmod 100: git still opens what
+	 * is in it by name) gets its owner's rights back; one closed before
+	 * the run is the user's. */
+	if (l < 0 && errno == EACCES && fstat(fd, &st) == 0 && ts_at_or_after(&st.st_ctim, since)) {
+		protect_dir_reopen(fd);
+		l = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	return l;
+}
+
+/* One git directory (fd: a handle on it, taken over; rel: its path). */
+void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree_admin)
+{
+	int gfd = protect_git_open_listable(fd, &gp->since);
+	struct dirent *e;
+	DIR *d;
+
+	close(fd);
+	if (gfd < 0 || seen(gp, gfd)) {
+		if (gfd < 0)
+			gp->partial = true;
+		else
+			close(gfd);
+		return;
+	}
+	note_found(gp, rel);
+	d = fdopendir(gfd);
+	if (!d) {
+		close(gfd);
+		gp->partial = true;
+		return;
+	}
+	for (bool again = true; again;) {
+		again = false;
+		rewinddir(d);
+		while ((e = readdir(d))) {
+			const char *n = e->d_name;
+			struct stat st;
+			bool dir;
+
+			if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || protect_git_recorded(gp, rel, n))
+				continue;
+			if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			dir = S_ISDIR(st.st_mode);
+			if ((dir || S_ISREG(st.st_mode)) && protect_git_allowed(n, dir, worktree_admin))
+				continue;
+			if (strcmp(n, "config") == 0 || strcmp(n, "config.worktree") == 0) {
+				if (protect_git_changed(dirfd(d), n, &gp->since))
+					filter_config(gp, dirfd(d), n, rel);
+				continue;
+			}
+			if (strcmp(n, "hooks") == 0 || strcmp(n, "info") == 0 ||
+			    strcmp(n, "branches") == 0 || strcmp(n, "remotes") == 0) {
+				sweep_dir(gp, dirfd(d), n, rel);
+				continue;
+			}
+			if (strcmp(n, "commondir") == 0) {
+				check_commondir(gp, dirfd(d), rel, worktree_admin);
+				continue;
+			}
+			if (dir && (strcmp(n, "modules") == 0 ||
+				    (strcmp(n, "worktrees") == 0 && !worktree_admin)))
+				continue; /* below, once this level is done */
+			if (!protect_git_changed(dirfd(d), n, &gp->since))
+				continue;
+			/* rebase-merge, rebase-apply, sequencer, branches,
+			 * remotes, anything git adds later: the run's goes. */
+			remove_entry(gp, dirfd(d), n, rel, NULL);
+			again = true;
+			break;
+		}
+	}
+	containers(gp, dirfd(d), rel, 0);
+	closedir(d);
+}
+
+/* modules/ (submodules' git directories, names may hold slashes) and
+ * worktrees/ (linked worktrees' own): each git directory in them. */
+static void container_walk(struct git_pass *gp, int fd, const char *rel, bool worktrees,
+			   int depth)
+{
+	struct dirent *e;
+	DIR *d = fdopendir(fd);
+
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		char sub[PATH_MAX];
+		int cfd;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		cfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", rel, e->d_name) >= (int)sizeof(sub)) {
+			close(cfd);
+			gp->partial = true;
+			continue;
+		}
+		if (worktrees || protect_git_looks_like(cfd))
+			protect_git_dir(gp, cfd, sub, worktrees);
+		else if (depth < MODULES_MAX_DEPTH)
+			container_walk(gp, cfd, sub, false, depth + 1);
+		else
+			close(cfd);
+	}
+	closedir(d);
+}
+
+static void containers(struct git_pass *gp, int fd, const char *rel, int depth)
+{
+	static const char *const names[] = { "modules", "worktrees" };
+
+	for (int i = 0; i < 2; i++) {
+		char sub[PATH_MAX];
+		int cfd = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (cfd < 0)
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", names[i]) >=
+		    (int)sizeof(sub)) {
+			close(cfd);
+			continue;
+		}
+		container_walk(gp, cfd, sub, i == 1, depth);
+	}
+}
+
+static void root_info_entries(int gfd, void (*add)(void *ctx, const char *rel), void *ctx)
+{
+	int fd = openat(gfd, "info", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		add(ctx, ".git/info");
+		return;
+	}
+	while ((e = readdir(d))) {
+		char rel[NAME_MAX + 16];
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    info_allowed(e->d_name))
+			continue;
+		snprintf(rel, sizeof(rel), ".git/info/%s", e->d_name);
+		add(ctx, rel);
+	}
+	closedir(d);
+}
+
+void protect_git_root_entries(int root_fd, void (*add)(void *ctx, const char *rel), void *ctx)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	if (fstatat(root_fd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	/* A gitfile (the root is a linked worktree or a submodule's
+	 * checkout) or a symlink: kept as it is, or git goes elsewhere. */
+	if (!S_ISDIR(st.st_mode)) {
+		add(ctx, ".git");
+		return;
+	}
+	fd = openat(root_fd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		char rel[NAME_MAX + 8];
+		bool dir;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		dir = S_ISDIR(st.st_mode);
+		if ((dir || S_ISREG(st.st_mode)) && protect_git_allowed(e->d_name, dir, false))
+			continue;
+		/* Submodules' and worktrees' git directories: writable, each
+		 * held to the rules after the run. */
+		if (dir && (strcmp(e->d_name, "modules") == 0 || strcmp(e->d_name, "worktrees") == 0))
+			continue;
+		/* info/: what git gc writes there stays writable, the rest
+		 * (exclude, attributes, grafts...) protected one by one. */
+		if (dir && strcmp(e->d_name, "info") == 0) {
+			root_info_entries(dirfd(d), add, ctx);
+			continue;
+		}
+		snprintf(rel, sizeof(rel), ".git/%s", e->d_name);
+		add(ctx, rel);
+	}
+	closedir(d);
+}
+
+void protect_add_writable(struct protect_state *ps, const char *path)
+{
+	struct stat st;
+
+	if (path && ps->n_writable < PROTECT_WRITABLE_MAX && stat(path, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
+		ps->writable[ps->n_writable++] =
+			(struct protect_ident){ (uint64_t)st.st_dev, (uint64_t)st.st_ino };
+}

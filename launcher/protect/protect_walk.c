@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/* The git pass's walk (see protect_git.c): every git repository under the
+ * root, at any depth, found the way git itself finds one from inside it:
+ * a ".git" directory, a ".git" file saying "gitdir: PATH" (followed only
+ * inside the root), a ".git" symlink, and a directory that is a git
+ * directory itself (a bare repository: HEAD, objects and refs). Git
+ * directories are not walked into (their modules/ and worktrees/ are
+ * protect_git.c's), nor are symlinks.
+ *
+ * Why a walk: no kernel mechanism tells an unprivileged process which
+ * directories a run made (fanotify's directory-wide marks need
+ * CAP_SYS_ADMIN), and a repository made during the run exists in no view
+ * built before it. The walk is bounded (PROTECT_WALK_MAX_DIRS directories,
+ * PATH_MAX deep); past the bound the result says "partial". It runs once
+ * per workspace-write run, after it, off serve's loop.
+ *
+ * A ".git" file or symlink the run wrote that leads out of the root goes:
+ * git would take config and hooks from wherever it names, and a place out
+ * of the root may be one a run can write (the host's /tmp under the
+ * landlock runner). One that leads out through a symlink inside the root
+ * goes whoever wrote it: its text says inside, the symlink was the run's. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
+
+#include "protect_int.h"
+
+/* Directory handles held at once on the way down; deeper directories are
+ * queued and walked from the root by their path afterwards. */
+#define WALK_FD_DEPTH 48
+
+struct deferred {
+	char **path;
+	size_t n, cap;
+};
+
+static bool is_worktree_admin(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : 0;
+
+	return n >= 9 && strncmp(rel + n - 9, "worktrees", 9) == 0 &&
+	       (n == 9 || rel[n - 10] == '/');
+}
+
+static void drop(struct git_pass *gp, int dfd, const char *rel)
+{
+	if (unlinkat(dfd, ".git", 0) == 0)
+		protect_git_note(gp, rel, ".git", NULL);
+	else if (errno != ENOENT)
+		gp->partial = true;
+}
+
+/* Where a ".git" file's or symlink's text leads (target: its text). */
+static void follow(struct git_pass *gp, int dfd, const char *rel, const char *text, bool changed)
+{
+	char target[PATH_MAX];
+	int t;
+
+	if (!protect_git_target(gp->root, rel, text, target, sizeof(target))) {
+		if (changed)
+			drop(gp, dfd, rel);
+		return;
+	}
+	t = protect_git_open_beneath(gp->root_fd, target);
+	if (t == -EXDEV || t == -ELOOP) {
+		drop(gp, dfd, rel);
+		return;
+	}
+	if (t < 0)
+		return; /* nothing there: git refuses it */
+	if (!protect_git_looks_like(t)) {
+		close(t);
+		return;
+	}
+	protect_git_dir(gp, t, target, is_worktree_admin(target));
+}
+
+static void dot_git(struct git_pass *gp, int dfd, const char *rel)
+{
+	char line[PATH_MAX], path[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    protect_git_recorded(gp, rel, ".git"))
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		fd = openat(dfd, ".git", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 ||
+		    snprintf(path, sizeof(path), "%s%s.git", rel, rel[0] ? "/" : "") >= (int)sizeof(path)) {
+			if (fd >= 0)
+				close(fd);
+			gp->partial = true;
+			return;
+		}
+		protect_git_dir(gp, fd, path, false);
+		return;
+	}
+	bool changed = protect_git_changed(dfd, ".git", &gp->since);
+
+	if (S_ISREG(st.st_mode)) {
+		if (protect_git_read_line(dfd, ".git", "gitdir: ", line, sizeof(line)))
+			follow(gp, dfd, rel, line, changed);
+		return;
+	}
+	if (!S_ISLNK(st.st_mode))
+		return;
+	n = readlinkat(dfd, ".git", line, sizeof(line) - 1);
+	if (n <= 0) {
+		if (changed)
+			drop(gp, dfd, rel);
+		return;
+	}
+	line[n] = '\0';
+	follow(gp, dfd, rel, line, changed);
+}
+
+static void defer(struct git_pass *gp, struct deferred *q, const char *rel)
+{
+	char *p = strdup(rel);
+
+	if (p && q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 16;
+		char **np = realloc(q->path, cap * sizeof(*np));
+
+		if (!np) {
+			free(p);
+			p = NULL;
+		} else {
+			q->path = np;
+			q->cap = cap;
+		}
+	}
+	if (!p) {
+		gp->partial = true;
+		return;
+	}
+	q->path[q->n++] = p;
+}
+
+static bool entry_is_dir(int dfd, const struct dirent *e)
+{
+	struct stat st;
+
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type == DT_DIR;
+	return fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A directory below dfd opened to be listed. Why the owner's rights are
+ * given back on one the run closed (chmod 100 dir): git goes through a
+ * directory it may only search, and a repository planted below it would
+ * be out of the walk's sight. */
+static int open_sub(struct git_pass *gp, int dfd, const char *name)
+{
+	int p = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), l;
+
+	if (p < 0)
+		return -errno;
+	l = protect_git_open_listable(p, &gp->since);
+	if (l < 0)
+		l = -errno;
+	close(p);
+	return l;
+}
+
+/* rel: a buffer of PATH_MAX holding this directory's path (rel_len long). */
+static void walk(struct git_pass *gp, struct deferred *q, int fd, char *rel, size_t rel_len,
+		 int depth)
+{
+	bool head = false, git = false;
+	struct dirent *e;
+	DIR *d;
+
+	if (gp->dirs >= PROTECT_WALK_MAX_DIRS) {
+		gp->partial = true;
+		close(fd);
+		return;
+	}
+	gp->dirs++;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		gp->partial = true;
+		return;
+	}
+	while ((e = readdir(d))) {
+		head = head || strcmp(e->d_name, "HEAD") == 0;
+		git = git || strcmp(e->d_name, ".git") == 0;
+	}
+	/* A git directory itself (a bare repository, or one made anywhere
+	 * and named by nothing): held to the rules, not walked into. */
+	if (head && protect_git_looks_like(dirfd(d))) {
+		int g = openat(dirfd(d), ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		closedir(d);
+		if (g >= 0)
+			protect_git_dir(gp, g, rel, is_worktree_admin(rel));
+		return;
+	}
+	if (git)
+		dot_git(gp, dirfd(d), rel);
+	rewinddir(d);
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		int sub;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    strcmp(e->d_name, ".git") == 0 || !entry_is_dir(dirfd(d), e))
+			continue;
+		if (rel_len + n + 2 > PATH_MAX) {
+			gp->partial = true;
+			continue;
+		}
+		if (rel_len)
+			rel[rel_len] = '/';
+		memcpy(rel + rel_len + (rel_len ? 1 : 0), e->d_name, n + 1);
+		if (depth + 1 >= WALK_FD_DEPTH) {
+			defer(gp, q, rel);
+		} else {
+			sub = open_sub(gp, dirfd(d), e->d_name);
+			if (sub >= 0)
+				walk(gp, q, sub, rel, rel_len + n + (rel_len ? 1 : 0), depth + 1);
+			else if (sub != -ENOENT && sub != -ENOTDIR && sub != -ELOOP)
+				gp->partial = true;
+		}
+		rel[rel_len] = '\0';
+	}
+	closedir(d);
+}
+
+void protect_git_pass(struct git_pass *gp)
+{
+	struct deferred q = { 0 };
+	char *rel = malloc(PATH_MAX);
+	int fd = openat(gp->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (!rel || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		free(rel);
+		gp->partial = true;
+		return;
+	}
+	rel[0] = '\0';
+	walk(gp, &q, fd, rel, 0, 0);
+	/* What lay deeper than the handles held: walked from the root by its
+	 * path, symlinks refused on the way. */
+	for (size_t i = 0; i < q.n; i++) {
+		struct open_how how = {
+			.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		size_t len = strlen(q.path[i]);
+
+		fd = (int)syscall(SYS_openat2, gp->root_fd, q.path[i], &how, sizeof(how));
+		if (fd >= 0) {
+			memcpy(rel, q.path[i], len + 1);
+			walk(gp, &q, fd, rel, len, 0);
+		} else if (errno != ENOENT) {
+			gp->partial = true;
+		}
+		free(q.path[i]);
+	}
+	free(q.path);
+	free(rel);
+}
+
+void protect_git_pass_free(struct git_pass *gp)
+{
+	for (size_t i = 0; i < gp->n_changed; i++)
+		free(gp->changed[i]);
+	for (size_t i = 0; i < gp->n_found; i++)
+		free(gp->found[i]);
+	free(gp->changed);
+	free(gp->found);
+	free(gp->seen);
+	gp->changed = gp->found = NULL;
+	gp->seen = NULL;
+	gp->n_changed = gp->n_found = gp->n_seen = 0;
+}
