@@ -234,16 +234,6 @@ Test(notify_filter, pty_number_in_metadata_set_only)
 /* Opens for writing (and O_TRUNC), creat and truncate reach the supervisor
  * in the workspace-write sets only, by every ABI (the opener performs
  * them); opens for reading never. */
-static uint32_t act_open(enum notify_set set, uint32_t arch, uint32_t nr, unsigned arg, uint64_t flags)
-{
-	struct seccomp_data d = { .nr = (int)nr, .arch = arch };
-	const struct sock_fprog *prog = notify_filter_get(set);
-
-	cr_assert_not_null(prog);
-	d.args[arg] = flags;
-	return bpf_run(prog, &d);
-}
-
 Test(notify_filter, opens_for_writing_in_the_opens_sets_only)
 {
 	static const uint64_t writing[] = { 01 /* O_WRONLY */, 02 /* O_RDWR */, 03, 01101 /* WRONLY|CREAT|TRUNC */,
