@@ -350,7 +350,7 @@ check-fast:
 # arm64 (issue 33): the cross build (make ARCH=arm64) on Debian 12's arm64
 # cloud kernel under qemu-system-aarch64, in two boots, as root and as nobody
 # (scripts/arm64-check.sh; its packages: scripts/deps.sh arm64).
-ARM64_HELPERS := $(addprefix build/arm64/tests/helpers/,sidedoor sockserver syscallprobe)
+ARM64_HELPERS := $(addprefix build/arm64/tests/helpers/,sidedoor sockserver syscallprobe inodeioctl)
 check-arm64:
 	scripts/deps.sh arm64
 	$(MAKE) ARCH=arm64 -j$(JOBS) all $(ARM64_HELPERS)

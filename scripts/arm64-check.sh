@@ -32,7 +32,7 @@ build=${SBX_ARM64_BUILD:-$top/build/arm64}
 configs=("$@")
 [ ${#configs[@]} -gt 0 ] || configs=(stock landlock-off)
 timeout_s=${SBX_VM_TIMEOUT:-600}
-BINARIES="sbx tests/helpers/sidedoor tests/helpers/sockserver tests/helpers/syscallprobe"
+BINARIES="sbx tests/helpers/sidedoor tests/helpers/sockserver tests/helpers/syscallprobe tests/helpers/inodeioctl"
 PACKAGES="bash:arm64 libc6:arm64 libtinfo6:arm64 busybox-static:arm64"
 
 for c in "${configs[@]}"; do

@@ -214,6 +214,54 @@ confined_checks() {
 			[ "$(stat -c %a "$ws/in")" = 600 ] && [ "$(stat -c %Y "$ws/in")" = 0 ] &&
 			[[ $json == *"\"denied\":true"* ]]'
 
+	# the opener (workspace-write): no file of the run is open for writing
+	# with a setuid or setgid bit, so an open for writing that writes
+	# nothing strips the bit (the kernel alone keeps it), by openat, the
+	# only open arm64 has; the content stays
+	fixture "$who" "$runner"
+	echo orig >"$ws/suid" && echo orig >"$ws/sgid"
+	chown "$(stat -c %u:%g "$ws")" "$ws/suid" "$ws/sgid"
+	chmod 4755 "$ws/suid" && chmod 2644 "$ws/sgid"
+	run_json "$who" "$runner" workspace-write ": >> $ws/suid; : 3<> $ws/sgid"
+	json=$(cat "$base/json")
+	check "opener-strips-setuid [$tag]" "exit $rc, modes $(stat -c %a "$ws/suid" "$ws/sgid" | tr '\n' ' ')$(cat "$ws/suid"); $json" \
+		eval '[ $rc = 0 ] && [ "$(stat -c %a "$ws/suid")" = 755 ] && [ "$(stat -c %a "$ws/sgid")" = 644 ] &&
+			[ "$(cat "$ws/suid")" = orig ] && [ "$(cat "$ws/sgid")" = orig ]'
+
+	# a read-write open (O_RDWR) the sandbox refused is noted: a failed
+	# run whose command line names the file and whose output says it could
+	# not open something is denied; the same output after a read-only open
+	# (nothing noted) is not
+	fixture "$who" "$runner"
+	echo db >"$ws/db" && chown "$(stat -c %u "$ws")" "$ws/db"
+	run_json "$who" "$runner" read-only \
+		": 2>/dev/null 3<> $ws/db || { echo 'Error: unable to open database file' >&2; exit 1; }"
+	json=$(cat "$base/json")
+	local ctl
+	ctl=$(as "$who" $sbx run --json --runner "$runner" --mode read-only --root "$ws" -- \
+		": 3< $ws/db; echo 'Error: unable to open database file' >&2; exit 1" 2>&1)
+	check "rw-open-noted [$tag]" "exit $rc, $json; control: $ctl" \
+		eval '[ $rc = 1 ] && [[ $json == *"\"denied\":true"* ]] && [ "$(cat "$ws/db")" = db ] &&
+			[[ $json == *"[sandbox: file access denied under read-only mode]"* ]] &&
+			[[ $ctl == *"\"denied\":false"* ]]'
+
+	# the file systems' own ioctls (chattr's FS_IOC_SETFLAGS, here
+	# FS_NODUMP_FL): outside the writable set refused (landlock: the
+	# supervisor's allow-list, EACCES; namespace: the read-only view,
+	# EROFS), the flags unchanged; inside they change
+	fixture "$who" "$runner"
+	echo in >"$ws/in" && chown "$(stat -c %u "$ws")" "$ws/in"
+	run_json "$who" "$runner" workspace-write \
+		"$helpers/inodeioctl setflags $out/f 40; $helpers/inodeioctl setflags $ws/in 40"
+	json=$(cat "$base/json")
+	local fl_out fl_in want_err
+	fl_out=$("$helpers/inodeioctl" show "$out/f" | sed -n 's/^FLAGS=\([0-9a-f]*\) .*/\1/p')
+	fl_in=$("$helpers/inodeioctl" show "$ws/in" | sed -n 's/^FLAGS=\([0-9a-f]*\) .*/\1/p')
+	want_err=$([ "$runner" = landlock ] && echo 13 || echo 30)
+	check "inode-ioctls [$tag]" "exit $rc, flags outside ${fl_out:-?}, inside ${fl_in:-?}; $json" \
+		eval '[[ $json == *"RESULT=$want_err\\nRESULT=0\\n"* ]] && [ -n "$fl_out" ] && [ -n "$fl_in" ] &&
+			(( !(0x$fl_out & 0x40) && (0x$fl_in & 0x40) ))'
+
 	# a host daemon's unix socket outside the writable set: refused by the
 	# supervisor under both runners (the daemon's witness file stays empty);
 	# allowed by unix_sockets, the same connect reaches it
