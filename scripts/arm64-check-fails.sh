@@ -27,7 +27,7 @@ grep -q '"/var/tmp", all' "$f" || {
 echo "arm64-check-fails: scratch build with /var/tmp writable under the landlock runner"
 jobs=$(nproc 2>/dev/null || echo 2)
 make -s -C "$work" ARCH=arm64 -j"$jobs" all \
-	$(printf 'build/arm64/tests/helpers/%s ' sidedoor sockserver syscallprobe) >/dev/null
+	$(printf 'build/arm64/tests/helpers/%s ' sidedoor sockserver syscallprobe inodeioctl) >/dev/null
 if SBX_ARM64_BUILD=$work/build/arm64 "$top/scripts/arm64-check.sh" stock >"$work/log" 2>&1; then
 	cat "$work/log"
 	echo "arm64-check-fails: the broken build PASSED make check-arm64's checks" >&2

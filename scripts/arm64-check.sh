@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # arm64 on a real arm64 kernel (issue 33): boot Debian 12's arm64 cloud kernel
 # (6.1, Landlock ABI 2) under qemu-system-aarch64 (TCG, -M virt -cpu max) with
-# an initramfs holding the cross-built sbx (make ARCH=arm64), three of its
+# an initramfs holding the cross-built sbx (make ARCH=arm64), four of its
 # test helpers, arm64 bash and busybox, and run scripts/arm64-guest.sh there,
 # in two boots:
 #
