@@ -4,6 +4,34 @@
 include config.mk
 
 CC ?= gcc
+# ARCH=arm64: the cross build (docs/development.md): a static-pie aarch64 sbx
+# and libsbx from the same sources, with aarch64-linux-gnu-gcc against the
+# arm64 -dev packages, into build/arm64/ so that it and the native build
+# share one tree. Programs the build runs (the filter and table generators)
+# are built for this machine into build/arm64/host/ and generate for the
+# target. Any other ARCH, or none, is this machine's own build.
+HOST_ARCH := $(shell uname -m)
+ifneq ($(filter arm64 aarch64,$(ARCH)),)
+ifneq ($(HOST_ARCH),aarch64)
+CROSS_COMPILE ?= aarch64-linux-gnu-
+CC := $(CROSS_COMPILE)gcc
+AR := $(CROSS_COMPILE)ar
+HOSTCC ?= gcc
+O := build/arm64/
+HOST_O := $(O)host/
+# what seccomp_gen compiles the errno rules for (libseccomp's name)
+SECCOMP_TARGET := aarch64
+endif
+endif
+HOSTCC ?= $(CC)
+ifneq ($(O),)
+ifneq ($(filter-out all check-arm64 clean $(O)%,$(MAKECMDGOALS)),)
+$(error ARCH=arm64 builds sbx, libsbx and check-arm64's helpers; the test suites run on this machine's own build)
+endif
+ifeq ($(filter clean check-arm64,$(MAKECMDGOALS))$(shell command -v $(CC)),)
+$(error ARCH=arm64: no $(CC) here (scripts/deps.sh arm64 installs the cross build's packages))
+endif
+endif
 # The version lives in one place: the file VERSION (sbx --version, the JSON
 # results, serve's initialize, sbx.pc).
 SBX_VERSION := $(shell cat VERSION)
@@ -44,11 +72,13 @@ defs-$(CONFIG_SUPERVISOR) += -DCONFIG_SUPERVISOR
 defs-$(CONFIG_STATIC) += -DCONFIG_STATIC
 CPPFLAGS += $(defs-y) -DSBX_VERSION='"$(SBX_VERSION)"'
 # Rebuild everything when the feature set changes (e.g. `make CONFIG_IO_URING=n`).
-$(shell echo '$(defs-y)' | cmp -s - .config.stamp || echo '$(defs-y)' > .config.stamp)
+$(shell mkdir -p ./$(O) && (echo '$(defs-y)' | cmp -s - $(O).config.stamp || echo '$(defs-y)' > $(O).config.stamp))
 # Written above, after make may have listed this directory: a rule of its own,
 # so the pattern rules below apply on a fresh tree (else make takes the stamp
 # for missing and unmakeable, and falls back on its built-in %.o rule).
-.config.stamp: ;
+$(O).config.stamp: ;
+# (not the default goal, which the stamp would be in the cross build)
+.DEFAULT_GOAL := all
 
 # pure parts: every file in policy/ and classify/
 obj-y := $(patsubst %.c,%.o,$(wildcard policy/*.c classify/*.c))
@@ -61,8 +91,8 @@ obj-y += $(patsubst %.c,%.o,$(wildcard launcher/protect/*.c))
 obj-y += $(patsubst %.c,%.o,$(filter-out %/loop_uring.c,$(wildcard launcher/output/*.c)))
 obj-y += $(addprefix launcher/runners/,child.o runners.o runner_filter.o deadman.o opener.o keeper.o pidns_init.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
-	 caps.o userns.o userns_host.o keyring.o rlimits.o nproc_count.o cgroup.o cgroup_parse.o syscall_table.o syscalls_as_of.o \
-	 fds.o bpf_eval.o pty_pool.o inflight.o)
+	 caps.o userns.o userns_host.o keyring.o rlimits.o nproc_count.o cgroup.o cgroup_parse.o syscall_table.o \
+	 syscall_numbers.o syscalls_as_of.o fds.o bpf_eval.o pty_pool.o inflight.o)
 obj-y += $(addprefix launcher/front/,serve_main.o serve_session.o spawner.o serve_run.o serve_out.o \
 	jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o \
 	work_spill.o mcp_main.o mcp_call.o mcp_tools.o)
@@ -84,7 +114,7 @@ obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o launcher/kernel/sco
 # no netlink at all: its one use, setting `lo` up in --net none's namespace,
 # is the SIOCSIFFLAGS ioctl (netns_ioctl.c). CONFIG_STATIC=n keeps the
 # dynamic glibc and libmnl. Test programs link everything the ordinary way.
-MNL_A := $(firstword $(wildcard deps/lib/libmnl.a) \
+MNL_A := $(firstword $(if $(O),,$(wildcard deps/lib/libmnl.a)) \
 	$(shell f=$$($(CC) -print-file-name=libmnl.a); [ -f "$$f" ] && echo "$$f"))
 ifeq ($(CONFIG_STATIC)$(CONFIG_NETNS),yy)
 netns-obj := $(if $(MNL_A),netns.o,netns_ioctl.o)
@@ -113,6 +143,9 @@ endif
 
 CLI_OBJ := $(addprefix launcher/front/,cli_main.o cli_common.o cli_run.o cli_options.o cli_probe.o \
 	   cli_serve.o cli_mcp.o cli_signals.o)
+# The cross build's objects live under $(O) (empty: the native build's, in place).
+obj-y := $(addprefix $(O),$(obj-y))
+CLI_OBJ := $(addprefix $(O),$(CLI_OBJ))
 
 UNIT_SRC := $(wildcard tests/unit/*.c)
 E2E_SRC := $(wildcard tests/e2e/test_*.c)
@@ -131,53 +164,87 @@ E2E_BIN := $(E2E_SRC:.c=)
 .SECONDARY: $(E2E_COMMON)
 
 .PHONY: all test-programs check check-fast check-layers check-mutants check-full check-minimal check-kernels \
-	check-vm check-realwork unit e2e examples mcp deps deps-run demo clean install install-strip fuzz
-all: sbx libsbx.a $(SO_REAL)
+	check-vm check-arm64 check-realwork unit e2e examples mcp deps deps-run demo clean install \
+	install-strip fuzz
+all: $(O)sbx $(O)libsbx.a $(O)$(SO_REAL)
 
-libsbx.a: $(obj-y)
+$(O)libsbx.a: $(obj-y)
 	@rm -f $@
 	@echo "  AR      $@"
 	@$(AR) rcs $@ $^
 
 PIC_OBJ := $(obj-y:.o=.pic.o)
 
-$(SO_REAL): $(PIC_OBJ) libsbx.map
+$(O)$(SO_REAL): $(PIC_OBJ) libsbx.map
 	@echo "  LD      $@"
 	@$(CC) $(SO_LDFLAGS) -o $@ $(PIC_OBJ) $(libs-y)
-	@ln -sf $(SO_REAL) $(SONAME)
-	@ln -sf $(SONAME) libsbx.so
+	@ln -sf $(SO_REAL) $(O)$(SONAME)
+	@ln -sf $(SONAME) $(O)libsbx.so
 
-sbx: $(CLI_OBJ) libsbx.a
-	$(CC) $(sbx-ldflags) -o $@ $(CLI_OBJ) libsbx.a $(sbx-libs)
+$(O)sbx: $(CLI_OBJ) $(O)libsbx.a
+	$(CC) $(sbx-ldflags) -o $@ $(CLI_OBJ) $(O)libsbx.a $(sbx-libs)
 
 HEADERS := $(wildcard include/*.h launcher/*/*.h classify/*.h policy/*.h)
 
-%.o: %.c $(HEADERS) config.mk .config.stamp VERSION
+$(O)%.o: %.c $(HEADERS) config.mk $(O).config.stamp VERSION
+	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-%.pic.o: %.c $(HEADERS) config.mk .config.stamp VERSION
+$(O)%.pic.o: %.c $(HEADERS) config.mk $(O).config.stamp VERSION
+	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	@$(CC) $(CPPFLAGS) $(PIC_CFLAGS) -c -o $@ $<
 
-# The system call table is data included by its module.
-launcher/kernel/syscall_table.o: launcher/kernel/syscall_table.def
+# Sources the build generates (below), compiled from where they were made.
+GENERATED_C := $(O)launcher/kernel/seccomp_filters.c $(O)launcher/kernel/syscall_numbers.c
+$(GENERATED_C:.c=.o): %.o: %.c $(HEADERS) config.mk $(O).config.stamp VERSION
+	@echo "  CC      $@"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+$(GENERATED_C:.c=.pic.o): %.pic.o: %.c $(HEADERS) config.mk $(O).config.stamp VERSION
+	@echo "  CC      $@"
+	@$(CC) $(CPPFLAGS) $(PIC_CFLAGS) -c -o $@ $<
+
+# Programs the build runs: for this machine, whatever sbx is built for.
+ifneq ($(HOST_O),)
+$(HOST_O)%.o: %.c $(HEADERS) config.mk $(O).config.stamp VERSION
+	@mkdir -p $(@D)
+	@echo "  HOSTCC  $@"
+	@$(HOSTCC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+endif
+
+# The system call table: the names and the releases that brought each call
+# (syscall_table.def, by hand), their numbers on each architecture from
+# libseccomp's tables (syscall_table_gen), at build time.
+$(O)launcher/kernel/syscall_table.o: launcher/kernel/syscall_table.def
+$(HOST_O)launcher/kernel/syscall_table_gen: launcher/kernel/syscall_table_gen.c \
+		launcher/kernel/syscall_table.def launcher/kernel/syscall_table.h
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	@$(HOSTCC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -lseccomp
+
+$(O)launcher/kernel/syscall_numbers.c: $(HOST_O)launcher/kernel/syscall_table_gen
+	@echo "  GEN     $@"
+	@$(HOST_O)launcher/kernel/syscall_table_gen > $@.tmp && mv $@.tmp $@
 
 # The errno filter is compiled once, at build time, by libseccomp from
 # seccomp_rules.c (the only place its rules live) and embedded; sbx itself
 # does not link libseccomp. test_seccomp_embedded compiles it again and
-# compares.
-SECCOMP_BUILD_OBJ := launcher/kernel/seccomp_compile.o launcher/kernel/seccomp_rules.o
-launcher/kernel/seccomp_gen: launcher/kernel/seccomp_gen.c $(SECCOMP_BUILD_OBJ)
+# compares. The generator runs here and compiles for the target
+# (SECCOMP_TARGET: aarch64 in the cross build; none: this machine's).
+SECCOMP_BUILD_OBJ := $(addprefix $(HOST_O)launcher/kernel/,seccomp_compile.o seccomp_rules.o)
+$(HOST_O)launcher/kernel/seccomp_gen: launcher/kernel/seccomp_gen.c $(SECCOMP_BUILD_OBJ)
 	@echo "  GEN     $@"
-	@$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SECCOMP_BUILD_OBJ) -lseccomp
+	@$(HOSTCC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SECCOMP_BUILD_OBJ) -lseccomp
 
-launcher/kernel/seccomp_filters.c: launcher/kernel/seccomp_gen
+$(O)launcher/kernel/seccomp_filters.c: $(HOST_O)launcher/kernel/seccomp_gen
 	@echo "  GEN     $@"
-	@launcher/kernel/seccomp_gen > $@.tmp && mv $@.tmp $@
+	@$(HOST_O)launcher/kernel/seccomp_gen $(SECCOMP_TARGET) > $@.tmp && mv $@.tmp $@
 
 test-seccomp-obj-$(CONFIG_SECCOMP) := $(SECCOMP_BUILD_OBJ) -lseccomp
-tests/unit/test_seccomp_embedded: tests/unit/test_seccomp_embedded.c libsbx.a $(SECCOMP_BUILD_OBJ)
+# test_seccomp_arm64 compiles them for aarch64 too, as the cross build does.
+tests/unit/test_seccomp_embedded tests/unit/test_seccomp_arm64: tests/unit/%: tests/unit/%.c libsbx.a \
+		$(SECCOMP_BUILD_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< libsbx.a $(test-seccomp-obj-y) $(libs-y) -lcriterion
 
 # The system call table is checked against libseccomp's own tables.
@@ -193,15 +260,17 @@ tests/e2e/test_corpus_families tests/e2e/test_corpus_kinds: tests/e2e/corpus_run
 tests/e2e/test_corpus_kinds: tests/e2e/corpus_kinds.h
 
 # nofeature emulates an old kernel with sbx's own system call table.
-NOFEATURE_OBJ := $(addprefix launcher/kernel/,syscall_table.o syscalls_as_of.o child_status.o)
-tests/helpers/nofeature: tests/helpers/nofeature.c $(NOFEATURE_OBJ)
+SYSCALL_TABLE_OBJ := $(addprefix $(O)launcher/kernel/,syscall_table.o syscall_numbers.o)
+NOFEATURE_OBJ := $(SYSCALL_TABLE_OBJ) $(addprefix $(O)launcher/kernel/,syscalls_as_of.o child_status.o)
+$(O)tests/helpers/nofeature: tests/helpers/nofeature.c $(NOFEATURE_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(NOFEATURE_OBJ) -lseccomp
 
-tests/helpers/syscallprobe: tests/helpers/syscallprobe.c launcher/kernel/syscall_table.o
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< launcher/kernel/syscall_table.o
+$(O)tests/helpers/syscallprobe: tests/helpers/syscallprobe.c $(SYSCALL_TABLE_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SYSCALL_TABLE_OBJ)
 
 tests/helpers/lingerpass tests/helpers/lingernproc tests/helpers/lingermany: tests/helpers/linger.h
-tests/helpers/%: tests/helpers/%.c
+$(O)tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 # Build and run dependencies only (make demo); `make check` adds the test
@@ -285,6 +354,15 @@ check-fast:
 check-mutants: test-programs
 	scripts/mutants/run.sh $(MUTANTS)
 
+# arm64 (issue 33): the cross build (make ARCH=arm64) on Debian 12's arm64
+# cloud kernel under qemu-system-aarch64, in two boots, as root and as nobody
+# (scripts/arm64-check.sh; its packages: scripts/deps.sh arm64).
+ARM64_HELPERS := $(addprefix build/arm64/tests/helpers/,sidedoor sockserver syscallprobe inodeioctl)
+check-arm64:
+	scripts/deps.sh arm64
+	$(MAKE) ARCH=arm64 -j$(JOBS) all $(ARM64_HELPERS)
+	scripts/arm64-check.sh
+
 check: deps
 	$(MAKE) -j$(JOBS) test-programs
 	$(MAKE) check-layers
@@ -292,6 +370,7 @@ check: deps
 	$(MAKE) check-minimal
 	$(MAKE) check-kernels
 	$(MAKE) check-vm
+	$(MAKE) check-arm64
 	$(MAKE) check-mutants
 
 demo: deps-run
@@ -315,4 +394,6 @@ fuzz:
 clean:
 	rm -f sbx libsbx.a libsbx.so libsbx.so.* $(obj-y) $(CLI_OBJ) $(UNIT_BIN) $(E2E_BIN) $(E2E_COMMON) $(HELPERS) examples/embed \
 		launcher/*/*.o policy/*.o classify/*.o tests/*/*.o \
-		launcher/kernel/seccomp_gen launcher/kernel/seccomp_filters.c
+		launcher/kernel/seccomp_gen launcher/kernel/seccomp_filters.c \
+		launcher/kernel/syscall_table_gen launcher/kernel/syscall_numbers.c
+	rm -rf build/arm64

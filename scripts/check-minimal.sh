@@ -10,7 +10,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/sbx-minimal-XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 chmod 755 "$work"
 (cd "$top" && tar --exclude='*.o' --exclude='*.a' --exclude='libsbx.so*' --exclude='./sbx' \
-	--exclude='./.git' --exclude='./tests/mcp/node_modules' --exclude='./.config.stamp' \
+	--exclude='./.git' --exclude='./tests/mcp/node_modules' --exclude='./.config.stamp' --exclude='./build' \
 	-cf - .) | tar -C "$work" -xf -
 # As a fresh clone: the first make there must find a rule for every object
 # (it once did not: .config.stamp is made while the Makefile is read).

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Install the Debian packages sbx needs, if any is missing.
 #
-#   scripts/deps.sh run   what building and running sbx needs (make demo)
-#   scripts/deps.sh all   that, plus what the tests and benchmarks drive (make check)
+#   scripts/deps.sh run     what building and running sbx needs (make demo)
+#   scripts/deps.sh arm64   that, plus the arm64 cross build and its check
+#                           (make ARCH=arm64, make check-arm64)
+#   scripts/deps.sh all     all of it, plus what the tests and benchmarks drive
+#                           (make check)
 #
 # Both then build libmnl's static archive from Debian's source package
 # (scripts/deps-mnl.sh), for the one static sbx binary (CONFIG_STATIC=y).
@@ -43,19 +46,42 @@ jq bsdutils cmake ccache sqlite3 vim zip unzip gzip curl socat openssh-client ex
 python3-venv python3-pip python3-setuptools python3-wheel black pylint mypy golang-go cargo perl patch \
 inotify-tools unicode-data apparmor rsync"
 
+# The arm64 cross build: the cross compiler and the arm64 -dev packages of
+# sbx's own libraries (multiarch: libraries to link against, no arm64
+# program is installed); qemu-system-arm boots the arm64 kernel, which
+# scripts/arm64-check.sh downloads with arm64 bash and busybox and unpacks,
+# never installs (bash:arm64 would replace the host's bash). file: the
+# check asks it what the cross build made.
+ARM64_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm file cpio \
+libc6-dev:arm64 libseccomp-dev:arm64 liburing-dev:arm64 libjansson-dev:arm64 libmnl-dev:arm64"
+
 case ${1:-all} in
 run) PACKAGES=$RUN_PACKAGES ;;
-all) PACKAGES="$RUN_PACKAGES $TEST_PACKAGES" ;;
+arm64) PACKAGES="$RUN_PACKAGES $ARM64_PACKAGES" ;;
+all) PACKAGES="$RUN_PACKAGES $TEST_PACKAGES $ARM64_PACKAGES" ;;
 *)
-	echo "usage: $0 [run|all]" >&2
+	echo "usage: $0 [run|arm64|all]" >&2
 	exit 2
+	;;
+esac
+
+# arm64 packages need dpkg to know the architecture, and apt its lists.
+case $PACKAGES in
+*:arm64*)
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		[ "$(id -u)" -eq 0 ] && SUDO= || SUDO=sudo
+		echo "deps: adding the arm64 architecture (dpkg --add-architecture arm64)"
+		$SUDO dpkg --add-architecture arm64
+		$SUDO apt-get update -q
+	fi
 	;;
 esac
 
 missing=""
 for pkg in $PACKAGES; do
 	# One line per installed architecture (libc6-dev for amd64 and arm64 on a
-	# multiarch system): installed for any of them is installed.
+	# multiarch system): installed for any of them is installed. A name with
+	# :arm64 is asked of that architecture alone.
 	dpkg-query -W -f='${db:Status-Status}\n' "$pkg" 2>/dev/null | grep -qx installed ||
 		missing="$missing $pkg"
 done

@@ -70,8 +70,15 @@ static json_t *io_uring_fact(void)
 	return o;
 }
 
+#if defined(__aarch64__)
+/* arm64: the filters know the native ABI alone (kernel/seccomp_compile.c) */
+#define SECCOMP_REFUSES                                                                        \
+	"setuid and setgid bits, the kernel keyrings, io_uring, TIOCSTI and TIOCLINUX; "      \
+	"a 32-bit ARM program (the compat ABI) is killed at its first system call"
+#else
 #define SECCOMP_REFUSES                                                                        \
 	"setuid and setgid bits, the kernel keyrings, io_uring, TIOCSTI and TIOCLINUX"
+#endif
 #define SECCOMP_REFUSES_LANDLOCK "new user namespaces, setns, every mount call and dnotify (F_NOTIFY)"
 
 static json_t *seccomp_fact(void)

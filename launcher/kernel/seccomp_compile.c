@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Compile a runner's errno rules (seccomp_rules.c) with libseccomp, at build
- * time (seccomp_gen.c) and in the unit test that guards the embedded copy. */
+ * time (seccomp_gen.c) and in the unit tests that guard the embedded copy,
+ * for this machine or another architecture (the cross build). */
 #include <errno.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -10,7 +11,40 @@
 
 #include "seccomp_compile.h"
 
-int seccomp_compile(enum seccomp_rules_for runner, struct sock_filter **insns, size_t *n)
+/* The ABIs a program for target covers, added to ctx (which holds only the
+ * build machine's own). 0 or -errno. */
+static int add_abis(scmp_filter_ctx ctx, uint32_t target)
+{
+	int rc = 0;
+
+	if (target != seccomp_arch_native()) {
+		rc = seccomp_arch_add(ctx, target);
+		rc = rc ? rc : seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE);
+	}
+	switch (target) {
+	case SCMP_ARCH_X86_64:
+		/* The same rules for 32-bit (x86, x32) callers: a filter that
+		 * knows only the native ABI would kill them, and one that
+		 * allowed them unfiltered would be a way around it. */
+		rc = rc ? rc : seccomp_arch_add(ctx, SCMP_ARCH_X86);
+		rc = rc ? rc : seccomp_arch_add(ctx, SCMP_ARCH_X32);
+		break;
+	case SCMP_ARCH_AARCH64:
+		/* An arm64 kernel with CONFIG_COMPAT (Debian's) also runs 32-bit
+		 * ARM programs, whose calls have numbers of their own
+		 * (AUDIT_ARCH_ARM). Nothing sbx runs needs them: the process
+		 * that makes one is killed, whatever the call, so no table
+		 * we do not filter is a way around the rules. */
+		rc = rc ? rc : seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+		break;
+	default:
+		rc = rc ? rc : -EOPNOTSUPP;
+	}
+	return rc == -EEXIST ? 0 : rc;
+}
+
+int seccomp_compile(enum seccomp_rules_for runner, uint32_t target, struct sock_filter **insns,
+		    size_t *n)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int rc, fd = -1;
@@ -19,16 +53,14 @@ int seccomp_compile(enum seccomp_rules_for runner, struct sock_filter **insns, s
 
 	if (!ctx)
 		return -ENOMEM;
-	/* The same rules for 32-bit (x86, x32) callers: a filter that knows only
-	 * the native ABI would kill them, and one that allowed them unfiltered
-	 * would be a way around it. Where the arch does not exist, skip. */
-	seccomp_arch_add(ctx, SCMP_ARCH_X86);
-	seccomp_arch_add(ctx, SCMP_ARCH_X32);
+	if (target == SCMP_ARCH_NATIVE)
+		target = seccomp_arch_native();
+	rc = add_abis(ctx, target);
 	/* A binary tree over the syscall numbers, not a list: each call walks
 	 * a few compares instead of up to ~70, and so does the kernel when it
 	 * attaches the filter (it runs the program for every syscall number of
 	 * every ABI to build its cache, with interrupts off). */
-	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	rc = rc ? rc : seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	if (rc == 0)
 		rc = seccomp_rules_add(ctx, runner);
 	if (rc == 0) {

@@ -8,11 +8,15 @@
 
 #include <linux/filter.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "seccomp_rules.h"
 
-/* The program for a runner's rules into *insns (malloc'd, *n instructions).
- * 0 or -errno. */
-int seccomp_compile(enum seccomp_rules_for runner, struct sock_filter **insns, size_t *n);
+/* The program for a runner's rules on target (libseccomp's SCMP_ARCH_*;
+ * SCMP_ARCH_NATIVE: this machine's) into *insns (malloc'd, *n
+ * instructions). 0 or -errno (-EOPNOTSUPP: not an architecture sbx has
+ * filters for: x86_64, aarch64). */
+int seccomp_compile(enum seccomp_rules_for runner, uint32_t target, struct sock_filter **insns,
+		    size_t *n);
 
 #endif

@@ -28,6 +28,7 @@
 
 #include "inflight.h"
 #include "seccomp_notify.h"
+#include "syscall_abi.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
@@ -45,19 +46,21 @@
 #define NOTIFY_TIOCGPTN 0x80045430U /* _IOR('T', 0x30, unsigned int) */
 
 #define NOTIFY_MAX_INSNS 256
-#define X32_SYSCALL_BIT 0x40000000U
 #define RET_NOTIFY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF)
 #define RET_ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
 #define ARG_HI(i) (ARG_LO(i) + 4)
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 
-/* The metadata calls, native (x86-64, and x32 with the x32 bit). */
+/* The native ABI's numbers (x86-64's and x32's with the x32 bit; arm64's),
+ * from the target's own <sys/syscall.h>. The metadata calls: */
 static const unsigned meta_64[] = {
-	SYS_chmod, SYS_fchmod, SYS_fchmodat, NOTIFY_NR_FCHMODAT2,
-	SYS_chown, SYS_fchown, SYS_lchown, SYS_fchownat,
-	SYS_utime, SYS_utimes, SYS_futimesat, SYS_utimensat,
+#ifdef SYSCALL_ABI_LEGACY_PATHS
+	SYS_chmod, SYS_chown, SYS_lchown, SYS_utime, SYS_utimes, SYS_futimesat,
+#endif
+	SYS_fchmod, SYS_fchmodat, NOTIFY_NR_FCHMODAT2,
+	SYS_fchown, SYS_fchownat, SYS_utimensat,
 	SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr, NOTIFY_NR_SETXATTRAT,
 	SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr, NOTIFY_NR_REMOVEXATTRAT,
 };
@@ -68,8 +71,15 @@ static const unsigned listen_64[] = { SYS_listen };
  * binds the host's /dev/tty, one inode for every terminal's I/O. */
 static const unsigned watch_64[] = { SYS_inotify_add_watch, SYS_fanotify_mark };
 /* mkdir: noted where the sandbox refuses it, then continued
- * (supervisor_mkdir.c). x86-64's only: i386's keeps going past us. */
-static const unsigned mkdir_64[] = { SYS_mkdir, SYS_mkdirat };
+ * (supervisor_mkdir.c). The native ABI's only: i386's keeps going past us. */
+static const unsigned mkdir_64[] = {
+#ifdef SYSCALL_ABI_LEGACY_PATHS
+	SYS_mkdir,
+#endif
+	SYS_mkdirat,
+};
+
+#if defined(__x86_64__)
 static const unsigned watch_32[] = { 292, 339 }; /* inotify_add_watch fanotify_mark */
 /* x32's own numbers for the message calls (the x32 bit is masked off). */
 static const unsigned sock_x32_only[] = { 518 /* sendmsg */, 538 /* sendmmsg */ };
@@ -90,6 +100,7 @@ static const unsigned meta_32[] = {
 #define I386_IO_URING_SETUP 425
 #define I386_IOCTL 54
 #define X32_IOCTL 514 /* x32's own number (the x32 bit masked off) */
+#endif
 
 struct bpf_prog_buf {
 	struct sock_filter insns[NOTIFY_MAX_INSNS];
@@ -193,14 +204,15 @@ static void emit_sendto(struct bpf_prog_buf *b, unsigned nr, bool wide)
  *    refuses the slave of a pty the command made itself; the supervisor
  *    opens it (supervisor_pty.c). ioctl(master, TIOCGPTN), which grantpt
  *    and ptsname ask: the supervisor swaps in a pty of the run's pool, whose
- *    slave alone is granted by name (supervisor_ptypool.c). x86-64's only:
- *    x32's and i386's keep Landlock's refusal.
+ *    slave alone is granted by name (supervisor_ptypool.c). The native
+ *    ABI's only: x32's and i386's keep Landlock's refusal.
  *  - every request of the file systems' own types ('f', 'X', 'v', 0x94,
  *    0xf5, 0x15): Landlock decides the open, not what an ioctl then changes
  *    on the inode (chattr, chattr -v, xfs_io, btrfs subvolumes); an
  *    allow-list in the supervisor decides (supervisor_ioctl.c). x32's ioctl
  *    (514) and i386's (54) too: the supervisor refuses every 32-bit call,
- *    where the kernel would turn FS_IOC32_SETFLAGS into FS_IOC_SETFLAGS.
+ *    where the kernel would turn FS_IOC32_SETFLAGS into FS_IOC_SETFLAGS
+ *    (arm64's 32-bit ARM never gets here: the filter kills it).
  * Every other ioctl stays a register compare. A holds nr, and still does
  * after the block for any other call. */
 static void emit_ioctls(struct bpf_prog_buf *b, unsigned nr, bool pty)
@@ -250,13 +262,18 @@ static void emit_open(struct bpf_prog_buf *b, unsigned nr, unsigned arg)
 
 /* open and openat for reading and writing (the access mode O_RDWR, a
  * register): noted where the sandbox refuses them, then continued
- * (supervisor_open.c). Every other open stays a register compare. x86-64's
- * (and x32's, unnoted) only. A holds nr. */
+ * (supervisor_rw_open.c). Every other open stays a register compare. The
+ * native table's only (x32's unnoted; arm64's open is openat). A holds nr. */
 static void emit_rw_opens(struct bpf_prog_buf *b)
 {
 	static const struct {
 		unsigned nr, flags_arg;
-	} opens[] = { { SYS_openat, 2 }, { SYS_open, 1 } };
+	} opens[] = {
+		{ SYS_openat, 2 },
+#ifdef SYSCALL_ABI_LEGACY_PATHS
+		{ SYS_open, 1 },
+#endif
+	};
 
 	for (size_t i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
 		emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, opens[i].nr, 0, 5));
@@ -274,10 +291,13 @@ static void emit_rw_opens(struct bpf_prog_buf *b)
  * our sight: refused as container runtimes refuse it (programs fall back). */
 static void emit_table(struct bpf_prog_buf *b, bool meta, bool opens, bool i386)
 {
+#if defined(__x86_64__)
 	static const unsigned sock_i386[] = { I386_CONNECT, I386_SENDMSG, I386_SENDMMSG };
+#endif
 	static const unsigned sock_64[] = { SYS_connect, SYS_sendmsg, SYS_sendmmsg };
 	struct nr_set set = { .n = 0 };
 
+#if defined(__x86_64__)
 	emit_ret_if(b, i386 ? I386_IO_URING_SETUP : SYS_io_uring_setup, SECCOMP_RET_ERRNO | ENOSYS);
 	if (i386) {
 		set_add(&set, sock_i386, 3);
@@ -307,8 +327,12 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool opens, bool i386)
 		}
 		return;
 	}
-	set_add(&set, sock_64, 3);
 	set_add(&set, sock_x32_only, sizeof(sock_x32_only) / sizeof(sock_x32_only[0]));
+#else
+	(void)i386;
+	emit_ret_if(b, SYS_io_uring_setup, SECCOMP_RET_ERRNO | ENOSYS);
+#endif
+	set_add(&set, sock_64, 3);
 	set_add(&set, watch_64, sizeof(watch_64) / sizeof(watch_64[0]));
 	set_add(&set, mkdir_64, sizeof(mkdir_64) / sizeof(mkdir_64[0]));
 	if (meta) {
@@ -319,13 +343,20 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool opens, bool i386)
 	emit_sendto(b, SYS_sendto, true);
 	if (meta) {
 		emit_ioctls(b, SYS_ioctl, true);
+#if defined(__x86_64__)
 		emit_ioctls(b, X32_IOCTL, false);
+#endif
 	}
-	/* x32's open, openat and creat have x86-64's numbers. */
+	/* x32's open, openat and creat have x86-64's numbers; arm64's table
+	 * has openat alone (libc's open and creat call it). */
 	if (opens) {
+#ifdef SYSCALL_ABI_LEGACY_PATHS
 		emit_open(b, SYS_open, 1);
+#endif
 		emit_open(b, SYS_openat, 2);
+#ifdef SYSCALL_ABI_LEGACY_PATHS
 		emit_ret_if(b, SYS_creat, SECCOMP_RET_USER_NOTIF);
+#endif
 		emit_ret_if(b, SYS_truncate, SECCOMP_RET_USER_NOTIF);
 	} else {
 		/* without the opener: read-write opens only noted (issue 31) */
@@ -338,13 +369,23 @@ static void build(struct bpf_prog_buf *b, bool meta, bool opens)
 	const unsigned nr = offsetof(struct seccomp_data, nr);
 
 	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+#if defined(__aarch64__)
+	/* An arm64 kernel with CONFIG_COMPAT also runs 32-bit ARM programs
+	 * (AUDIT_ARCH_ARM), by a table of their own: killed outright, as the
+	 * errno rules kill them, never supervised. */
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_AARCH64, 1, 0));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr));
+	emit_table(b, meta, opens, false);
+	emit(b, (struct sock_filter)RET_ALLOW);
+#else
 	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 2, 0));
 	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 4, 0));
 	emit(b, (struct sock_filter)RET_ALLOW); /* no other ABI runs on x86-64 */
 	/* x86-64 and x32 share one table, x32's numbers with the x32 bit:
 	 * mask it off so neither ABI is a way around the other. */
 	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr));
-	emit(b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~X32_SYSCALL_BIT));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~SYSCALL_ABI_X32_BIT));
 	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0)); /* patched below */
 	unsigned short ja = b->n - 1;
 	/* i386 */
@@ -354,6 +395,7 @@ static void build(struct bpf_prog_buf *b, bool meta, bool opens)
 	b->insns[ja].k = b->n - ja - 1;
 	emit_table(b, meta, opens, false);
 	emit(b, (struct sock_filter)RET_ALLOW);
+#endif
 }
 
 static struct bpf_prog_buf bufs[NOTIFY_SETS];
@@ -402,8 +444,8 @@ static int probe_once(char *reason, size_t size)
 	char buf[16] = "";
 	int fd;
 
-#if !defined(__x86_64__)
-	snprintf(reason, size, "not built for this architecture (x86-64 only)");
+#if !defined(__x86_64__) && !defined(__aarch64__)
+	snprintf(reason, size, "not built for this architecture (x86-64 and aarch64 only)");
 	return -ENOSYS;
 #endif
 	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) < 0) {

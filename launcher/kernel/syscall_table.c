@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* The system call table (syscall_table.def) and the questions asked of it. */
+/* The questions asked of the system call table (syscall_table.def, its
+ * numbers generated into syscall_numbers.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "syscall_table.h"
 
-const struct syscall_entry syscall_table[] = {
-#define SYSCALL(name, x_nr, x_maj, x_min, a_nr, a_maj, a_min)                          \
-	{ #name, { x_nr, a_nr }, { KERNEL_RELEASE(x_maj, x_min), KERNEL_RELEASE(a_maj, a_min) } },
+/* The table itself is generated (syscall_numbers.c); from the def, only the
+ * releases it covers. */
+#define SYSCALL(...)
+#define SYSCALL_NR(...)
 #include "syscall_table.def"
 #undef SYSCALL
-};
-
-const size_t syscall_table_size = sizeof(syscall_table) / sizeof(syscall_table[0]);
+#undef SYSCALL_NR
 
 unsigned syscall_table_oldest(void)
 {
@@ -27,7 +27,7 @@ unsigned syscall_table_newest(void)
 
 int syscall_table_base(enum syscall_arch arch)
 {
-	return arch == SYSCALL_ARCH_X86_64 ? SYSCALL_TABLE_BASE_X86_64 : SYSCALL_TABLE_BASE_AARCH64;
+	return syscall_table_base_nr[arch];
 }
 
 static int parse_number(const char **s, unsigned long *out)

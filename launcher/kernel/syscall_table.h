@@ -22,8 +22,11 @@ struct syscall_entry {
 	unsigned since[SYSCALL_ARCH_COUNT];  /* KERNEL_RELEASE() that added it there */
 };
 
+/* Generated at build time (syscall_table_gen): the table, and the number
+ * of the last call before it on each architecture. */
 extern const struct syscall_entry syscall_table[];
 extern const size_t syscall_table_size;
+extern const int syscall_table_base_nr[SYSCALL_ARCH_COUNT];
 
 /* The releases the table covers: a version is accepted if it lies in
  * [oldest, newest] (syscalls of releases before `oldest` are all assumed). */

@@ -20,6 +20,7 @@
 #include "fds.h"
 #include "inflight.h"
 #include "opener.h"
+#include "syscall_abi.h"
 
 #define SOCK_FD 3
 #define PROC_FD 4
@@ -42,7 +43,7 @@ static int own_filter(void)
 	size_t n = 0, k = sizeof(allowed) / sizeof(allowed[0]);
 
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYSCALL_ABI_AUDIT_ARCH, 1, 0);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
 	for (size_t i = 0; i < k; i++) {

@@ -11,7 +11,6 @@
  * takes the first call; the workers it starts inherit that. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <linux/capability.h>
 #include <poll.h>
 #include <pthread.h>
@@ -29,6 +28,7 @@
 #include "scope_thread.h"
 #include "seccomp_notify.h"
 #include "supervisor_int.h"
+#include "syscall_abi.h"
 
 /* Linux 6.6 headers; Debian 12 has 6.1's. */
 #define SV_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
@@ -136,9 +136,10 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 		handle_open_call(sv, &c, &a); /* i386's and x32's too: performed alike */
 	} else if (sv_is_rw_open_call(&c.n)) {
 		sv_rw_open_call(&c, &a); /* x32's too: only noted */
-	} else if (c.n.data.arch != AUDIT_ARCH_X86_64 || (c.n.data.nr & SV_X32_SYSCALL_BIT)) {
-		/* The 32-bit ABIs (i386, x32) are trapped so they are no way
-		 * around us, and refused rather than emulated. */
+	} else if (!syscall_abi_native(&c.n.data)) {
+		/* The 32-bit ABIs (x86-64's i386 and x32) are trapped so they
+		 * are no way around us, and refused rather than emulated
+		 * (arm64's 32-bit ARM never gets here: the filter kills it). */
 		a.err = -sv_refuse(sv, EACCES);
 	} else if (sv_is_metadata_call(&c.n)) {
 		sv_metadata_call(&c, &a);

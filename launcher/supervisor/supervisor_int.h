@@ -15,7 +15,6 @@
 #include "supervisor.h"
 
 #define SV_MAX_INFLIGHT 64 /* blocking calls performed at once per run */
-#define SV_X32_SYSCALL_BIT 0x40000000U /* x32's numbers: x86-64's with this bit */
 #define SV_MAX_NOTED 64     /* soft refusals remembered per run, by path */
 #define SV_DROP_LOOK_AT 64  /* copies in flight from which a closer may be stuck */
 #define SV_MAX_PASSING 4096 /* copies of fds that sends pass, held at once by sbx */

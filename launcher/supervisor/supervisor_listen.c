@@ -13,7 +13,6 @@
  * pids until it had the one a host daemon's exited parent had. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -23,6 +22,7 @@
 #include <unistd.h>
 
 #include "supervisor_int.h"
+#include "syscall_abi.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
@@ -38,8 +38,7 @@
 
 bool sv_is_listen_call(const struct seccomp_notif *n)
 {
-	return n->data.arch == AUDIT_ARCH_X86_64 &&
-	       (n->data.nr & ~SV_X32_SYSCALL_BIT) == (int)SYS_listen;
+	return syscall_abi_native_table(&n->data) && syscall_abi_nr(&n->data) == (int)SYS_listen;
 }
 
 /* The pidfs inode of a pidfd; 0 where pidfds have none of their own. */

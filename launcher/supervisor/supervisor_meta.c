@@ -9,7 +9,6 @@
  * thread after we looked cannot redirect it. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/magic.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 
 #include "seccomp_notify.h"
 #include "supervisor_int.h"
+#include "syscall_abi.h"
 
 #ifndef ANON_INODE_FS_MAGIC
 #define ANON_INODE_FS_MAGIC 0x09041934
@@ -71,9 +71,12 @@ struct sv_xattr_args {
 bool sv_is_metadata_call(const struct seccomp_notif *n)
 {
 	switch (n->data.nr) {
-	case SYS_chmod: case SYS_fchmod: case SYS_fchmodat: case NOTIFY_NR_FCHMODAT2:
-	case SYS_chown: case SYS_fchown: case SYS_lchown: case SYS_fchownat:
-	case SYS_utime: case SYS_utimes: case SYS_futimesat: case SYS_utimensat:
+#ifdef SYSCALL_ABI_LEGACY_PATHS
+	case SYS_chmod: case SYS_chown: case SYS_lchown:
+	case SYS_utime: case SYS_utimes: case SYS_futimesat:
+#endif
+	case SYS_fchmod: case SYS_fchmodat: case NOTIFY_NR_FCHMODAT2:
+	case SYS_fchown: case SYS_fchownat: case SYS_utimensat:
 	case SYS_setxattr: case SYS_lsetxattr: case SYS_fsetxattr: case NOTIFY_NR_SETXATTRAT:
 	case SYS_removexattr: case SYS_lremovexattr: case SYS_fremovexattr:
 	case NOTIFY_NR_REMOVEXATTRAT:
@@ -98,9 +101,25 @@ static void decode(const struct seccomp_notif *n, struct meta_req *q)
 
 	memset(q, 0, sizeof(*q));
 	switch (n->data.nr) {
+#ifdef SYSCALL_ABI_LEGACY_PATHS
 	case SYS_chmod:
 		q->op = M_CHMOD, path_at(q, a, true), q->mode = (mode_t)a[1];
 		break;
+	case SYS_chown: case SYS_lchown:
+		q->op = M_CHOWN, path_at(q, a, n->data.nr == SYS_chown);
+		q->uid = (uid_t)a[1], q->gid = (gid_t)a[2];
+		break;
+	case SYS_utime:
+		q->op = M_UTIMES, path_at(q, a, true), q->times_kind = T_UTIMBUF, q->times = a[1];
+		break;
+	case SYS_utimes:
+		q->op = M_UTIMES, path_at(q, a, true), q->times_kind = T_TIMEVAL, q->times = a[1];
+		break;
+	case SYS_futimesat:
+		q->op = M_UTIMES, q->fd = (int)a[0], q->path = a[1], q->follow = true;
+		q->times_kind = T_TIMEVAL, q->times = a[2], q->path_may_be_null = true;
+		break;
+#endif
 	case SYS_fchmod:
 		q->op = M_CHMOD, q->fd_based = true, q->fd = (int)a[0], q->mode = (mode_t)a[1];
 		break;
@@ -112,10 +131,6 @@ static void decode(const struct seccomp_notif *n, struct meta_req *q)
 		q->op = M_CHMOD, q->fd = (int)a[0], q->path = a[1], q->mode = (mode_t)a[2];
 		q->at_flags = a[3], q->allowed_at_flags = at;
 		break;
-	case SYS_chown: case SYS_lchown:
-		q->op = M_CHOWN, path_at(q, a, n->data.nr == SYS_chown);
-		q->uid = (uid_t)a[1], q->gid = (gid_t)a[2];
-		break;
 	case SYS_fchown:
 		q->op = M_CHOWN, q->fd_based = true, q->fd = (int)a[0];
 		q->uid = (uid_t)a[1], q->gid = (gid_t)a[2];
@@ -124,16 +139,6 @@ static void decode(const struct seccomp_notif *n, struct meta_req *q)
 		q->op = M_CHOWN, q->fd = (int)a[0], q->path = a[1];
 		q->uid = (uid_t)a[2], q->gid = (gid_t)a[3];
 		q->at_flags = a[4], q->allowed_at_flags = at;
-		break;
-	case SYS_utime:
-		q->op = M_UTIMES, path_at(q, a, true), q->times_kind = T_UTIMBUF, q->times = a[1];
-		break;
-	case SYS_utimes:
-		q->op = M_UTIMES, path_at(q, a, true), q->times_kind = T_TIMEVAL, q->times = a[1];
-		break;
-	case SYS_futimesat:
-		q->op = M_UTIMES, q->fd = (int)a[0], q->path = a[1], q->follow = true;
-		q->times_kind = T_TIMEVAL, q->times = a[2], q->path_may_be_null = true;
 		break;
 	case SYS_utimensat:
 		q->op = M_UTIMES, q->fd = (int)a[0], q->path = a[1], q->times_kind = T_TIMESPEC;
@@ -267,7 +272,7 @@ bool sv_chmod_refusal_counts(struct sv_call *c)
 	int handle;
 	bool could;
 
-	if (c->n.data.arch != AUDIT_ARCH_X86_64 || !sv_is_metadata_call(&c->n))
+	if (!syscall_abi_native(&c->n.data) || !sv_is_metadata_call(&c->n))
 		return true;
 	decode(&c->n, &q);
 	handle = object_of(c, &q);

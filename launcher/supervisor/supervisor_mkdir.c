@@ -17,7 +17,6 @@
  * looked (CONTINUE): a command racing these look-ups only moves a marker. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,12 +24,19 @@
 #include <unistd.h>
 
 #include "supervisor_int.h"
+#include "syscall_abi.h"
 
 bool sv_is_mkdir_call(const struct seccomp_notif *n)
 {
-	unsigned nr = n->data.nr & ~SV_X32_SYSCALL_BIT;
+	int nr = syscall_abi_nr(&n->data);
 
-	return n->data.arch == AUDIT_ARCH_X86_64 && (nr == SYS_mkdir || nr == SYS_mkdirat);
+	if (!syscall_abi_native_table(&n->data))
+		return false;
+#ifdef SYSCALL_ABI_LEGACY_PATHS
+	if (nr == SYS_mkdir)
+		return true;
+#endif
+	return nr == SYS_mkdirat;
 }
 
 /* The caller may write and search the directory on the host: our threads
@@ -111,12 +117,12 @@ out:
 void sv_mkdir_call(struct sv_call *c, struct sv_answer *a)
 {
 	const __u64 *arg = c->n.data.args;
-	bool at = (c->n.data.nr & ~SV_X32_SYSCALL_BIT) == SYS_mkdirat;
+	bool at = syscall_abi_nr(&c->n.data) == SYS_mkdirat;
 	char made[PATH_MAX], given[PATH_MAX];
 
 	a->cont = true;
 	/* x32's calls go on unnoted, as they are rare. */
-	if (c->n.data.nr & SV_X32_SYSCALL_BIT)
+	if (!syscall_abi_native(&c->n.data))
 		return;
 	if (sv_write_refused(c, at ? (int)arg[0] : AT_FDCWD, at ? arg[1] : arg[0], SV_WRITE_NEW, made,
 			     sizeof(made), given))

@@ -41,15 +41,30 @@
 #include "inflight.h"
 #include "opener.h"
 #include "supervisor_int.h"
+#include "syscall_abi.h"
 
 #ifndef SECCOMP_ADDFD_FLAG_SEND
 #define SECCOMP_ADDFD_FLAG_SEND (1UL << 1) /* Linux 5.14 */
 #endif
+/* i386's numbers; arm64's 32-bit ARM never reaches us (its filter kills
+ * it), nor has arm64 open or creat (libc's call openat). */
 #define I386_OPEN 5
 #define I386_OPENAT 295
 #define I386_CREAT 8
 #define I386_TRUNCATE 92
 #define I386_TRUNCATE64 193
+#if defined(__x86_64__)
+#define IS_I386(n) ((n)->data.arch == AUDIT_ARCH_I386)
+#else
+#define IS_I386(n) false
+#endif
+#ifdef SYSCALL_ABI_LEGACY_PATHS
+#define NATIVE_OPEN SYS_open
+#define NATIVE_CREAT SYS_creat
+#else
+#define NATIVE_OPEN (-1)
+#define NATIVE_CREAT (-1)
+#endif
 #define CTTY_SCAN_MAX 1024
 #define OPEN_REFUSED (-100000) /* ask_opener: the opener refused it */
 
@@ -64,13 +79,13 @@ struct sv_open_op {
 
 bool sv_is_open_call(const struct seccomp_notif *n)
 {
-	if (n->data.arch == AUDIT_ARCH_I386)
+	if (IS_I386(n))
 		return n->data.nr == I386_OPEN || n->data.nr == I386_OPENAT || n->data.nr == I386_CREAT ||
 		       n->data.nr == I386_TRUNCATE || n->data.nr == I386_TRUNCATE64;
-	int nr = n->data.nr & ~(int)SV_X32_SYSCALL_BIT;
+	int nr = syscall_abi_nr(&n->data);
 
-	return n->data.arch == AUDIT_ARCH_X86_64 &&
-	       (nr == SYS_open || nr == SYS_openat || nr == SYS_creat || nr == SYS_truncate);
+	return syscall_abi_native_table(&n->data) &&
+	       (nr == NATIVE_OPEN || nr == SYS_openat || nr == NATIVE_CREAT || nr == SYS_truncate);
 }
 
 void sv_open_free(struct sv_open_op *op)
@@ -262,8 +277,8 @@ static void decode(const struct seccomp_notif *n, int *dirfd, uint64_t *path, in
 		   unsigned *mode, int64_t *length)
 {
 	const __u64 *a = n->data.args;
-	bool i386 = n->data.arch == AUDIT_ARCH_I386;
-	int nr = i386 ? (int)n->data.nr : (int)(n->data.nr & ~(int)SV_X32_SYSCALL_BIT);
+	bool i386 = IS_I386(n);
+	int nr = i386 ? (int)n->data.nr : syscall_abi_nr(&n->data);
 
 	*dirfd = AT_FDCWD;
 	*length = -1;
@@ -277,7 +292,7 @@ static void decode(const struct seccomp_notif *n, int *dirfd, uint64_t *path, in
 			*length = INT64_MIN;
 	} else if (nr == (i386 ? I386_OPENAT : SYS_openat)) {
 		*dirfd = (int)(int32_t)a[0], *path = a[1], *flags = (int)a[2], *mode = (unsigned)a[3];
-	} else if (nr == (i386 ? I386_CREAT : SYS_creat)) {
+	} else if (nr == (i386 ? I386_CREAT : NATIVE_CREAT)) {
 		*path = a[0], *flags = O_CREAT | O_WRONLY | O_TRUNC, *mode = (unsigned)a[1];
 	} else {
 		*path = a[0], *flags = (int)a[1], *mode = (unsigned)a[2];

@@ -8,7 +8,6 @@
  * command that races these look-ups only moves a marker. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
@@ -22,6 +21,7 @@
 #include "fds.h"
 #include "seccomp_rules.h"
 #include "supervisor_int.h"
+#include "syscall_abi.h"
 
 
 /* user.max_user_namespaces is 0 where we are (a host or container that
@@ -114,13 +114,17 @@ bool sv_rules_refusal_counts(struct sv_call *c)
 	const __u64 *a = c->n.data.args;
 
 	/* The other ABIs' numbers differ: counted, as their calls are rare. */
-	if (c->n.data.arch != AUDIT_ARCH_X86_64)
+	if (!syscall_abi_native_table(&c->n.data))
 		return true;
-	switch (c->n.data.nr & ~0x40000000) {
-	case SYS_chmod: case SYS_fchmod: case SYS_fchmodat: case 452 /* fchmodat2 */:
+	switch (syscall_abi_nr(&c->n.data)) {
+#ifdef SYSCALL_ABI_LEGACY_PATHS
+	case SYS_chmod:
 		return sv_chmod_refusal_counts(c);
 	case SYS_mkdir: case SYS_mknod: case SYS_creat: case SYS_open:
 		return could_create(c, AT_FDCWD, a[0]);
+#endif
+	case SYS_fchmod: case SYS_fchmodat: case 452 /* fchmodat2 */:
+		return sv_chmod_refusal_counts(c);
 	case SYS_mkdirat: case SYS_mknodat: case SYS_openat:
 		return could_create(c, (int)a[0], a[1]);
 	case SYS_unshare: case SYS_clone:

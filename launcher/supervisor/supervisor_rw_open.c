@@ -20,19 +20,21 @@
  * (supervisor_open.c performs every open for writing), it is only noted
  * here, before the opener's open. */
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <sys/syscall.h>
 
 #include "supervisor_int.h"
+#include "syscall_abi.h"
 
 bool sv_is_rw_open_call(const struct seccomp_notif *n)
 {
-	unsigned nr = n->data.nr & ~SV_X32_SYSCALL_BIT;
+	int nr = syscall_abi_nr(&n->data);
 
-	if (n->data.arch != AUDIT_ARCH_X86_64)
+	if (!syscall_abi_native_table(&n->data))
 		return false;
+#ifdef SYSCALL_ABI_LEGACY_PATHS
 	if (nr == SYS_open)
 		return ((unsigned)n->data.args[1] & O_ACCMODE) == O_RDWR;
+#endif
 	if (nr == SYS_openat)
 		return ((unsigned)n->data.args[2] & O_ACCMODE) == O_RDWR;
 	return false;
@@ -47,13 +49,13 @@ void sv_rw_open_call(struct sv_call *c, struct sv_answer *a)
 void sv_rw_open_note(struct sv_call *c)
 {
 	const __u64 *arg = c->n.data.args;
-	bool at = (c->n.data.nr & ~SV_X32_SYSCALL_BIT) == SYS_openat;
+	bool at = syscall_abi_nr(&c->n.data) == SYS_openat;
 	unsigned flags = (unsigned)(at ? arg[2] : arg[1]);
 	char made[PATH_MAX], given[PATH_MAX];
 
 	/* x32's calls go on unnoted, as they are rare; an O_PATH or
 	 * directory open writes nothing. */
-	if ((c->n.data.nr & SV_X32_SYSCALL_BIT) || (flags & (O_PATH | O_DIRECTORY)))
+	if (!syscall_abi_native(&c->n.data) || (flags & (O_PATH | O_DIRECTORY)))
 		return;
 	/* without O_CREAT a missing file is ENOENT, with O_EXCL one that
 	 * exists is EEXIST, sandbox or not */

@@ -48,6 +48,7 @@
 #define EXT4_IOC_SETVERSION _IOW('f', 4, long)
 #define X32_BIT 0x40000000L
 
+#if defined(__x86_64__)
 static sigjmp_buf no_gate;
 
 static void gate_fault(int sig)
@@ -75,6 +76,7 @@ static long int80_ioctl(long fd, long req, long arg)
 	sigaction(SIGSEGV, &old, NULL);
 	return ret;
 }
+#endif
 
 static int result(int rc)
 {
@@ -129,6 +131,12 @@ int main(int argc, char **argv)
 	}
 	if (strncmp(op, "setflags", 8) == 0 && argc > 3) {
 		int flags = (int)strtoul(argv[3], NULL, 16);
+
+		if (strcmp(op, "setflags") == 0)
+			return result(ioctl(fd, FS_IOC_SETFLAGS, &flags));
+		if (strcmp(op, "setflags32") == 0)
+			return result(ioctl(fd, FS_IOC32_SETFLAGS, &flags));
+#if defined(__x86_64__) /* the 32-bit ABIs of x86-64 (arm64's build has none) */
 		/* i386 and x32 pointers are 32 bits: memory below 4 GiB */
 		int *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
@@ -136,10 +144,6 @@ int main(int argc, char **argv)
 		if (low == MAP_FAILED)
 			return 2;
 		*low = flags;
-		if (strcmp(op, "setflags") == 0)
-			return result(ioctl(fd, FS_IOC_SETFLAGS, &flags));
-		if (strcmp(op, "setflags32") == 0)
-			return result(ioctl(fd, FS_IOC32_SETFLAGS, &flags));
 		if (strcmp(op, "setflags-i386") == 0) {
 			long r = int80_ioctl(fd, (long)FS_IOC32_SETFLAGS, (long)low);
 
@@ -148,6 +152,7 @@ int main(int argc, char **argv)
 		}
 		if (strcmp(op, "setflags-x32") == 0)
 			return result((int)syscall(X32_BIT | 514, fd, (long)FS_IOC32_SETFLAGS, low));
+#endif
 	}
 	if (strcmp(op, "setversion") == 0 && argc > 3) {
 		int v = atoi(argv[3]);

@@ -22,6 +22,8 @@
  *                               (CHMOD, FCHMOD, FCHMODAT, FCHMODAT2) and
  *                               chmod 02755 (CHMOD_SGID)
  *   sidedoor abstract NAME      connect to the abstract unix socket @NAME
+ *   sidedoor unix PATH LINE     connect to the unix stream socket at PATH
+ *                               (CONNECT) and send LINE and a newline (SEND)
  *   sidedoor userns             unshare(CLONE_NEWUSER) (UNSHARE), clone with
  *                               CLONE_NEWUSER (CLONE), clone3 (CLONE3),
  *                               setns to our own user namespace (SETNS)
@@ -212,14 +214,18 @@ static int create(const char *path)
 		uint64_t flags, mode, resolve;
 	} how = { O_CREAT | O_WRONLY, 04755, 0 };
 
+#ifdef SYS_open /* the generic table (arm64) has only the *at forms */
 	snprintf(p, sizeof(p), "%s.open", path);
 	report("OPEN_SUID", syscall(SYS_open, p, O_CREAT | O_WRONLY, 04755));
+#endif
 	snprintf(p, sizeof(p), "%s.openat", path);
 	report("OPENAT_SUID", syscall(SYS_openat, AT_FDCWD, p, O_CREAT | O_WRONLY, 04755));
 	snprintf(p, sizeof(p), "%s.openat-sgid", path);
 	report("OPENAT_SGID", syscall(SYS_openat, AT_FDCWD, p, O_CREAT | O_WRONLY, 02755));
+#ifdef SYS_creat
 	snprintf(p, sizeof(p), "%s.creat", path);
 	report("CREAT_SUID", syscall(SYS_creat, p, 04755));
+#endif
 	snprintf(p, sizeof(p), "%s.openat2", path);
 	report("OPENAT2", syscall(SYS_openat2, AT_FDCWD, p, &how, sizeof(how)));
 	snprintf(p, sizeof(p), "%s.mkdir", path);
@@ -235,6 +241,12 @@ static int create(const char *path)
 	report("URING", syscall(SYS_io_uring_setup, 1, params));
 	return 0;
 }
+
+/* chmod(2) itself where the table has it; elsewhere (arm64) what libc's
+ * chmod makes of it, fchmodat. */
+#ifndef SYS_chmod
+#define SYS_chmod SYS_fchmodat, AT_FDCWD
+#endif
 
 static int do_chmod(const char *path)
 {
@@ -566,6 +578,25 @@ static int open_each(int n, char **paths)
 	return 0;
 }
 
+static int unix_send(const char *path, const char *line)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char buf[256];
+	int n = snprintf(buf, sizeof(buf), "%s\n", line);
+
+	if (strlen(path) + 1 > sizeof(a.sun_path) || n < 0 || (size_t)n >= sizeof(buf))
+		return 2;
+	memcpy(a.sun_path, path, strlen(path));
+	if (connect(s, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		report("CONNECT", -1);
+		return 0;
+	}
+	report("CONNECT", 0);
+	report("SEND", write(s, buf, (size_t)n) == n ? 0 : -1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && strcmp(argv[1], "overlay") == 0)
@@ -580,6 +611,8 @@ int main(int argc, char **argv)
 		return do_chmod(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "abstract") == 0)
 		return abstract(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "unix") == 0)
+		return unix_send(argv[2], argv[3]);
 	if (argc == 2 && strcmp(argv[1], "userns") == 0)
 		return userns();
 	if (argc == 4 && strcmp(argv[1], "keyring") == 0)
@@ -596,6 +629,6 @@ int main(int argc, char **argv)
 		return watchdir(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "dnotify") == 0)
 		return dnotify(argv[2]);
-	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|userns|keyring|open|tty|watch|watchdev|watchdir|dnotify ...\n");
+	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|unix|userns|keyring|open|tty|watch|watchdev|watchdir|dnotify ...\n");
 	return 2;
 }

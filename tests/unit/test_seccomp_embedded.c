@@ -12,6 +12,8 @@
 #include "syscall_filter.h"
 
 #ifdef CONFIG_SECCOMP
+#include <seccomp.h>
+
 #include "seccomp_compile.h"
 
 static void same_as_libseccomp(enum seccomp_rules_for rules)
@@ -22,7 +24,7 @@ static void same_as_libseccomp(enum seccomp_rules_for rules)
 	const struct sock_fprog *have = seccomp_filter_get(rules, &err);
 
 	cr_assert_not_null(have, "no embedded filter (errno %d)", err);
-	cr_assert_eq(seccomp_compile(rules, &want, &n), 0);
+	cr_assert_eq(seccomp_compile(rules, SCMP_ARCH_NATIVE, &want, &n), 0);
 	cr_assert_gt(n, 10, "libseccomp made a program of %zu instructions", n);
 	cr_assert_eq(have->len, n, "embedded %u instructions, libseccomp %zu", have->len, n);
 	for (size_t i = 0; i < n; i++)
