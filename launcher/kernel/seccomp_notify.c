@@ -46,6 +46,7 @@
 #define NOTIFY_TIOCGPTN 0x80045430U /* _IOR('T', 0x30, unsigned int) */
 
 #define NOTIFY_MAX_INSNS 256
+#define FILE_SETATTR_NR 469
 #define RET_NOTIFY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF)
 #define RET_ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
@@ -297,6 +298,12 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool opens, bool i386)
 	static const unsigned sock_64[] = { SYS_connect, SYS_sendmsg, SYS_sendmmsg };
 	struct nr_set set = { .n = 0 };
 
+	/* file_setattr(2) (Linux 6.17): FS_IOC_FSSETXATTR by path, which the
+	 * supervisor decides as an ioctl; the landlock runner's command is told
+	 * this kernel has none, and chattr and xfs_io take the ioctl. Same
+	 * number on x86-64, i386 and arm64. */
+	if (meta)
+		emit_ret_if(b, FILE_SETATTR_NR, SECCOMP_RET_ERRNO | ENOSYS);
 #if defined(__x86_64__)
 	emit_ret_if(b, i386 ? I386_IO_URING_SETUP : SYS_io_uring_setup, SECCOMP_RET_ERRNO | ENOSYS);
 	if (i386) {

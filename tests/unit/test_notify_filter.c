@@ -284,6 +284,23 @@ Test(notify_filter, opens_for_writing_in_the_opens_sets_only)
  * FICLONE's (0x94), f2fs's (0xf5), the fs uuid's (0x15). A terminal's,
  * a socket's and a block device's pass. Not under the namespace runner,
  * whose read-only mounts refuse the changes (EROFS). */
+/* file_setattr (469), FS_IOC_FSSETXATTR by path: "no such call" under the
+ * landlock runner (the metadata sets), by every ABI; elsewhere the kernel's
+ * read-only mounts answer it (adversarial pass: a read-only command set a
+ * host file's flags with it). */
+Test(notify_filter, file_setattr_absent_in_metadata_sets)
+{
+	for (int set = 0; set < NOTIFY_SETS; set++) {
+		bool meta = set == NOTIFY_METADATA || set == NOTIFY_METADATA_OPENS;
+		uint32_t want = meta ? (SECCOMP_RET_ERRNO | ENOSYS) : ALLOW;
+
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, 469, 0, 0), want);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, X32 | 469, 0, 0), want);
+		cr_assert_eq(act(set, AUDIT_ARCH_I386, 469, 0, 0), want);
+		cr_assert_eq(act(set, AUDIT_ARCH_X86_64, 468 /* file_getattr */, 0, 0), ALLOW);
+	}
+}
+
 Test(notify_filter, file_system_ioctls_in_metadata_set_only)
 {
 	static const uint64_t fs[] = { 0x40086602, 0x40046602, 0x80086601, 0x40087602, 0x40047602,
