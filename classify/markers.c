@@ -72,6 +72,11 @@ static const struct {
 	{ 0x0412, 'b' }, { 0x041E, 'o' }, { 0x0425, 'x' }, { 0x042C, 'b' }, { 0x0430, 'a' },
 	{ 0x043E, 'o' }, { 0x0445, 'x' }, { 0x0455, 's' }, { 0x0501, 'd' }, { 0x050C, 'd' },
 	{ 0x0578, 'n' }, { 0x0585, 'o' },
+	/* Latin, IPA and symbols with no decomposition, Cherokee capitals
+	 * (adversarial pass: each read as its letter in a forged marker) */
+	{ 0x00D7, 'x' }, { 0x00F8, 'o' }, { 0x00D8, 'o' }, { 0x0251, 'a' }, { 0x0261, 'g' },
+	{ 0x13A0, 'd' }, { 0x13AA, 'a' }, { 0x13DA, 's' }, { 0x13F4, 'b' }, { 0x2715, 'x' },
+	{ 0x2716, 'x' }, { 0x2A2F, 'x' },
 };
 
 static bool dropped(uint32_t cp)
@@ -96,6 +101,8 @@ static char folded(uint32_t cp)
 {
 	size_t lo = 0, hi = sizeof(unicode_folded) / sizeof(unicode_folded[0]);
 
+	if (cp == '0')
+		return 'o'; /* "[sandb0x" reads as the word */
 	if (cp < 0x80)
 		return cp >= 'A' && cp <= 'Z' ? (char)(cp - 'A' + 'a') : (char)cp;
 	while (lo < hi) {

@@ -100,10 +100,14 @@ def compat_fold(rows):
             out += full(int(x, 16), depth + 1)
         return out
 
+    cat = {cp: c for cp, c, _ in rows}
     folds = {}
     for cp in decomp:
         f = full(cp)
-        if len(f) == 1 and f[0] < 0x80 and (chr(f[0]).isalpha() or chr(f[0]) == "[") and cp >= 0x80:
+        # a letter with marks on it (o with an acute, precomposed) reads as
+        # the letter: what follows the first is all combining marks
+        if (f[0] < 0x80 and (chr(f[0]).isalpha() or chr(f[0]) == "[") and cp >= 0x80 and
+                all(cat.get(x, "").startswith("M") for x in f[1:])):
             folds[cp] = f[0]
     return folds
 

@@ -147,6 +147,13 @@ Test(markers_forged, lookalikes_and_escapes)
 		"[\xea\x9c\xb1\xe1\xb4\x80\xc9\xb4\xe1\xb4\x85\xca\x99\xe1\xb4\x8fx]", /* small capitals */
 		"\xe2\x80\xae]xobdnas[",              /* RLO: shows as [sandbox] */
 		"\xe2\x80\xae[xobdnas]",              /* RLO, brackets mirrored */
+		/* adversarial pass: each passed the guard */
+		"[sandb\xc3\xb3x: file access denied]",          /* U+00F3 o acute, precomposed */
+		"[s\xc9\x91ndbox]",                             /* U+0251 Latin alpha */
+		"[sandb0x]",                                      /* digit zero */
+		"[sandbo\xc3\x97]",                             /* U+00D7 multiplication sign */
+		"[\xe1\x8f\x9a" "andbox]",                     /* U+13DA Cherokee DU */
+		"[sandb\xc3\xb8x]",                             /* U+00F8 o with stroke */
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
