@@ -245,6 +245,7 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->netns_cookie = p->netns_cookie;
 	sv->opener = p->opener;
 	sv->landlock_abi = p->landlock_abi;
+	clock_gettime(CLOCK_REALTIME_COARSE, &sv->started);
 	if (sv->scope)
 		scope_thread_ref(sv->scope);
 	pthread_mutex_init(&sv->lock, NULL);

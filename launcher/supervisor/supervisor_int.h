@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "policy.h"
 #include "supervisor.h"
@@ -49,6 +50,7 @@ struct supervisor {
 	uint64_t netns_cookie;    /* the landlock runner's --net none namespace (0: none) */
 	int opener;               /* the run's opener's requests (runners/opener.h; -1: none) */
 	int landlock_abi;         /* the run's Landlock ABI */
+	struct timespec started;  /* CLOCK_REALTIME_COARSE at start: the clock of ctimes */
 	struct sv_inflight inflight[SV_MAX_INFLIGHT];
 	size_t passing;           /* copies held for this run's sends' SCM_RIGHTS (atomic) */
 	/* supervisor_release.c, under drop_lock */

@@ -63,7 +63,14 @@ static bool listed_here(struct supervisor *sv, const char *view, int target)
 	same = fstat(fd, &a) == 0 && fstat(target, &b) == 0 && a.st_dev == b.st_dev &&
 	       a.st_ino == b.st_ino;
 	close(fd);
-	return same;
+	/* Why the socket's ctime: a hard link or a rename of another daemon's
+	 * socket to an allowed name (a directory the run may write, /tmp's
+	 * X11 one under the landlock runner) is that daemon's inode at that
+	 * name; a link or a rename sets its ctime. The deployment's socket was
+	 * there before the run: one named there during it is not taken. */
+	return same && (b.st_ctim.tv_sec < sv->started.tv_sec ||
+			(b.st_ctim.tv_sec == sv->started.tv_sec &&
+			 b.st_ctim.tv_nsec < sv->started.tv_nsec));
 }
 
 /* Whether the caller has a network namespace of its own (--net none): then
