@@ -282,6 +282,29 @@ ParameterizedTest(enum e2e_user *who, failclosed, hidden_under_tmp_stays_hidden)
 		}
 		e2e_out_free(&o);
 	}
+	/* The one outside the root alone, from a root elsewhere. */
+	char *conf2 = e2e_fmt("%s/c2.conf", f.B);
+
+	cr_assert(e2e_write_file(f.who, conf2, e2e_fmt("deny_read = %s\n", out)) == 0);
+	for (int pinned = 0; pinned < 2; pinned++) {
+		char *argv[] = { (char *)e2e_sbx(), "run", "--config", conf2, "--runner",
+				 pinned ? "landlock" : "auto", "--mode", "workspace-write", "--root",
+				 f.R, "--", e2e_fmt("cat %s/k; touch %s/ran", out, f.R), NULL };
+		const char *runner = pinned ? "--runner landlock" : "auto";
+
+		unlink(e2e_fmt("%s/ran", f.R));
+		e2e_run(f.who, argv, NULL, &o);
+		cr_assert(!strstr(o.out, "secret"), "%s %s, root outside /tmp: a hidden file under /tmp "
+			  "was read:\n%s%s", f.tag, runner, o.out, o.err);
+		if (pinned && e2e_runner_expected("landlock")) {
+			const char *names[] = { "landlock", "cannot hide", "/tmp", NULL };
+
+			assert_unavailable(&f, runner, &o, names);
+			cr_assert(!e2e_exists(e2e_fmt("%s/ran", f.R)), "%s %s: the command ran", f.tag,
+				  runner);
+		}
+		e2e_out_free(&o);
+	}
 	e2e_rm_rf(T);
 }
 

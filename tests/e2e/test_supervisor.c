@@ -1009,7 +1009,7 @@ ParameterizedTest(struct cp *p, supervisor, sock_own_forking_daemon_reachable)
 		int hidden = where / 2; /* non-dumpable: namespace runner only */
 		char *w = e2e_fmt("%s/daemon-witness", f.R);
 		char *cmd = e2e_fmt("cd %s && s=%s && python3 %s $s %s %d && %s; r=$?; "
-				    "for i in $(seq 500); do [ -s %s ] && break; sleep 0.01; done; "
+				    "for i in $(seq 3000); do [ -s %s ] && break; sleep 0.01; done; "
 				    "rm -f $s; exit $r",
 				    f.R, sock, script_file(&f, "daemon.py", forking_daemon_script), w,
 				    hidden, client(&f, "stream", sock, "forked"), w);
