@@ -45,8 +45,9 @@
 #endif
 #define NOTIFY_TIOCGPTN 0x80045430U /* _IOR('T', 0x30, unsigned int) */
 
-#define NOTIFY_MAX_INSNS 256
+#define NOTIFY_MAX_INSNS 320
 #define FILE_SETATTR_NR 469
+#define I386_PRCTL 172
 #define RET_NOTIFY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF)
 #define RET_ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
@@ -123,6 +124,19 @@ static void emit_ret_if(struct bpf_prog_buf *b, unsigned nr, uint32_t action)
 {
 	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1));
 	emit(b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action));
+}
+
+/* prctl(PR_SET_DUMPABLE, 0) (low words): answered 0, not done. A holds nr,
+ * and does again after. */
+static void emit_dumpable_stays(struct bpf_prog_buf *b, unsigned nr)
+{
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 6));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_DUMPABLE, 0, 3));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
 }
 
 #define SET_MAX 64
@@ -298,6 +312,12 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool opens, bool i386)
 	static const unsigned sock_64[] = { SYS_connect, SYS_sendmsg, SYS_sendmmsg };
 	struct nr_set set = { .n = 0 };
 
+	/* prctl(PR_SET_DUMPABLE, 0) does nothing and says it did, as the errno
+	 * rules say it (seccomp_rules.c, why there): without them (a build
+	 * without libseccomp) a non-dumpable process's opens for writing, which
+	 * the supervisor reads from its memory, failed with EFAULT. */
+	if (meta)
+		emit_dumpable_stays(b, i386 ? I386_PRCTL : SYS_prctl);
 	/* file_setattr(2) (Linux 6.17): FS_IOC_FSSETXATTR by path, which the
 	 * supervisor decides as an ioctl; the landlock runner's command is told
 	 * this kernel has none, and chattr and xfs_io take the ioctl. Same
