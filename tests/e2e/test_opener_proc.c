@@ -38,8 +38,10 @@ ParameterizedTest(struct cp *p, opener_proc, opener_memory_is_not_the_commands, 
 	 * its maps with O_TRUNC, then the command's own comm. */
 	const char *py =
 		"import os\n"
-		"op = [int(p) for p in os.listdir('/proc') if p.isdigit() and\n"
-		"      open('/proc/%s/comm' % p).read().strip() == 'sbx-opener']\n"
+		"def comm(p):\n"
+		"    try: return open('/proc/%s/comm' % p).read().strip()\n"
+		"    except OSError: return ''  # gone meanwhile (the host's /proc)\n"
+		"op = [int(p) for p in os.listdir('/proc') if p.isdigit() and comm(p) == 'sbx-opener']\n"
 		"print('OPENER', len(op))\n"
 		"def t(k, path, fl):\n"
 		"    try:\n"
