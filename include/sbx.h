@@ -111,9 +111,15 @@ int sbx_run_add_scrub_pattern(struct sbx_run *run, const char *pattern);
  * (.git/hooks, .git/config, .gitmodules, .envrc, editor and agent settings,
  * shell rc files; see sbx(1)). */
 int sbx_run_set_protected_paths(struct sbx_run *run, const char *list);
+/* Paths added to the protected list, whatever it is (the default included):
+ * comma-separated, relative to the root. Calls accumulate. */
+int sbx_run_add_protected_paths(struct sbx_run *run, const char *list);
 /* Paths the command cannot read: comma-separated, absolute or ~/..., "none",
  * or NULL for the default (the usual credential stores and sbx's own state). */
 int sbx_run_set_deny_read(struct sbx_run *run, const char *list);
+/* Paths added to the deny_read list, whatever it is (the default included):
+ * comma-separated, absolute or ~/... Calls accumulate. */
+int sbx_run_add_deny_read(struct sbx_run *run, const char *list);
 /* Where the per-root tool-cache directories live (a base directory), "off",
  * or NULL for the default (sbx's state directory). */
 int sbx_run_set_cache_dir(struct sbx_run *run, const char *dir);

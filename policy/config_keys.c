@@ -279,6 +279,8 @@ static int apply_list(const struct config_key *k, struct sbx_config *cfg, const 
 
 	if (k->word && strcmp(val, k->word) == 0) {
 		*c.count = 0; /* e.g. "none": an explicitly empty list */
+		if (k->word_offset)
+			*(bool *)((char *)cfg + k->word_offset) = true;
 		return 0;
 	}
 	return config_each_item(val, add_item, &c) ? -1 : 0;

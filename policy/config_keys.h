@@ -50,6 +50,7 @@ struct config_key {
 	uint64_t word_value;          /* what .word stores (NUMBER, BYTES, SECONDS) */
 	/* LIST */
 	size_t count_offset;          /* the size_t count of items */
+	size_t word_offset;           /* LIST with .word: a bool set when the word came */
 	size_t item_size;             /* bytes per item, its NUL included */
 	const char *item_name;        /* "pattern", "path": for messages */
 	bool (*item_ok)(const char *item, size_t len);
@@ -94,7 +95,8 @@ struct config_key {
 	{ CONFIG_FIELD(key, field), .kind = CONFIG_LIST, .repeatable = true,                  \
 	  .count_offset = offsetof(struct sbx_config, count_field),                           \
 	  .item_size = sizeof(((struct sbx_config *)0)->field[0]), .item_name = (item),       \
-	  .item_ok = (ok_fn), .expected = (expected_text), .word = (word_) }
+	  .item_ok = (ok_fn), .expected = (expected_text), .word = (word_),                    \
+	  .word_offset = offsetof(struct sbx_config, field##_none) }
 /* A custom key keeps its own state: no flag. */
 #define KEY_CUSTOM(key, fn, expected_text, repeat)                                            \
 	{ .name = #key, .kind = CONFIG_CUSTOM, .has_offset = CONFIG_NO_FLAG, .parse = (fn),     \

@@ -66,11 +66,14 @@ struct sbx_config {
 	bool has_scrub_env;
 	size_t n_scrub;
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
-	/* Path lists (a word `none` given: has_ set and the count 0) */
+	/* Path lists: entries are added to sbx's default list, unless a line
+	 * `none` came before them (then they are the whole list). */
 	bool has_protected_paths;
+	bool protected_paths_none;
 	size_t n_protected;
 	char protected_paths[POLICY_MAX_PATHS][POLICY_PATH_ITEM_MAX];
 	bool has_deny_read;
+	bool deny_read_none;
 	size_t n_deny_read;
 	char deny_read[POLICY_MAX_PATHS][POLICY_PATH_ITEM_MAX];
 	bool has_cache_dir;
@@ -134,9 +137,11 @@ struct sbx_policy {
 	char scrub_env[POLICY_MAX_SCRUB][POLICY_PATTERN_MAX];
 	/* Point into the config the policy came from (it outlives the policy). */
 	bool has_protected_paths;
+	bool protected_paths_none;  /* replace the default list, not add to it */
 	size_t n_protected;
 	const char (*protected_paths)[POLICY_PATH_ITEM_MAX];
 	bool has_deny_read;
+	bool deny_read_none;
 	size_t n_deny_read;
 	const char (*deny_read)[POLICY_PATH_ITEM_MAX];
 	const char *cache_dir;      /* NULL: default */

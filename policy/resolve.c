@@ -120,9 +120,11 @@ static void resolve_limits(const struct sbx_config *cfg, struct sbx_policy *out)
 	memcpy(out->scrub_env, cfg->scrub_env, n * sizeof(out->scrub_env[0]));
 	out->n_scrub = n;
 	out->has_protected_paths = cfg->has_protected_paths;
+	out->protected_paths_none = cfg->protected_paths_none;
 	out->n_protected = cfg->n_protected;
 	out->protected_paths = (const char(*)[POLICY_PATH_ITEM_MAX])cfg->protected_paths;
 	out->has_deny_read = cfg->has_deny_read;
+	out->deny_read_none = cfg->deny_read_none;
 	out->n_deny_read = cfg->n_deny_read;
 	out->deny_read = (const char(*)[POLICY_PATH_ITEM_MAX])cfg->deny_read;
 	out->cache_dir = cfg->has_cache_dir ? cfg->cache_dir : NULL;

@@ -55,6 +55,8 @@ struct sbx_run {
 	char *patterns[SBX_MAX_PATTERNS];
 	char *protected_paths;      /* NULL: default */
 	char *deny_read;            /* NULL: default */
+	char *protected_paths_add;  /* added to the list above; NULL: none */
+	char *deny_read_add;
 	char *cache_dir;            /* NULL: default */
 	size_t n_unix_sockets;
 	char *unix_sockets[SBX_MAX_UNIX_SOCKETS]; /* the supervisor's allow-list */

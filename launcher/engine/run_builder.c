@@ -36,6 +36,8 @@ void sbx_run_free(struct sbx_run *run)
 	free(run->spill_dir);
 	free(run->protected_paths);
 	free(run->deny_read);
+	free(run->protected_paths_add);
+	free(run->deny_read_add);
 	free(run->cache_dir);
 	for (size_t i = 0; i < run->n_patterns; i++)
 		free(run->patterns[i]);
@@ -235,6 +237,40 @@ int sbx_run_set_deny_read(struct sbx_run *run, const char *list)
 	return set_string(&run->deny_read, list);
 }
 
+/* list appended to *to, comma-joined. */
+static int append_list(char **to, const char *list)
+{
+	char *joined;
+
+	if (!*to)
+		return set_string(to, list);
+	if (asprintf(&joined, "%s,%s", *to, list) < 0)
+		return -ENOMEM;
+	free(*to);
+	*to = joined;
+	return 0;
+}
+
+int sbx_run_add_protected_paths(struct sbx_run *run, const char *list)
+{
+	char why[160];
+
+	if (!list || strcmp(list, "none") == 0 ||
+	    !policy_path_list_ok(POLICY_PATHS_IN_ROOT, list, why, sizeof(why)))
+		return -EINVAL;
+	return append_list(&run->protected_paths_add, list);
+}
+
+int sbx_run_add_deny_read(struct sbx_run *run, const char *list)
+{
+	char why[160];
+
+	if (!list || strcmp(list, "none") == 0 ||
+	    !policy_path_list_ok(POLICY_PATHS_ABSOLUTE, list, why, sizeof(why)))
+		return -EINVAL;
+	return append_list(&run->deny_read_add, list);
+}
+
 int sbx_run_set_cache_dir(struct sbx_run *run, const char *dir)
 {
 	if (dir && strcmp(dir, "off") != 0 && dir[0] != '/')
@@ -269,10 +305,12 @@ int sbx_run_set_passthrough(struct sbx_run *run, int out_fd, int err_fd)
 	return 0;
 }
 
-/* A config list onto a builder as the setter takes it: comma-joined, or
- * "none" for a list the config emptied. */
+/* A config list onto a builder: added to the default list, or, after a
+ * `none` line, the whole list ("none" if nothing came after it). Why add:
+ * a user who names their own token file must not lose ~/.ssh by it. */
 static int apply_path_list(struct sbx_run *run, int (*set)(struct sbx_run *, const char *),
-			   bool has, const char (*items)[POLICY_PATH_ITEM_MAX], size_t n)
+			   int (*add)(struct sbx_run *, const char *), bool has, bool none,
+			   const char (*items)[POLICY_PATH_ITEM_MAX], size_t n)
 {
 	char *joined;
 	size_t len = 1, pos = 0;
@@ -281,7 +319,7 @@ static int apply_path_list(struct sbx_run *run, int (*set)(struct sbx_run *, con
 	if (!has)
 		return 0;
 	if (n == 0)
-		return set(run, "none");
+		return none ? set(run, "none") : 0;
 	for (size_t i = 0; i < n; i++)
 		len += strlen(items[i]) + 1;
 	joined = malloc(len);
@@ -296,7 +334,7 @@ static int apply_path_list(struct sbx_run *run, int (*set)(struct sbx_run *, con
 		pos += l;
 	}
 	joined[pos] = '\0';
-	rc = set(run, joined);
+	rc = none ? set(run, joined) : add(run, joined);
 	free(joined);
 	return rc;
 }
@@ -333,10 +371,12 @@ int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct s
 		what = "file_size_limit";
 	else if (sbx_run_set_tmp_size(run, pol->tmp_size) < 0)
 		what = "tmp_size";
-	else if (apply_path_list(run, sbx_run_set_protected_paths, pol->has_protected_paths,
+	else if (apply_path_list(run, sbx_run_set_protected_paths, sbx_run_add_protected_paths,
+				 pol->has_protected_paths, pol->protected_paths_none,
 				 pol->protected_paths, pol->n_protected) < 0)
 		what = "protected_paths";
-	else if (apply_path_list(run, sbx_run_set_deny_read, pol->has_deny_read, pol->deny_read,
+	else if (apply_path_list(run, sbx_run_set_deny_read, sbx_run_add_deny_read,
+				 pol->has_deny_read, pol->deny_read_none, pol->deny_read,
 				 pol->n_deny_read) < 0)
 		what = "deny_read";
 	else if (pol->cache_dir && sbx_run_set_cache_dir(run, pol->cache_dir) < 0)

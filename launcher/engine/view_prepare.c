@@ -269,12 +269,12 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 {
 	const char *home = home_dir();
 
-	if (cfg->deny_read && strcmp(cfg->deny_read, "none") == 0)
-		return;
-	if (cfg->deny_read)
+	if (cfg->deny_read && strcmp(cfg->deny_read, "none") != 0)
 		add_list(r, &r->view.hide, cfg->deny_read, home);
-	else
+	else if (!cfg->deny_read)
 		add_default_hidden(r, home);
+	if (cfg->deny_read_add)
+		add_list(r, &r->view.hide, cfg->deny_read_add, home);
 	/* sbx's own state: other roots' /tmp and caches, spill files. This
 	 * run's own /tmp and cache are mounted back on top. Why every place a
 	 * base may be: a run whose root holds ~/.cache/sbx keeps its own state
@@ -331,6 +331,8 @@ static void add_git_entry(void *ctx, const char *rel)
  * repository under the root is held to it after the run. */
 static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 {
+	if (cfg->protected_paths_add)
+		add_list(r, &r->view.protect, cfg->protected_paths_add, NULL);
 	if (cfg->protected_paths && strcmp(cfg->protected_paths, "none") == 0)
 		return;
 	if (cfg->protected_paths) {

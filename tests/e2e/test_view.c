@@ -483,10 +483,30 @@ ParameterizedTest(struct vp *p, view, credentials_hidden, .timeout = 60)
 				 "%s %s: the command wrote the host's public key", f.tag, modes[i]);
 		e2e_out_free(&o);
 	}
-	/* deny_read = none turns the default list off. */
+	/* deny_read = none turns the default list off, and sbx's own state
+	 * (another root's spills and /tmp) stays hidden (it was not: `none`
+	 * skipped the state directories too). */
 	cr_assert(e2e_write_file(p->who, f.conf, "deny_read = none\n") == 0);
-	run_in(&f, "read-only", f.ws, "cat ~/.ssh/id_ed25519", &o);
+	cr_assert(e2e_write_file(f.p.who, e2e_fmt("%s/.cache/sbx/other-root-spill", f.home),
+				 "STATESECRET\n") == 0);
+	run_in(&f, "read-only", f.ws, "cat ~/.ssh/id_ed25519 ~/.cache/sbx/other-root-spill", &o);
 	cr_assert(has(&o, "SECRETKEY"), "%s deny_read = none: %s", f.tag, o.out);
+	cr_assert(!has(&o, "STATESECRET"), "%s deny_read = none showed sbx's state: %s", f.tag,
+		  o.out);
+	e2e_out_free(&o);
+	/* A user's own entry adds to the defaults: naming a token file does
+	 * not give ~/.ssh back (it did: a list replaced the defaults). After
+	 * a `none` line, the entries are the whole list. */
+	cr_assert(e2e_write_file(f.p.who, e2e_fmt("%s/mytoken", f.home), "MYTOKEN\n") == 0);
+	cr_assert(e2e_write_file(p->who, f.conf, "deny_read = ~/mytoken\n") == 0);
+	run_in(&f, "read-only", f.ws, "cat ~/.ssh/id_ed25519 ~/mytoken ~/.netrc", &o);
+	cr_assert(!has(&o, "SECRET") && !has(&o, "MYTOKEN"), "%s deny_read = ~/mytoken: %s",
+		  f.tag, o.out);
+	e2e_out_free(&o);
+	cr_assert(e2e_write_file(p->who, f.conf, "deny_read = none\ndeny_read = ~/mytoken\n") == 0);
+	run_in(&f, "read-only", f.ws, "cat ~/.ssh/id_ed25519 ~/mytoken", &o);
+	cr_assert(has(&o, "SECRETKEY") && !has(&o, "MYTOKEN"), "%s none, then ~/mytoken: %s",
+		  f.tag, o.out);
 	e2e_out_free(&o);
 }
 
@@ -520,12 +540,19 @@ ParameterizedTest(struct vp *p, view, credentials_hidden_inside_the_root, .timeo
 			  o.out, o.err);
 	}
 	e2e_out_free(&o);
-	/* Without hidden paths there (deny_read = none), the landlock runner
-	 * takes such a root as any other. */
+	/* deny_read = none leaves sbx's own state in the home hidden (other
+	 * roots' /tmp and spills): the landlock runner still cannot take the
+	 * home as a root (it did, and the command read that state), the
+	 * namespace runner covers it. */
 	cr_assert(e2e_write_file(p->who, f.conf, "deny_read = none\n") == 0);
-	run_in(&f, "workspace-write", f.home, "echo ran > ~/ran2", &o);
-	cr_assert(e2e_exists(e2e_fmt("%s/ran2", f.home)), "%s deny_read = none: %s\n%s", f.tag,
-		  o.out, o.err);
+	status = run_in(&f, "workspace-write", f.home, "echo ran > ~/ran2", &o);
+	if (strcmp(p->runner, "landlock") == 0)
+		cr_assert(status == 125 && strstr(o.out, "(sbx's state) inside the root") &&
+				  !e2e_exists(e2e_fmt("%s/ran2", f.home)),
+			  "%s deny_read = none: %d\n%s\n%s", f.tag, status, o.out, o.err);
+	else
+		cr_assert(e2e_exists(e2e_fmt("%s/ran2", f.home)), "%s deny_read = none: %s\n%s",
+			  f.tag, o.out, o.err);
 	e2e_out_free(&o);
 }
 
