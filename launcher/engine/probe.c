@@ -105,7 +105,9 @@ static json_t *root_caller_fact(void)
 
 	for (size_t i = 0; i < caps_root_keeps_count; i++)
 		json_array_append_new(keeps, json_string(caps_root_keeps[i].name));
-	return json_pack("{s:o, s:s, s:s}", "keeps", keeps, "identity_map",
+	/* applies: this caller is root (the text leaves the line out otherwise). */
+	return json_pack("{s:b, s:o, s:s, s:s}", "applies", geteuid() == 0, "keeps", keeps,
+			 "identity_map",
 			 userns_can_map_all() ? "full (namespace runner: every id onto itself)"
 					      : "own id only (sbx lacks CAP_SETUID/CAP_SETGID)",
 			 "why", "a workspace owned by another user works as it does for root; "

@@ -105,7 +105,7 @@ static void print_text(const json_t *f)
 		       "keyrings, nested mounts and dnotify are not refused\n");
 	else
 		printf("seccomp: no: %s\n", str(sc, "reason"));
-	if (json_array_size(keeps)) {
+	if (json_array_size(keeps) && flag(rc, "applies")) {
 		printf("root caller: keeps ");
 		for (size_t i = 0; i < json_array_size(keeps); i++)
 			printf("%s%s", i ? ", " : "", json_string_value(json_array_get(keeps, i)));

@@ -301,7 +301,16 @@ Test(root_caller, probe_says_what_root_keeps)
 	e2e_out_free(&o);
 	e2e_run(AS_CALLER, json_argv, NULL, &o);
 	cr_assert(o.status == 0);
-	cr_assert(strstr(o.out, "\"root_caller\":{\"keeps\":[\"CAP_CHOWN\",\"CAP_DAC_OVERRIDE\","
+	cr_assert(strstr(o.out, "\"root_caller\":{\"applies\":true,\"keeps\":[\"CAP_CHOWN\",\"CAP_DAC_OVERRIDE\","
 				"\"CAP_FOWNER\"]"), "sbx probe --json:\n%s", o.out);
+	e2e_out_free(&o);
+	/* Not to a caller who is not root: the line would read as theirs. */
+	e2e_run(AS_NOBODY, text_argv, NULL, &o);
+	cr_assert(o.status == 0, "sbx probe as nobody: %s", o.err);
+	cr_assert(!strstr(o.out, "root caller"), "sbx probe as nobody:\n%s", o.out);
+	e2e_out_free(&o);
+	e2e_run(AS_NOBODY, json_argv, NULL, &o);
+	cr_assert(strstr(o.out, "\"root_caller\":{\"applies\":false,"), "sbx probe --json as nobody:\n%s",
+		  o.out);
 	e2e_out_free(&o);
 }
