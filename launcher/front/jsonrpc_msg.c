@@ -12,7 +12,12 @@
 
 #include "jsonrpc.h"
 
-#define BAD(err, ...) sbx_error_set((err), EINVAL, SBX_E_BAD_REQUEST, NULL, __VA_ARGS__)
+/* A malformed message: the detail shows the shape of a good one. */
+#define BAD(err, ...)                                                                        \
+	sbx_error_set((err), EINVAL, SBX_E_BAD_REQUEST,                                      \
+		      "one JSON-RPC 2.0 object per line, e.g. {\"jsonrpc\":\"2.0\",\"id\":1,"   \
+		      "\"method\":\"initialize\",\"params\":{}}",                              \
+		      __VA_ARGS__)
 
 /* ---- printable quotes ---- */
 

@@ -74,8 +74,8 @@ static int check_one(const json_t *v, const struct rpc_field *f, struct sbx_erro
 	return BAD(err, "%s: unknown type", f->name);
 }
 
-int rpc_params_check(const json_t *params, const struct rpc_field *fields, const char *where,
-		     struct sbx_error *err)
+static int check_params(const json_t *params, const struct rpc_field *fields, const char *where,
+			struct sbx_error *err)
 {
 	char q[RPC_QUOTE_MAX + 4];
 	const char *key;
@@ -133,4 +133,27 @@ void rpc_since(const json_t *params, const char *name, uint64_t *out, uint64_t *
 		*out = rpc_uint(v, "stdout", 0);
 		*err_off = rpc_uint(v, "stderr", 0);
 	}
+}
+
+/* The detail of a refusal: what the method takes, so the fix is in the
+ * answer ("fields: session (required), command (required), cwd"). */
+static void fields_detail(const struct rpc_field *fields, char *out, size_t size)
+{
+	size_t used = (size_t)snprintf(out, size, "fields:");
+
+	if (!fields->name)
+		snprintf(out, size, "no params");
+	for (const struct rpc_field *f = fields; f->name && used < size; f++)
+		used += (size_t)snprintf(out + used, size - used, "%s %s%s", f == fields ? "" : ",",
+					 f->name, f->required ? " (required)" : "");
+}
+
+int rpc_params_check(const json_t *params, const struct rpc_field *fields, const char *where,
+		     struct sbx_error *err)
+{
+	int rc = check_params(params, fields, where, err);
+
+	if (rc < 0 && !err->detail[0])
+		fields_detail(fields, err->detail, sizeof(err->detail));
+	return rc;
 }

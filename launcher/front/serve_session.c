@@ -16,7 +16,9 @@ struct work_session *serve_session_of(struct rpc_server *s, struct serve *sv, st
 	if (!sess) {
 		struct sbx_error err;
 
-		sbx_error_set(&err, ENOENT, SBX_E_NOT_FOUND, NULL, "no open session '%s'",
+		sbx_error_set(&err, ENOENT, SBX_E_NOT_FOUND,
+			      "open one with session/open (its answer names it), or use one it named",
+			      "no open session '%s'",
 			      name ? rpc_quote(q, name, strlen(name)) : "");
 		rpc_send(s, rpc_error_sbx(json_incref(m->id), &err));
 	}

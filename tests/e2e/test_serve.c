@@ -191,6 +191,10 @@ Test(serve, bad_input, .timeout = 120)
 		cr_assert(e, "case %zu: no error: %s", k, text);
 		cr_assert_eq(json_integer_value(json_object_get(e, "code")), cases[k].code,
 			     "case %zu: %s", k, text);
+		/* Every refusal says how to fix it (the detail was empty). */
+		const char *detail =
+			json_string_value(json_object_get(json_object_get(e, "data"), "detail"));
+		cr_assert(detail && *detail, "case %zu: no detail: %s", k, text);
 		free(text);
 	}
 	/* a line past --max-line is refused unread, and the server goes on */
