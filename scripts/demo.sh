@@ -18,9 +18,15 @@ echo "hello" > "$ws/README"
 cd "$ws"
 surprises=0
 
-bold() { printf '\n\033[1m%s\033[0m\n' "$*"; }
-note() { printf '  \033[32m-> %s\033[0m\n' "$*"; }
-surprise() { printf '  \033[31m-> UNEXPECTED: %s\033[0m\n' "$*"; surprises=$((surprises + 1)); }
+# Colours only to a terminal (and not with NO_COLOR): a log file gets plain text.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+	B=$'\033[1m' G=$'\033[32m' R=$'\033[31m' N=$'\033[0m'
+else
+	B='' G='' R='' N=''
+fi
+bold() { printf '\n%s%s%s\n' "$B" "$*" "$N"; }
+note() { printf '  %s-> %s%s\n' "$G" "$*" "$N"; }
+surprise() { printf '  %s-> UNEXPECTED: %s%s\n' "$R" "$*" "$N"; surprises=$((surprises + 1)); }
 
 # A word as a user would type it: bare when the shell would leave it alone,
 # else in single quotes.

@@ -9,7 +9,7 @@
 # examples/embed.c compiled the ordinary way (shared) and the --static way
 # against the installed files and run, man -l on the installed pages, no
 # setuid bit or file capabilities on the installed sbx, both `sbx serve`
-# examples against the built ./sbx, and the front page: README.md short, its
+# examples against the built ./sbx, make demo's script into a file, and the front page: README.md short, its
 # read-only example printing what it shows (as root and as nobody), its --json
 # example holding the members of a real result, its links resolving, and
 # docs/troubleshooting.md quoting what sbx really prints.
@@ -243,6 +243,18 @@ t "README: the read-only example prints its marker and exit status" readme_denia
 if have runuser && [ "$(id -u)" -eq 0 ]; then
 	t "README: the read-only example, as nobody" readme_denial nobody
 fi
+
+# make demo's script to a file (a CI log, `make demo > log`): it goes as
+# described, and in plain text (escape codes went into the file).
+demo_plain() {
+	scripts/demo.sh >"$work/demo.out" 2>&1 </dev/null || { cat "$work/demo.out"; return 1; }
+	if grep -q "$(printf '\033')" "$work/demo.out"; then
+		echo "escape codes in the demo's output to a file"
+		return 1
+	fi
+	grep -q "Every step went as described" "$work/demo.out"
+}
+t "make demo: plain text into a file, every step as described" demo_plain
 
 # The README's JSON example has exactly the members a real result has.
 readme_json_shape() {
