@@ -78,6 +78,16 @@ static int run_sbx(struct fx *f, const char *cmd, struct e2e_out *o)
 	return e2e_run(f->who, argv, NULL, o);
 }
 
+/* The same without the syscall supervisor, and so without the opener that
+ * performs opens for writing: a test of a layer under it (the view). */
+static int run_sbx_unsupervised(struct fx *f, const char *cmd, struct e2e_out *o)
+{
+	char *argv[] = { (char *)e2e_helper("nofeature"), "user_notif", "--", (char *)e2e_sbx(),
+			 "run", "--runner", (char *)runner_name[f->runner], "--mode", "workspace-write",
+			 "--root", f->R, "--", (char *)cmd, NULL };
+	return e2e_run(f->who, argv, NULL, o);
+}
+
 static int val(const char *out, const char *name)
 {
 	size_t len = strlen(name);
@@ -237,8 +247,12 @@ ParameterizedTest(struct cp *p, root_caller, proc_knobs_read_only)
 	char *before = e2e_read_file(knob);
 	cr_assert(before);
 	char *cmd = e2e_fmt("echo %d > %s; echo KNOB=$?", atoi(before) + 1, knob);
-	struct e2e_out o;
+	struct e2e_out o, o2;
 	run_sbx(&f, cmd, &o);
+	/* The opener refuses /proc/sys too: without it, the view alone must
+	 * (its covers read-only; a mutant making them writable survived the
+	 * first run). */
+	run_sbx_unsupervised(&f, cmd, &o2);
 	char *after = e2e_read_file(knob);
 	if (!after || strcmp(after, before) != 0) {
 		FILE *w = fopen(knob, "w");
@@ -251,7 +265,10 @@ ParameterizedTest(struct cp *p, root_caller, proc_knobs_read_only)
 	cr_assert(after && strcmp(after, before) == 0, "%s the command set the host's %s to %s",
 		  f.tag, knob, after);
 	cr_expect(val(o.out, "KNOB") != 0, "%s writing %s succeeded:\n%s", f.tag, knob, o.out);
+	cr_expect(val(o2.out, "KNOB") > 0, "%s unsupervised, writing %s: %s\n%s", f.tag, knob,
+		  o2.out, o2.err);
 	e2e_out_free(&o);
+	e2e_out_free(&o2);
 }
 
 /* Metadata of a file outside the writable set. The namespace runner's
