@@ -1179,9 +1179,21 @@ ParameterizedTest(struct cp *p, supervisor, sock_allow_listed_reachable)
 				    client(&f, "dgram", ds, "listed")), &o);
 			cr_assert(o.status == 0, "%s %s --net %s: allow-listed sockets refused: exit "
 				  "%d\n%s%s", f.tag, mode, net, o.status, o.out, o.err);
-			usleep(20000);
-			char *got = e2e_read_file(w), *dgot = e2e_read_file(dw);
+			/* The daemons write their witnesses on their own time: wait
+			 * for them (up to 10 s, a deadline against a hang; 20 ms
+			 * was too short under load). */
+			char *got = NULL, *dgot = NULL;
 
+			for (int i = 0; i < 500; i++) {
+				free(got);
+				free(dgot);
+				got = e2e_read_file(w);
+				dgot = e2e_read_file(dw);
+				if (got && dgot && strcmp(got, "listed\n") == 0 &&
+				    strcmp(dgot, "listed\n") == 0)
+					break;
+				usleep(20000);
+			}
 			cr_assert(got && strcmp(got, "listed\n") == 0, "%s stream witness: %s", f.tag, got);
 			cr_assert(dgot && strcmp(dgot, "listed\n") == 0, "%s dgram witness: %s", f.tag, dgot);
 			free(got);
