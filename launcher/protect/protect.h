@@ -84,6 +84,7 @@ struct protect_ident {
 	uint64_t dev, ino;
 };
 #define PROTECT_WRITABLE_MAX 4
+#define PROTECT_RUNS_PLACES 3
 
 struct protect_state {
 	struct protect_base base;
@@ -110,6 +111,20 @@ struct protect_state {
 	 * kept (protect_git.c). */
 	struct protect_ident writable[PROTECT_WRITABLE_MAX];
 	size_t n_writable;
+	/* The record of confined runs' windows (protect_runs.c): sbx's
+	 * protect/ directories, [0] this run's own when runs_own (its record
+	 * is written there), the others' (other state directories the caller
+	 * has) only read. Set by the engine before protect_begin. */
+	int runs_dir[PROTECT_RUNS_PLACES];
+	size_t n_runs_dir;
+	bool runs_own;
+	int runs_lock;          /* this run's live byte held on it; -1: none */
+	uint64_t run_id;
+	bool run_open;          /* its record is listed, open */
+	bool runs_failed;       /* protect_begin failed to list it */
+	/* Set by the engine before protect_end: the command could write the
+	 * host's /tmp and /dev/shm (the landlock runner). */
+	bool host_tmp;
 	/* Paths put back at the start, to a baseline an earlier run left when
 	 * its sbx died (sandbox.recovered). */
 	char *recovered[PROTECT_REPORT_MAX];

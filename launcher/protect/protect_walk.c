@@ -107,7 +107,7 @@ static void dot_git(struct git_pass *gp, int dfd, const char *rel)
 		protect_git_dir(gp, fd, path, false);
 		return;
 	}
-	bool changed = protect_git_changed(dfd, ".git", &gp->since);
+	bool changed = protect_git_changed(dfd, ".git", &gp->when);
 
 	if (S_ISREG(st.st_mode)) {
 		if (protect_git_read_line(dfd, ".git", "gitdir: ", line, sizeof(line)))
@@ -168,7 +168,7 @@ static int open_sub(struct git_pass *gp, int dfd, const char *name)
 
 	if (p < 0)
 		return -errno;
-	l = protect_git_open_listable(p, &gp->since);
+	l = protect_git_open_listable(p, &gp->when);
 	if (l < 0)
 		l = -errno;
 	close(p);
