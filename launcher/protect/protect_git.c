@@ -718,6 +718,15 @@ void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree
 		}
 	}
 	containers(gp, dirfd(d), rel, 0);
+	/* What git writes here is walked like any directory of the root:
+	 * git never makes a repository in objects/ or refs/, a run may. */
+	for (size_t i = 0; gp->inner && allowed_dirs[i]; i++) {
+		struct stat st;
+
+		if (fstatat(dirfd(d), allowed_dirs[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			gp->inner(gp, dirfd(d), allowed_dirs[i], rel);
+	}
 	closedir(d);
 }
 

@@ -73,6 +73,12 @@ struct git_pass {
 	size_t dirs;                /* directories walked */
 	const struct protect_ident *writable; /* what the run may write outside the root */
 	size_t n_writable;
+	/* The walk's (protect_walk.c): called by protect_git_dir for each
+	 * directory git writes in a git directory it held to the rules
+	 * (objects, refs, logs...), so that the walk looks in it too: a
+	 * repository made there is one the user may later work in. */
+	void (*inner)(struct git_pass *gp, int gfd, const char *name, const char *rel);
+	void *walk;                 /* the walk's own state */
 };
 
 /* How many directories the walk looks at, at most (docs/workspace.md). */

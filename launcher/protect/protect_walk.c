@@ -3,9 +3,11 @@
  * root, at any depth, found the way git itself finds one from inside it:
  * a ".git" directory, a ".git" file saying "gitdir: PATH" (followed only
  * inside the root), a ".git" symlink, and a directory that is a git
- * directory itself (a bare repository: HEAD, objects and refs). Git
- * directories are not walked into (their modules/ and worktrees/ are
- * protect_git.c's), nor are symlinks.
+ * directory itself (a bare repository: HEAD, objects and refs). Inside a
+ * git directory, what git writes (objects/, refs/, logs/...) is walked like
+ * any directory of the root (a run may make a repository there, git never
+ * does), the rest is protect_git.c's (its modules/ and worktrees/ too);
+ * symlinks are not followed.
  *
  * Why a walk: no kernel mechanism tells an unprivileged process which
  * directories a run made (fanotify's directory-wide marks need
@@ -41,6 +43,13 @@
 struct deferred {
 	char **path;
 	size_t n, cap;
+};
+
+/* gp->walk: the queue, and how deep the directory being walked is (what a
+ * git directory's own directories are walked from). */
+struct walk_state {
+	struct deferred *q;
+	int depth;
 };
 
 static bool is_worktree_admin(const char *rel)
@@ -189,6 +198,7 @@ static void walk(struct git_pass *gp, struct deferred *q, int fd, char *rel, siz
 		return;
 	}
 	gp->dirs++;
+	((struct walk_state *)gp->walk)->depth = depth;
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
@@ -240,9 +250,35 @@ static void walk(struct git_pass *gp, struct deferred *q, int fd, char *rel, siz
 	closedir(d);
 }
 
+/* gp->inner: a directory git writes in a git directory (objects, refs...),
+ * walked like any other: a repository made there (objects/sub/.git, a bare
+ * one in refs/) is one a user who goes there runs git in. */
+static void walk_inner(struct git_pass *gp, int gfd, const char *name, const char *rel)
+{
+	struct walk_state *ws = gp->walk;
+	char *path = malloc(PATH_MAX);
+	int depth = ws->depth, sub;
+
+	if (!path || snprintf(path, PATH_MAX, "%s%s%s", rel, rel[0] ? "/" : "", name) >= PATH_MAX) {
+		free(path);
+		gp->partial = true;
+		return;
+	}
+	if (depth + 1 >= WALK_FD_DEPTH) {
+		defer(gp, ws->q, path);
+	} else if ((sub = open_sub(gp, gfd, name)) >= 0) {
+		walk(gp, ws->q, sub, path, strlen(path), depth + 1);
+	} else if (sub != -ENOENT && sub != -ENOTDIR && sub != -ELOOP) {
+		gp->partial = true;
+	}
+	ws->depth = depth;
+	free(path);
+}
+
 void protect_git_pass(struct git_pass *gp)
 {
 	struct deferred q = { 0 };
+	struct walk_state ws = { &q, 0 };
 	char *rel = malloc(PATH_MAX);
 	int fd = openat(gp->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -253,6 +289,8 @@ void protect_git_pass(struct git_pass *gp)
 		gp->partial = true;
 		return;
 	}
+	gp->walk = &ws;
+	gp->inner = walk_inner;
 	rel[0] = '\0';
 	walk(gp, &q, fd, rel, 0, 0);
 	/* What lay deeper than the handles held: walked from the root by its

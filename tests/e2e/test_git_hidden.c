@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* Repositories a run hides where the git pass's walk did not look (issue
+ * 29's adversarial pass, findings 2, 3 and 4): inside a git directory's
+ * own directories (ROOT/proj/.git/objects/sub/.git), above a root under
+ * the host's /tmp (landlock runner, workspace-write: /tmp/a/.git over a
+ * root /tmp/a/b/proj), and past the walk's old bound of 200,000
+ * directories. Each plants a hook or core.fsmonitor that the user's next
+ * unconfined git runs where the user goes; every effect is looked at from
+ * outside, with the user's own git. */
+#define RUN_FIXTURE_SUITE git_hidden
+#include "run_fixture.h"
+
+#include <sys/mount.h>
+
+#define GIT "git -c user.email=t@t -c user.name=t -c init.defaultBranch=main"
+/* A hook and core.fsmonitor in the repository of git directory $1 that
+ * run PLANT. */
+#define ARM                                                                                   \
+	"arm() { printf '#!/bin/sh\\n%%s\\n' \"$PLANT\" > \"$1/hooks/pre-commit\" && "             \
+	"chmod +x \"$1/hooks/pre-commit\" && git config -f \"$1/config\" core.fsmonitor \"$PLANT\"; }; "
+
+static int user_sh(struct fx *f, const char *dir, const char *line, struct e2e_out *o)
+{
+	char *cmd = e2e_fmt("cd %s && %s", dir, line);
+	char *argv[] = { "bash", "-c", cmd, NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f->home), NULL };
+
+	return e2e_run(f->p.who, argv, env, o);
+}
+
+static void user_ok(struct fx *f, const char *dir, const char *line)
+{
+	struct e2e_out o;
+
+	user_sh(f, dir, line, &o);
+	cr_assert(o.status == 0, "%s user: %s: %s%s", f->tag, line, o.out, o.err);
+	e2e_out_free(&o);
+}
+
+/* The user's git status and commit in dir. */
+static void user_works_in(struct fx *f, const char *dir)
+{
+	struct e2e_out o;
+
+	user_sh(f, dir,
+		"git status >/dev/null 2>&1; " GIT " commit -q --allow-empty -m x >/dev/null 2>&1; true",
+		&o);
+	e2e_out_free(&o);
+}
+
+/* ---- finding 2: a repository inside a git directory ---- */
+
+PARAMS(inside_git_dir, params_both);
+ParameterizedTest(struct rp *p, git_hidden, inside_git_dir, .timeout = 240)
+{
+	static const struct {
+		const char *plant, *where;
+	} attacks[] = {
+		/* in the user's repository's objects/ */
+		{ GIT " init -q proj/.git/objects/sub && arm proj/.git/objects/sub/.git",
+		  "proj/.git/objects/sub" },
+		/* in a bare repository's objects/, the run's own */
+		{ GIT " init -q --bare X.git && " GIT " init -q X.git/objects/sub && "
+		  "arm X.git/objects/sub/.git",
+		  "X.git/objects/sub" },
+		/* in refs/, deeper */
+		{ GIT " init -q proj/.git/refs/heads/a/b && arm proj/.git/refs/heads/a/b/.git",
+		  "proj/.git/refs/heads/a/b" },
+		/* in a submodule's git directory's logs/ */
+		{ "mkdir -p proj/.git/modules && " GIT " init -q --bare proj/.git/modules/m && "
+		  "mkdir -p proj/.git/modules/m/logs && " GIT " init -q proj/.git/modules/m/logs/sub && "
+		  "arm proj/.git/modules/m/logs/sub/.git",
+		  "proj/.git/modules/m/logs/sub" },
+	};
+
+	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
+		struct fx f;
+		struct e2e_out o;
+
+		fx_setup(&f, p);
+		char *proj = e2e_fmt("%s/proj", f.ws);
+
+		cr_assert(e2e_mkdir(p->who, proj) == 0);
+		user_ok(&f, proj, GIT " init -q . && " GIT " commit -q --allow-empty -m init");
+		char *witness = e2e_fmt("%s/planted-ran", f.base);
+
+		run_x(&f, "workspace-write", NULL,
+		      e2e_fmt("PLANT='touch %s'; " ARM "%s", witness, attacks[i].plant), &o);
+		cr_expect(exit_code(&o) == 0, "%s attack %zu did not run: %s", f.tag, i, o.out);
+		e2e_out_free(&o);
+		char *where = e2e_fmt("%s/%s", f.ws, attacks[i].where);
+
+		user_works_in(&f, where);
+		cr_expect(!e2e_exists(witness), "%s attack %zu: the user's git in %s ran what the run "
+			  "planted", f.tag, i, attacks[i].where);
+		cr_expect(!e2e_exists(e2e_fmt("%s/.git/hooks/pre-commit", where)),
+			  "%s attack %zu: the planted hook is still there", f.tag, i);
+	}
+}
