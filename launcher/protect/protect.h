@@ -86,6 +86,17 @@ struct protect_ident {
 #define PROTECT_WRITABLE_MAX 4
 #define PROTECT_RUNS_PLACES 3
 
+/* A directory above a root in the host's /tmp or /dev/shm, as it was when
+ * the run began (protect_above.c). */
+struct protect_above {
+	uint64_t dev, ino;
+	enum protect_was git;   /* its ".git": absent, a directory, or present
+				 * (a gitfile or symlink: snap) */
+	bool gitdir;            /* it was a git directory itself */
+	struct protect_snapshot snap;
+	struct protect_snapshot cfg; /* the config of the repository there */
+};
+
 struct protect_state {
 	struct protect_base base;
 	size_t path_rec[NS_VIEW_MAX_PATHS];    /* the run's protected path i: its record */
@@ -125,6 +136,9 @@ struct protect_state {
 	/* Set by the engine before protect_end: the command could write the
 	 * host's /tmp and /dev/shm (the landlock runner). */
 	bool host_tmp;
+	/* The directories above a root in /tmp or /dev/shm, parent first. */
+	struct protect_above *above;
+	size_t n_above;
 	/* Paths put back at the start, to a baseline an earlier run left when
 	 * its sbx died (sandbox.recovered). */
 	char *recovered[PROTECT_REPORT_MAX];

@@ -208,6 +208,26 @@ static void git_pass(struct protect_state *ps, int root_fd, const struct protect
 	protect_git_pass_free(&gp);
 }
 
+/* The directories above a root in /tmp or /dev/shm (protect_above.c).
+ * What this run changed there counts only where its command could write
+ * there (the landlock runner); other runs' windows count either way. */
+static void above(struct protect_state *ps, int root_fd)
+{
+	static struct protect_span always = { 0, UINT64_MAX };
+	struct timespec never = { INT64_MAX, 0 };
+	struct protect_when w;
+	bool own;
+
+	if (ps->n_above == 0)
+		return;
+	own = protect_runs_when(ps, ps->base.root, ps->host_tmp ? ps->since : never, &w) == 0;
+	if (!own)
+		w = (struct protect_when){ never, &always, 1 };
+	protect_above_end(ps, root_fd, &w);
+	if (own)
+		protect_when_free(&w);
+}
+
 /* Put back what a run whose sbx died left changed (ancestors first: what
  * lies below them is found through them), noting what that was. */
 static void recover(struct protect_state *ps, const struct protect_base *stale, int root_fd)
@@ -338,6 +358,7 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 			ps->runs_failed = true;
 			return rc;
 		}
+		protect_above_take(ps, root_fd, root);
 	}
 	ps->root_mode = st.st_mode & 07777;
 	if (ps->dir_fd >= 0 && all_plain(paths))
@@ -435,6 +456,7 @@ size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted,
 		size_t before = ps->n_git_changed;
 
 		git_pass(ps, root_fd, &ps->base, ps->since, true);
+		above(ps, root_fd);
 		for (size_t i = before; i < ps->n_git_changed; i++)
 			note(reverted, &n, max, ps->git_changed[i]);
 	}
@@ -459,6 +481,7 @@ void protect_free(struct protect_state *ps, int root_fd)
 	if (ps->begun && root_fd >= 0)
 		protect_end(ps, root_fd, NULL, 0);
 	protect_runs_close(ps, ps->base.root ? ps->base.root : "/");
+	protect_above_free(ps);
 	for (size_t i = 0; i < ps->n_runs_dir; i++)
 		close(ps->runs_dir[i]);
 	ps->n_runs_dir = 0;

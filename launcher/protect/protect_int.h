@@ -103,6 +103,14 @@ void protect_git_note(struct git_pass *gp, const char *dir, const char *name, co
  * the root followed, none out of it: the fd, or -errno (-EXDEV: out). */
 int protect_git_open_beneath(int root_fd, const char *rel);
 
+/* protect_above.c: the directories above a root in /tmp or /dev/shm, up
+ * to its top: taken when the run begins; after it, what a run made a
+ * repository of there goes (returns how many paths it noted in
+ * ps->git_changed, relative to the root: "../../.git"). */
+void protect_above_take(struct protect_state *ps, int root_fd, const char *root);
+size_t protect_above_end(struct protect_state *ps, int root_fd, const struct protect_when *when);
+void protect_above_free(struct protect_state *ps);
+
 /* protect_index.c: the git directories the last run's end found, kept in
  * the root's state directory between runs (file "repos"). */
 int protect_index_read(int dir_fd, char ***paths, size_t *n);

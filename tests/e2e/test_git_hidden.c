@@ -97,3 +97,82 @@ ParameterizedTest(struct rp *p, git_hidden, inside_git_dir, .timeout = 240)
 			  "%s attack %zu: the planted hook is still there", f.tag, i);
 	}
 }
+
+/* ---- finding 3: a repository above a root under /tmp ---- */
+
+/* sbx run --json on root (not f->ws), HOME=f->home. */
+static void run_root(struct fx *f, const char *root, const char *cmd, struct e2e_out *o)
+{
+	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--config", f->conf, "--runner",
+			 f->p.runner, "--mode", "workspace-write", "--root", (char *)root, "--",
+			 (char *)cmd, NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f->home), NULL };
+
+	e2e_run(f->p.who, argv, env, o);
+}
+
+/* The root is TOP/a/b/proj, TOP a directory of the user's in the host's
+ * /tmp; no repository of its own. The landlock runner's command may write
+ * the host's /tmp, so it can make TOP/a/.git (or TOP/.git, a gitfile in
+ * TOP/a/b, TOP/a a git directory itself) that the user's next git in the
+ * root finds; the namespace runner's /tmp is private, so its command
+ * cannot. Either way nothing of it may be left, and a repository of the
+ * user's above the root keeps what is theirs. */
+PARAMS(above_root_in_tmp, params_both);
+ParameterizedTest(struct rp *p, git_hidden, above_root_in_tmp, .timeout = 300)
+{
+	static const struct {
+		const char *plant, *made;
+		bool user_repo; /* TOP is the user's repository */
+	} attacks[] = {
+		{ "cd ../.. && " GIT " init -q . && arm .git", "a/.git", false },
+		{ "cd ../../.. && " GIT " init -q . && arm .git", ".git", false },
+		{ GIT " init -q --bare ../../../evil && git config -f ../../../evil/config core.bare false && "
+		  "arm ../../../evil && printf 'gitdir: %s\\n' \"$(cd ../../../evil && pwd)\" > ../.git",
+		  "a/b/.git", false },
+		{ "cd ../.. && " GIT " init -q --bare . && git config -f config core.bare false && "
+		  "git config -f config core.worktree \"$PWD\" && arm .",
+		  "a/HEAD", false },
+		{ "arm ../../../.git", NULL, true },
+	};
+
+	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
+		struct fx f;
+		struct e2e_out o;
+
+		fx_setup(&f, p);
+		char *top = e2e_fmt("/tmp/sbx-e2e-above-%d-%zu-%s", (int)getpid(), i,
+				    e2e_user_name(p->who));
+		char *root = e2e_fmt("%s/a/b/proj", top);
+
+		e2e_rm_rf(top);
+		cr_assert(e2e_mkdir(p->who, top) == 0);
+		user_ok(&f, top, "mkdir -p a/b/proj && echo x > a/b/proj/file");
+		if (attacks[i].user_repo)
+			user_ok(&f, top, GIT " init -q . && git config core.editor my-editor && "
+					 "printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-push && "
+					 "chmod +x .git/hooks/pre-push && " GIT " commit -q --allow-empty -m u");
+		char *witness = e2e_fmt("%s/planted-ran", f.base);
+
+		run_root(&f, root, e2e_fmt("PLANT='touch %s'; " ARM "%s", witness, attacks[i].plant),
+			 &o);
+		cr_expect(strcmp(p->runner, "namespace") == 0 || exit_code(&o) == 0,
+			  "%s attack %zu did not run: %s", f.tag, i, o.out);
+		e2e_out_free(&o);
+		user_works_in(&f, root);
+		cr_expect(!e2e_exists(witness), "%s attack %zu: the user's git in the root ran what the "
+			  "run planted above it", f.tag, i);
+		if (attacks[i].made)
+			cr_expect(!e2e_exists(e2e_fmt("%s/%s", top, attacks[i].made)),
+				  "%s attack %zu: %s is still there", f.tag, i, attacks[i].made);
+		if (attacks[i].user_repo) {
+			cr_expect(!e2e_exists(e2e_fmt("%s/.git/hooks/pre-commit", top)),
+				  "%s attack %zu: the planted hook is still there", f.tag, i);
+			cr_expect(e2e_exists(e2e_fmt("%s/.git/hooks/pre-push", top)),
+				  "%s attack %zu: the user's own hook went", f.tag, i);
+			user_ok(&f, top, "test \"$(git config core.editor)\" = my-editor && "
+					 "! git config core.fsmonitor");
+		}
+		e2e_rm_rf(top);
+	}
+}
