@@ -81,9 +81,6 @@ struct git_pass {
 	void *walk;                 /* the walk's own state */
 };
 
-/* How many directories the walk looks at, at most (docs/workspace.md). */
-#define PROTECT_WALK_MAX_DIRS 200000u
-
 void protect_git_pass(struct git_pass *gp);
 void protect_git_pass_free(struct git_pass *gp);
 bool protect_git_allowed(const char *name, bool is_dir, bool worktree_admin);

@@ -10,6 +10,7 @@
 #define RUN_FIXTURE_SUITE git_hidden
 #include "run_fixture.h"
 
+#include <sched.h>
 #include <sys/mount.h>
 
 #define GIT "git -c user.email=t@t -c user.name=t -c init.defaultBranch=main"
@@ -175,4 +176,79 @@ ParameterizedTest(struct rp *p, git_hidden, above_root_in_tmp, .timeout = 300)
 		}
 		e2e_rm_rf(top);
 	}
+}
+
+/* ---- finding 4: past the walk's old bound ---- */
+
+/* 200,001 directories (the walk stopped after 200,000) beside the
+ * repositories the run plants, in the directory made first and in one it
+ * makes last: whichever order the file system lists them in, one of the
+ * two comes after the 200,001. A tmpfs, in a mount namespace of this
+ * test's own (gone with it): making and removing that many directories
+ * there is cheap. */
+PARAMS(past_old_walk_bound, params_both);
+ParameterizedTest(struct rp *p, git_hidden, past_old_walk_bound, .timeout = 300)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	cr_assert(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+	cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	cr_assert(mount("sbx-walk", f.ws, "tmpfs", 0,
+			e2e_fmt("mode=0755,uid=%u,gid=%u,nr_inodes=400000", (unsigned)e2e_uid(p->who),
+				(unsigned)e2e_gid(p->who))) == 0,
+		  "mount: %s", strerror(errno));
+	user_ok(&f, f.ws, "python3 -c 'import os\nos.makedirs(\"f/first\")\n"
+			  "for i in range(200001): os.mkdir(\"f/d%d\" % i)'");
+	char *witness = e2e_fmt("%s/planted-ran", f.base);
+
+	run_x(&f, "workspace-write", NULL,
+	      e2e_fmt("PLANT='touch %s'; " ARM GIT " init -q f/zz && arm f/zz/.git && " GIT
+		      " init -q f/first && arm f/first/.git",
+		      witness),
+	      &o);
+	cr_expect(exit_code(&o) == 0, "%s the plant failed: %s", f.tag, o.out);
+	cr_expect(strstr(o.out, "\"protected\":\"partial\"") == NULL, "%s the walk stopped: %s",
+		  f.tag, o.out);
+	e2e_out_free(&o);
+	user_works_in(&f, e2e_fmt("%s/f/zz", f.ws));
+	user_works_in(&f, e2e_fmt("%s/f/first", f.ws));
+	cr_expect(!e2e_exists(witness), "%s the user's git ran what the run planted past 200,000 "
+		  "directories", f.tag);
+	cr_expect(!e2e_exists(e2e_fmt("%s/f/zz/.git/hooks/pre-commit", f.ws)) &&
+			  !e2e_exists(e2e_fmt("%s/f/first/.git/hooks/pre-commit", f.ws)),
+		  "%s a planted hook is still there", f.tag);
+}
+
+/* Deeper than the walk holds handles for (48): reopened by path, a
+ * repository planted at depth 100 is found too, and one beside a
+ * directory the run closed to its owner there. */
+PARAMS(deep_plant, params_both);
+ParameterizedTest(struct rp *p, git_hidden, deep_plant, .timeout = 240)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *witness = e2e_fmt("%s/planted-ran", f.base);
+
+	run_x(&f, "workspace-write", NULL,
+	      e2e_fmt("PLANT='touch %s'; " ARM "d=.; for i in $(seq 100); do d=$d/a; done; "
+		      "mkdir -p $d/closed/r && " GIT " init -q $d && arm $d/.git && " GIT
+		      " init -q $d/closed/r && arm $d/closed/r/.git && chmod 100 $d/closed && echo $d",
+		      witness),
+	      &o);
+	cr_assert(exit_code(&o) == 0, "%s the plant failed: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	char *deep = f.ws;
+
+	for (int i = 0; i < 100; i++)
+		deep = e2e_fmt("%s/a", deep);
+	user_works_in(&f, deep);
+	user_works_in(&f, e2e_fmt("%s/closed/r", deep));
+	cr_expect(!e2e_exists(witness), "%s the user's git ran what the run planted 100 deep", f.tag);
+	cr_expect(!e2e_exists(e2e_fmt("%s/.git/hooks/pre-commit", deep)) &&
+			  !e2e_exists(e2e_fmt("%s/closed/r/.git/hooks/pre-commit", deep)),
+		  "%s a planted hook is still there", f.tag);
 }
