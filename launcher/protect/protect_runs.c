@@ -315,6 +315,14 @@ static int take_turn(int fd)
 	}
 }
 
+/* The file system has no locks to give: go on without them (a write may
+ * then race another's and lose its record; a record is written again at
+ * the run's end). */
+static bool no_locks(int rc)
+{
+	return rc == -ENOLCK || rc == -EOPNOTSUPP || rc == -EINVAL;
+}
+
 static int open_lock(int dir, bool create)
 {
 	int fd = openat(dir, "runs.lock",
@@ -424,11 +432,13 @@ int protect_runs_open(struct protect_state *ps, const char *root)
 		return lock;
 	if (getrandom(&ps->run_id, sizeof(ps->run_id), GRND_NONBLOCK) != sizeof(ps->run_id))
 		ps->run_id = now_ns(CLOCK_MONOTONIC) ^ ((uint64_t)getpid() << 32);
-	/* Live before it is listed: no one may read it open and gone. */
+	/* Live before it is listed: no one may read it open and gone. A file
+	 * system without locks (ENOLCK) makes it read as gone at once: closed
+	 * at the next write, and listed again by its own end, never less. */
 	rc = lock_at(lock, F_RDLCK, live_byte(ps->run_id), F_OFD_SETLK);
-	if (rc == 0)
+	if (rc == 0 || !no_locks(rc))
 		rc = take_turn(lock);
-	if (rc < 0) {
+	if (rc < 0 && !no_locks(rc)) {
 		close(lock);
 		return rc;
 	}
@@ -470,7 +480,8 @@ void protect_runs_close(struct protect_state *ps, const char *root)
 	ps->run_open = false;
 	/* Without the turn (another sbx held it too long) the record stays
 	 * open, and counts up to whenever a later run closes it. */
-	if (take_turn(ps->runs_lock) == 0) {
+	rc = take_turn(ps->runs_lock);
+	if (rc == 0 || no_locks(rc)) {
 		rc = runs_read(ps->runs_dir[0], &l);
 		if (rc == -ENOENT)
 			rc = 0;

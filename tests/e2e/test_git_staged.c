@@ -295,3 +295,22 @@ ParameterizedTest(struct rp *p, git_staged, staged_from_another_root, .timeout =
 			  f.tag, inner_first ? "ROOT/inner" : "ROOT", inner_first ? "ROOT" : "ROOT/inner");
 	}
 }
+
+/* A run that cannot be listed in the record is refused before its command
+ * starts: a run left out could stage for a later one. (Here the record's
+ * new copy cannot be made: a directory holds its name.) */
+PARAMS(unrecordable_run_refused, params_both);
+ParameterizedTest(struct rp *p, git_staged, unrecordable_run_refused, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	run_ok(&f, "a first run", "true");
+	cr_assert(e2e_mkdir(p->who, e2e_fmt("%s/.cache/sbx/protect/runs.new", f.home)) == 0);
+	run_x(&f, "workspace-write", NULL, "touch ran", &o);
+	cr_expect(o.status == 125 && strstr(o.out, "cannot be recorded"),
+		  "%s not refused: %d %s %s", f.tag, o.status, o.out, o.err);
+	cr_expect(!e2e_exists(e2e_fmt("%s/ran", f.ws)), "%s the command ran", f.tag);
+	e2e_out_free(&o);
+}
