@@ -434,11 +434,24 @@ static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const c
 		utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
 		statedir_expire(base, "tmp", VIEW_TMP_MAX_AGE_S, key);
 	}
-	if (base && (r->view.protect.n || r->protect.git) &&
-	    statedir_for_root(base, "protect", r->root, 0700, path, sizeof(path), &fd, &ignored) == 0)
-		r->protect.dir_fd = fd;
-	if (r->protect.git)
+	if (base && (r->view.protect.n || r->protect.git)) {
+		int rc = statedir_for_root(base, "protect", r->root, 0700, path, sizeof(path), &fd,
+					   &ignored);
+
+		if (rc == 0)
+			r->protect.dir_fd = fd;
+		else if (r->protect.git)
+			r->protect.runs_error = rc;
+	}
+	if (r->protect.git) {
 		prepare_runs(r, r->protect.dir_fd >= 0 ? base : NULL);
+		/* A state directory that exists but cannot take the record
+		 * (its file system full): the run is refused (protect_begin),
+		 * not left out. Without any state directory there is no
+		 * record to keep (docs/workspace.md). */
+		if (base && !r->protect.runs_own && !r->protect.runs_error)
+			r->protect.runs_error = -EIO;
+	}
 	if (cfg->cache_dir && strcmp(cfg->cache_dir, "off") == 0)
 		return;
 	if (!cfg->cache_dir && !base)

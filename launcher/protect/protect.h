@@ -133,6 +133,7 @@ struct protect_state {
 	uint64_t run_id;
 	bool run_open;          /* its record is listed, open */
 	bool runs_failed;       /* protect_begin failed to list it */
+	int runs_error;         /* set by the engine: why it cannot be (-errno) */
 	/* Set by the engine before protect_end: the command could write the
 	 * host's /tmp and /dev/shm (the landlock runner). */
 	bool host_tmp;

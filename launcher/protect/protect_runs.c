@@ -424,6 +424,8 @@ int protect_runs_open(struct protect_state *ps, const char *root)
 	struct runs l;
 	int rc;
 
+	if (ps->runs_error)
+		return ps->runs_error;
 	if (ps->n_runs_dir == 0 || !ps->runs_own)
 		return 0;
 	int dir = ps->runs_dir[0], lock = open_lock(dir, true);
