@@ -171,9 +171,13 @@ ParameterizedTest(struct rp *p, git_hidden, above_root_in_tmp, .timeout = 300)
 				  "%s attack %zu: the planted hook is still there", f.tag, i);
 			cr_expect(e2e_exists(e2e_fmt("%s/.git/hooks/pre-push", top)),
 				  "%s attack %zu: the user's own hook went", f.tag, i);
-			user_ok(&f, top, "test \"$(git config core.editor)\" = my-editor && "
-					 "! git config core.fsmonitor");
+			user_sh(&f, top, "test \"$(git config core.editor)\" = my-editor && "
+					 "! git config core.fsmonitor", &o);
+			cr_expect(o.status == 0, "%s attack %zu: the user's config was not kept: %s%s",
+				  f.tag, i, o.out, o.err);
+			e2e_out_free(&o);
 		}
+		/* In the host's /tmp: removed whatever the checks said. */
 		e2e_rm_rf(top);
 	}
 }
