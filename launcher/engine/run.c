@@ -367,7 +367,7 @@ static struct run_state *run_alloc(void)
 	r->cancel_fd = -1;
 	r->pidfd = r->fd_out = r->fd_err = -1;
 	r->view.tmp_fd = r->view.cache_fd = -1;
-	r->protect.dir_fd = r->protect.lock_fd = -1;
+	r->protect.dir_fd = r->protect.lock_fd = r->protect.runs_lock = -1;
 	r->deadman_w = -1;
 	r->notify_sock[0] = r->notify_sock[1] = -1;
 	r->opener_sock[0] = r->opener_sock[1] = -1;

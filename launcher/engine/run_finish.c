@@ -81,6 +81,8 @@ void run_protect_finish(struct run_state *r)
 		return;
 	}
 	r->protect_finished = true;
+	/* What the record says this run could write beside the root. */
+	r->protect.host_tmp = r->runner && r->runner->id == SBX_RUNNER_LANDLOCK;
 	r->n_protect_reverted =
 		protect_end(&r->protect, r->root_fd, r->protect_reverted, PROTECT_REPORT_MAX);
 }

@@ -168,6 +168,24 @@ bool statedir_is_candidate(const char *path)
 	return false;
 }
 
+int statedir_open_kind(const char *base, const char *kind)
+{
+	struct stat st;
+	int fd = open_path(base, strlen(base) + 1, 0700), sub;
+
+	if (fd < 0)
+		return fd;
+	sub = openat(fd, kind, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(fd);
+	if (sub < 0)
+		return -errno;
+	if (fstat(sub, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(sub);
+		return -EPERM;
+	}
+	return sub;
+}
+
 int statedir_base(const char *const *avoid, char *out, size_t size, struct sbx_error *err)
 {
 	char fallback[64];

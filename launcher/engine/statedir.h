@@ -33,6 +33,10 @@ void statedir_make_candidate(unsigned i);
  * O_PATH handle in *fd. base NULL: statedir_base(). */
 int statedir_for_root(const char *base, const char *kind, const char *root, unsigned mode,
 		      char *out, size_t size, int *fd, struct sbx_error *err);
+/* BASE/KIND, an existing directory of ours closed to others, reached
+ * without following a symlink: an O_PATH handle, or -errno. Nothing is
+ * made. */
+int statedir_open_kind(const char *base, const char *kind);
 /* Remove at most a few of BASE/KIND's directories (never keep's) that were
  * not touched for max_age_s: workspaces' /tmp and caches do not pile up.
  * At most one full look an hour (BASE/KIND/.swept). */

@@ -315,6 +315,30 @@ static void prepare_writable(struct run_state *r)
 	protect_add_writable(&r->protect, r->view.tmp_path);
 }
 
+/* The record of confined runs' windows (protect_runs.c): in this run's
+ * state directory (own, written there), and read in every other place a
+ * state directory of the caller's may be (a run whose root holds
+ * ~/.cache/sbx keeps its state in /var/tmp, and a run on a root below it
+ * does not). */
+static void prepare_runs(struct run_state *r, const char *own)
+{
+	struct protect_state *ps = &r->protect;
+	char c[PATH_MAX];
+	int fd;
+
+	if (own && (fd = statedir_open_kind(own, "protect")) >= 0) {
+		ps->runs_dir[ps->n_runs_dir++] = fd;
+		ps->runs_own = true;
+	}
+	for (unsigned i = 0; i < STATEDIR_CANDIDATES && ps->n_runs_dir < PROTECT_RUNS_PLACES; i++) {
+		if (statedir_candidate(i, c, sizeof(c)) < 0 || (own && strcmp(c, own) == 0))
+			continue;
+		fd = statedir_open_kind(c, "protect");
+		if (fd >= 0)
+			ps->runs_dir[ps->n_runs_dir++] = fd;
+	}
+}
+
 static void add_git_entry(void *ctx, const char *rel)
 {
 	struct run_state *r = ctx;
@@ -412,9 +436,24 @@ static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const c
 		utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
 		statedir_expire(base, "tmp", VIEW_TMP_MAX_AGE_S, key);
 	}
-	if (base && (r->view.protect.n || r->protect.git) &&
-	    statedir_for_root(base, "protect", r->root, 0700, path, sizeof(path), &fd, &ignored) == 0)
-		r->protect.dir_fd = fd;
+	if (base && (r->view.protect.n || r->protect.git)) {
+		int rc = statedir_for_root(base, "protect", r->root, 0700, path, sizeof(path), &fd,
+					   &ignored);
+
+		if (rc == 0)
+			r->protect.dir_fd = fd;
+		else if (r->protect.git)
+			r->protect.runs_error = rc;
+	}
+	if (r->protect.git) {
+		prepare_runs(r, r->protect.dir_fd >= 0 ? base : NULL);
+		/* A state directory that exists but cannot take the record
+		 * (its file system full): the run is refused (protect_begin),
+		 * not left out. Without any state directory there is no
+		 * record to keep (docs/workspace.md). */
+		if (base && !r->protect.runs_own && !r->protect.runs_error)
+			r->protect.runs_error = -EIO;
+	}
 	if (cfg->cache_dir && strcmp(cfg->cache_dir, "off") == 0)
 		return;
 	if (!cfg->cache_dir && !base)
@@ -461,9 +500,11 @@ static void prepare_recovery(struct run_state *r, const struct sbx_run *cfg,
 	}
 	prepare_protected(r, cfg);
 	/* Its command writes nothing: no git pass after it (the dead run's
-	 * changes are made inert when the baseline is recovered). */
+	 * changes are made inert when the baseline is recovered), and no
+	 * record of its own. */
 	r->protect.git = false;
 	prepare_writable(r);
+	prepare_runs(r, NULL);
 	r->protect.dir_fd = fd;
 }
 
@@ -508,6 +549,11 @@ int view_protect_begin(struct run_state *r, struct sbx_error *err)
 {
 	int rc = protect_begin(&r->protect, r->root_fd, r->root, &r->view.protect);
 
+	if (rc < 0 && r->protect.runs_failed)
+		return sbx_error_set(err, -rc, SBX_E_INTERNAL, r->root,
+				     "unable to start: this run cannot be recorded in sbx's state "
+				     "directory (%s), and a run left out of the record could stage "
+				     "a git directory for a later one", strerror(-rc));
 	if (rc == -EWOULDBLOCK)
 		return sbx_error_set(err, EWOULDBLOCK, SBX_E_INTERNAL, r->root,
 				     "unable to start: another sbx has held the protected paths' "

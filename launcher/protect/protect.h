@@ -84,6 +84,18 @@ struct protect_ident {
 	uint64_t dev, ino;
 };
 #define PROTECT_WRITABLE_MAX 4
+#define PROTECT_RUNS_PLACES 3
+
+/* A directory above a root in the host's /tmp or /dev/shm, as it was when
+ * the run began (protect_above.c). */
+struct protect_above {
+	uint64_t dev, ino;
+	enum protect_was git;   /* its ".git": absent, a directory, or present
+				 * (a gitfile or symlink: snap) */
+	bool gitdir;            /* it was a git directory itself */
+	struct protect_snapshot snap;
+	struct protect_snapshot cfg; /* the config of the repository there */
+};
 
 struct protect_state {
 	struct protect_base base;
@@ -110,6 +122,24 @@ struct protect_state {
 	 * kept (protect_git.c). */
 	struct protect_ident writable[PROTECT_WRITABLE_MAX];
 	size_t n_writable;
+	/* The record of confined runs' windows (protect_runs.c): sbx's
+	 * protect/ directories, [0] this run's own when runs_own (its record
+	 * is written there), the others' (other state directories the caller
+	 * has) only read. Set by the engine before protect_begin. */
+	int runs_dir[PROTECT_RUNS_PLACES];
+	size_t n_runs_dir;
+	bool runs_own;
+	int runs_lock;          /* this run's live byte held on it; -1: none */
+	uint64_t run_id;
+	bool run_open;          /* its record is listed, open */
+	bool runs_failed;       /* protect_begin failed to list it */
+	int runs_error;         /* set by the engine: why it cannot be (-errno) */
+	/* Set by the engine before protect_end: the command could write the
+	 * host's /tmp and /dev/shm (the landlock runner). */
+	bool host_tmp;
+	/* The directories above a root in /tmp or /dev/shm, parent first. */
+	struct protect_above *above;
+	size_t n_above;
 	/* Paths put back at the start, to a baseline an earlier run left when
 	 * its sbx died (sandbox.recovered). */
 	char *recovered[PROTECT_REPORT_MAX];

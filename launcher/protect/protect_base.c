@@ -176,10 +176,18 @@ static void note_recovered(struct protect_state *ps, const char *path)
 static void git_pass(struct protect_state *ps, int root_fd, const struct protect_base *base,
 		     struct timespec since, bool report)
 {
-	struct git_pass gp = { .root_fd = root_fd, .root = base->root, .since = since,
+	static struct protect_span always = { 0, UINT64_MAX };
+	struct git_pass gp = { .root_fd = root_fd, .root = base->root,
 			       .base = base, .writable = ps->writable, .n_writable = ps->n_writable };
+	bool own = protect_runs_when(ps, base->root, since, &gp.when) == 0;
 
+	/* The record unreadable (out of memory): everything counts as a
+	 * run's, never nothing. */
+	if (!own)
+		gp.when = (struct protect_when){ since, &always, 1 };
 	protect_git_pass(&gp);
+	if (own)
+		protect_when_free(&gp.when);
 	if (gp.partial)
 		ps->git_partial = true;
 	if (!gp.partial && ps->dir_fd >= 0)
@@ -198,6 +206,26 @@ static void git_pass(struct protect_state *ps, int root_fd, const struct protect
 		gp.changed[i] = NULL;
 	}
 	protect_git_pass_free(&gp);
+}
+
+/* The directories above a root in /tmp or /dev/shm (protect_above.c).
+ * What this run changed there counts only where its command could write
+ * there (the landlock runner); other runs' windows count either way. */
+static void above(struct protect_state *ps, int root_fd)
+{
+	static struct protect_span always = { 0, UINT64_MAX };
+	struct timespec never = { INT64_MAX, 0 };
+	struct protect_when w;
+	bool own;
+
+	if (ps->n_above == 0)
+		return;
+	own = protect_runs_when(ps, ps->base.root, ps->host_tmp ? ps->since : never, &w) == 0;
+	if (!own)
+		w = (struct protect_when){ never, &always, 1 };
+	protect_above_end(ps, root_fd, &w);
+	if (own)
+		protect_when_free(&w);
 }
 
 /* Put back what a run whose sbx died left changed (ancestors first: what
@@ -321,6 +349,17 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 		return 0;
 	if (fstat(root_fd, &st) < 0)
 		return -errno;
+	/* Listed before the command starts, or not run at all: a run whose
+	 * window no record holds could stage what a later run moves in
+	 * (protect_runs.c). */
+	if (ps->git) {
+		rc = protect_runs_open(ps, root);
+		if (rc < 0) {
+			ps->runs_failed = true;
+			return rc;
+		}
+		protect_above_take(ps, root_fd, root);
+	}
 	ps->root_mode = st.st_mode & 07777;
 	if (ps->dir_fd >= 0 && all_plain(paths))
 		ps->lock_fd = open_lock(ps->dir_fd);
@@ -329,6 +368,7 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 		if (rc < 0) {
 			close(ps->lock_fd);
 			ps->lock_fd = -1;
+			protect_runs_close(ps, root);
 			return rc;
 		}
 		alone = !others_live(ps->lock_fd);
@@ -416,9 +456,13 @@ size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted,
 		size_t before = ps->n_git_changed;
 
 		git_pass(ps, root_fd, &ps->base, ps->since, true);
+		above(ps, root_fd);
 		for (size_t i = before; i < ps->n_git_changed; i++)
 			note(reverted, &n, max, ps->git_changed[i]);
 	}
+	/* The window closes after the pass: every process of the run is
+	 * gone, and what the pass itself rewrote falls in it too. */
+	protect_runs_close(ps, ps->base.root ? ps->base.root : "/");
 	if (ps->lock_fd >= 0) {
 		lock_byte(ps->lock_fd, F_UNLCK, LOCK_LIVE);
 		/* The last one out: the baseline is done. Without the turn it
@@ -436,6 +480,11 @@ void protect_free(struct protect_state *ps, int root_fd)
 {
 	if (ps->begun && root_fd >= 0)
 		protect_end(ps, root_fd, NULL, 0);
+	protect_runs_close(ps, ps->base.root ? ps->base.root : "/");
+	protect_above_free(ps);
+	for (size_t i = 0; i < ps->n_runs_dir; i++)
+		close(ps->runs_dir[i]);
+	ps->n_runs_dir = 0;
 	if (ps->lock_fd >= 0)
 		close(ps->lock_fd);
 	if (ps->dir_fd >= 0)

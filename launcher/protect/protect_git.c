@@ -10,12 +10,16 @@
  * allow-listed keys (policy/gitconfig.c), hooks only git's *.sample files,
  * info only exclude, and anything else the run made or changed is removed.
  *
- * "Changed by the run" is read from the inode change time (ctime), which no
+ * "Changed by a run" is read from the inode change time (ctime), which no
  * call can set back: a write, a rename onto the name, a link, a chmod all
- * move it to now. So a repository nobody recorded (made by the run, or by
- * the user since the last run, or moved by the run) loses only what the run
- * touched. Unconfined, on the user's workspace, after the run's processes
- * are gone: every step is relative to handles, no symlink is followed. */
+ * move it to now. It means changed while this run or any earlier confined
+ * run that could write there was live (protect_runs.c): a rename moves
+ * only the renamed inode's ctime, and a git directory staged by one run
+ * under another name and moved in as a unit by the next keeps the first
+ * run's times inside. So a repository nobody recorded (made by a run, or by
+ * the user between runs, or moved by a run) loses only what runs touched.
+ * Unconfined, on the user's workspace, after the run's processes are gone:
+ * every step is relative to handles, no symlink is followed. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -94,14 +98,8 @@ bool protect_git_allowed(const char *name, bool is_dir, bool worktree_admin)
 	return false;
 }
 
-static bool ts_at_or_after(const struct timespec *t, const struct timespec *since)
-{
-	return t->tv_sec > since->tv_sec ||
-	       (t->tv_sec == since->tv_sec && t->tv_nsec >= since->tv_nsec);
-}
-
 /* Did the run change name (below dirfd), or anything below it? */
-static bool changed_below(int dir_fd, const char *name, const struct timespec *since, int depth,
+static bool changed_below(int dir_fd, const char *name, const struct protect_when *when, int depth,
 			  size_t *budget)
 {
 	struct stat st;
@@ -112,7 +110,7 @@ static bool changed_below(int dir_fd, const char *name, const struct timespec *s
 
 	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno != ENOENT;
-	if (ts_at_or_after(&st.st_ctim, since))
+	if (protect_when_changed(when, &st.st_ctim))
 		return true;
 	if (!S_ISDIR(st.st_mode))
 		return false;
@@ -133,18 +131,18 @@ static bool changed_below(int dir_fd, const char *name, const struct timespec *s
 			changed = true;
 		else {
 			(*budget)--;
-			changed = changed_below(dirfd(d), e->d_name, since, depth + 1, budget);
+			changed = changed_below(dirfd(d), e->d_name, when, depth + 1, budget);
 		}
 	}
 	closedir(d);
 	return changed;
 }
 
-bool protect_git_changed(int dirfd, const char *name, const struct timespec *since)
+bool protect_git_changed(int dirfd, const char *name, const struct protect_when *when)
 {
 	size_t budget = CHANGED_MAX_ENTRIES;
 
-	return changed_below(dirfd, name, since, 0, &budget);
+	return changed_below(dirfd, name, when, 0, &budget);
 }
 
 void protect_git_note(struct git_pass *gp, const char *dir, const char *name, const char *sub)
@@ -356,7 +354,7 @@ static void sweep_dir(struct git_pass *gp, int gfd, const char *name, const char
 	if (fd < 0) {
 		/* Not a directory (a symlink to one elsewhere, a file): what
 		 * the run put there goes. */
-		if (protect_git_changed(gfd, name, &gp->since))
+		if (protect_git_changed(gfd, name, &gp->when))
 			remove_entry(gp, gfd, name, rel, NULL);
 		return;
 	}
@@ -383,7 +381,7 @@ static void sweep_dir(struct git_pass *gp, int gfd, const char *name, const char
 			keep = S_ISREG(st.st_mode) &&
 			       ((hooks && ends_with(e->d_name, ".sample")) ||
 				(info && (strcmp(e->d_name, "exclude") == 0 || info_allowed(e->d_name))));
-			if (keep || !protect_git_changed(dirfd(d), e->d_name, &gp->since))
+			if (keep || !protect_git_changed(dirfd(d), e->d_name, &gp->when))
 				continue;
 			remove_entry(gp, dirfd(d), e->d_name, rel, name);
 			again = true; /* readdir after an unlink may skip names */
@@ -541,7 +539,7 @@ bool protect_git_looks_like(int fd)
 static void check_commondir(struct git_pass *gp, int gfd, const char *rel, bool worktree_admin)
 {
 	char line[PATH_MAX], target[PATH_MAX];
-	bool changed = protect_git_changed(gfd, "commondir", &gp->since);
+	bool changed = protect_git_changed(gfd, "commondir", &gp->when);
 	struct stat common, owner;
 	int tfd, ofd;
 
@@ -641,7 +639,7 @@ static void note_found(struct git_pass *gp, const char *rel)
 
 static void containers(struct git_pass *gp, int fd, const char *rel, int depth);
 
-int protect_git_open_listable(int fd, const struct timespec *since)
+int protect_git_open_listable(int fd, const struct protect_when *when)
 {
 	int l = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct stat st;
@@ -649,7 +647,7 @@ int protect_git_open_listable(int fd, const struct timespec *since)
 	/* One the run closed to its owner (chmod 100: git still opens what
 	 * is in it by name) gets its owner's rights back; one closed before
 	 * the run is the user's. */
-	if (l < 0 && errno == EACCES && fstat(fd, &st) == 0 && ts_at_or_after(&st.st_ctim, since)) {
+	if (l < 0 && errno == EACCES && fstat(fd, &st) == 0 && protect_when_changed(when, &st.st_ctim)) {
 		protect_dir_reopen(fd);
 		l = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
@@ -659,7 +657,7 @@ int protect_git_open_listable(int fd, const struct timespec *since)
 /* One git directory (fd: a handle on it, taken over; rel: its path). */
 void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree_admin)
 {
-	int gfd = protect_git_open_listable(fd, &gp->since);
+	int gfd = protect_git_open_listable(fd, &gp->when);
 	struct dirent *e;
 	DIR *d;
 
@@ -694,7 +692,7 @@ void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree
 			if ((dir || S_ISREG(st.st_mode)) && protect_git_allowed(n, dir, worktree_admin))
 				continue;
 			if (strcmp(n, "config") == 0 || strcmp(n, "config.worktree") == 0) {
-				if (protect_git_changed(dirfd(d), n, &gp->since))
+				if (protect_git_changed(dirfd(d), n, &gp->when))
 					filter_config(gp, dirfd(d), n, rel);
 				continue;
 			}
@@ -710,7 +708,7 @@ void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree
 			if (dir && (strcmp(n, "modules") == 0 ||
 				    (strcmp(n, "worktrees") == 0 && !worktree_admin)))
 				continue; /* below, once this level is done */
-			if (!protect_git_changed(dirfd(d), n, &gp->since))
+			if (!protect_git_changed(dirfd(d), n, &gp->when))
 				continue;
 			/* rebase-merge, rebase-apply, sequencer, branches,
 			 * remotes, anything git adds later: the run's goes. */
@@ -720,6 +718,15 @@ void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree
 		}
 	}
 	containers(gp, dirfd(d), rel, 0);
+	/* What git writes here is walked like any directory of the root:
+	 * git never makes a repository in objects/ or refs/, a run may. */
+	for (size_t i = 0; gp->inner && allowed_dirs[i]; i++) {
+		struct stat st;
+
+		if (fstatat(dirfd(d), allowed_dirs[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			gp->inner(gp, dirfd(d), allowed_dirs[i], rel);
+	}
 	closedir(d);
 }
 

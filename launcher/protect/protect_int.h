@@ -34,10 +34,31 @@ void protect_snapshot_free(struct protect_snapshot *ps);
 /* protect_git.c, protect_walk.c: the git pass after a run (see
  * protect_git.c): every git directory under the root, each held to the
  * allow-list. */
+/* protect_runs.c: when confined runs were live (ns since the epoch; to
+ * UINT64_MAX: still live, or gone without its end), and what a change at a
+ * time counts as: a run's when it falls at or after since (this run's
+ * start) or in any span of a run that could write there. */
+struct protect_span {
+	uint64_t from, to;
+};
+struct protect_when {
+	struct timespec since;
+	struct protect_span *span; /* sorted, merged */
+	size_t n;
+};
+bool protect_when_changed(const struct protect_when *w, const struct timespec *t);
+/* This run's record, listed open (protect_begin) and closed (protect_end). */
+int protect_runs_open(struct protect_state *ps, const char *root);
+void protect_runs_close(struct protect_state *ps, const char *root);
+/* The spans of every recorded run that could have written below root. */
+int protect_runs_when(const struct protect_state *ps, const char *root, struct timespec since,
+		      struct protect_when *w);
+void protect_when_free(struct protect_when *w);
+
 struct git_pass {
 	int root_fd;
 	const char *root;           /* absolute, resolved */
-	struct timespec since;      /* what changed at or after this is the run's */
+	struct protect_when when;   /* what changed then is a run's */
 	const struct protect_base *base; /* paths with records: put back by them */
 	char **changed;             /* out: paths made inert (relative to the root) */
 	size_t n_changed, cap_changed;
@@ -52,20 +73,23 @@ struct git_pass {
 	size_t dirs;                /* directories walked */
 	const struct protect_ident *writable; /* what the run may write outside the root */
 	size_t n_writable;
+	/* The walk's (protect_walk.c): called by protect_git_dir for each
+	 * directory git writes in a git directory it held to the rules
+	 * (objects, refs, logs...), so that the walk looks in it too: a
+	 * repository made there is one the user may later work in. */
+	void (*inner)(struct git_pass *gp, int gfd, const char *name, const char *rel);
+	void *walk;                 /* the walk's own state */
 };
-
-/* How many directories the walk looks at, at most (docs/workspace.md). */
-#define PROTECT_WALK_MAX_DIRS 200000u
 
 void protect_git_pass(struct git_pass *gp);
 void protect_git_pass_free(struct git_pass *gp);
 bool protect_git_allowed(const char *name, bool is_dir, bool worktree_admin);
-bool protect_git_changed(int dirfd, const char *name, const struct timespec *since);
+bool protect_git_changed(int dirfd, const char *name, const struct protect_when *when);
 void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree_admin);
 bool protect_git_looks_like(int fd);
 /* A directory handle (any, O_PATH too) opened to be listed: its owner's
- * rights given back first if the run took them (changed since `since`). */
-int protect_git_open_listable(int fd, const struct timespec *since);
+ * rights given back first if a run took them (changed then). */
+int protect_git_open_listable(int fd, const struct protect_when *when);
 bool protect_git_recorded(const struct git_pass *gp, const char *rel, const char *name);
 bool protect_git_target(const char *root, const char *dir, const char *target, char *out,
 			size_t size);
@@ -75,6 +99,14 @@ void protect_git_note(struct git_pass *gp, const char *dir, const char *name, co
 /* rel (relative to the root) opened O_PATH as a directory, symlinks inside
  * the root followed, none out of it: the fd, or -errno (-EXDEV: out). */
 int protect_git_open_beneath(int root_fd, const char *rel);
+
+/* protect_above.c: the directories above a root in /tmp or /dev/shm, up
+ * to its top: taken when the run begins; after it, what a run made a
+ * repository of there goes (returns how many paths it noted in
+ * ps->git_changed, relative to the root: "../../.git"). */
+void protect_above_take(struct protect_state *ps, int root_fd, const char *root);
+size_t protect_above_end(struct protect_state *ps, int root_fd, const struct protect_when *when);
+void protect_above_free(struct protect_state *ps);
 
 /* protect_index.c: the git directories the last run's end found, kept in
  * the root's state directory between runs (file "repos"). */

@@ -3,16 +3,26 @@
  * root, at any depth, found the way git itself finds one from inside it:
  * a ".git" directory, a ".git" file saying "gitdir: PATH" (followed only
  * inside the root), a ".git" symlink, and a directory that is a git
- * directory itself (a bare repository: HEAD, objects and refs). Git
- * directories are not walked into (their modules/ and worktrees/ are
- * protect_git.c's), nor are symlinks.
+ * directory itself (a bare repository: HEAD, objects and refs). Inside a
+ * git directory, what git writes (objects/, refs/, logs/...) is walked like
+ * any directory of the root (a run may make a repository there, git never
+ * does), the rest is protect_git.c's (its modules/ and worktrees/ too);
+ * symlinks are not followed.
  *
  * Why a walk: no kernel mechanism tells an unprivileged process which
  * directories a run made (fanotify's directory-wide marks need
  * CAP_SYS_ADMIN), and a repository made during the run exists in no view
- * built before it. The walk is bounded (PROTECT_WALK_MAX_DIRS directories,
- * PATH_MAX deep); past the bound the result says "partial". It runs once
- * per workspace-write run, after it, off serve's loop.
+ * built before it. Why no bound on how many directories: one run could
+ * make more than any bound before the repository it plants, and a walk
+ * that stops keeps it (issue 29's adversarial pass); a run that makes N
+ * directories paid more for making them (mkdir is noted by the
+ * supervisor) than the walk pays to list them, and it runs after the run,
+ * off serve's loop. What bounds it is the path: a directory deeper than
+ * PATH_MAX is not looked in (git cannot work there: getcwd fails), and the
+ * result then says "partial". Handles and memory stay bounded whatever the
+ * tree's shape: a directory is listed once, its subdirectories' names
+ * kept, its handle given back before the deeper levels past WALK_FD_DEPTH,
+ * which are reopened by their path from the root.
  *
  * A ".git" file or symlink the run wrote that leads out of the root goes:
  * git would take config and hooks from wherever it names, and a place out
@@ -35,13 +45,42 @@
 #include "protect_int.h"
 
 /* Directory handles held at once on the way down; deeper directories are
- * queued and walked from the root by their path afterwards. */
+ * reopened from the root by their path (symlinks refused on the way). */
 #define WALK_FD_DEPTH 48
 
-struct deferred {
-	char **path;
-	size_t n, cap;
+/* gp->walk: how deep the directory being walked is (what a git
+ * directory's own directories are walked from). */
+struct walk_state {
+	int depth;
 };
+
+/* Names, one after the other, each ending in NUL. */
+struct names {
+	char *buf;
+	size_t len, cap, n;
+};
+
+static bool names_add(struct names *l, const char *name)
+{
+	size_t n = strlen(name) + 1;
+
+	if (l->len + n > l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 4096;
+		char *p;
+
+		while (cap < l->len + n)
+			cap *= 2;
+		p = realloc(l->buf, cap);
+		if (!p)
+			return false;
+		l->buf = p;
+		l->cap = cap;
+	}
+	memcpy(l->buf + l->len, name, n);
+	l->len += n;
+	l->n++;
+	return true;
+}
 
 static bool is_worktree_admin(const char *rel)
 {
@@ -107,7 +146,7 @@ static void dot_git(struct git_pass *gp, int dfd, const char *rel)
 		protect_git_dir(gp, fd, path, false);
 		return;
 	}
-	bool changed = protect_git_changed(dfd, ".git", &gp->since);
+	bool changed = protect_git_changed(dfd, ".git", &gp->when);
 
 	if (S_ISREG(st.st_mode)) {
 		if (protect_git_read_line(dfd, ".git", "gitdir: ", line, sizeof(line)))
@@ -124,29 +163,6 @@ static void dot_git(struct git_pass *gp, int dfd, const char *rel)
 	}
 	line[n] = '\0';
 	follow(gp, dfd, rel, line, changed);
-}
-
-static void defer(struct git_pass *gp, struct deferred *q, const char *rel)
-{
-	char *p = strdup(rel);
-
-	if (p && q->n == q->cap) {
-		size_t cap = q->cap ? 2 * q->cap : 16;
-		char **np = realloc(q->path, cap * sizeof(*np));
-
-		if (!np) {
-			free(p);
-			p = NULL;
-		} else {
-			q->path = np;
-			q->cap = cap;
-		}
-	}
-	if (!p) {
-		gp->partial = true;
-		return;
-	}
-	q->path[q->n++] = p;
 }
 
 static bool entry_is_dir(int dfd, const struct dirent *e)
@@ -168,27 +184,45 @@ static int open_sub(struct git_pass *gp, int dfd, const char *name)
 
 	if (p < 0)
 		return -errno;
-	l = protect_git_open_listable(p, &gp->since);
+	l = protect_git_open_listable(p, &gp->when);
 	if (l < 0)
 		l = -errno;
 	close(p);
 	return l;
 }
 
-/* rel: a buffer of PATH_MAX holding this directory's path (rel_len long). */
-static void walk(struct git_pass *gp, struct deferred *q, int fd, char *rel, size_t rel_len,
-		 int depth)
+/* rel (relative to the root) reopened from the root without following a
+ * symlink, to be listed: where the walk holds no handle on its parent. */
+static int open_deep(struct git_pass *gp, const char *rel)
 {
-	bool head = false, git = false;
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int p = (int)syscall(SYS_openat2, gp->root_fd, rel, &how, sizeof(how)), l;
+
+	if (p < 0)
+		return -errno;
+	l = protect_git_open_listable(p, &gp->when);
+	if (l < 0)
+		l = -errno;
+	close(p);
+	return l;
+}
+
+/* fd: this directory, opened to be listed (taken over); rel: a buffer of
+ * PATH_MAX holding its path (rel_len long). */
+static void walk(struct git_pass *gp, int fd, char *rel, size_t rel_len, int depth)
+{
+	struct walk_state *ws = gp->walk;
+	bool head = false, git = false, held = depth + 1 < WALK_FD_DEPTH;
+	struct names sub = { 0 };
 	struct dirent *e;
+	const char *name;
 	DIR *d;
 
-	if (gp->dirs >= PROTECT_WALK_MAX_DIRS) {
-		gp->partial = true;
-		close(fd);
-		return;
-	}
 	gp->dirs++;
+	ws->depth = depth;
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
@@ -196,53 +230,84 @@ static void walk(struct git_pass *gp, struct deferred *q, int fd, char *rel, siz
 		return;
 	}
 	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
 		head = head || strcmp(e->d_name, "HEAD") == 0;
-		git = git || strcmp(e->d_name, ".git") == 0;
+		if (strcmp(e->d_name, ".git") == 0)
+			git = true;
+		else if (entry_is_dir(dirfd(d), e) && !names_add(&sub, e->d_name))
+			gp->partial = true;
 	}
 	/* A git directory itself (a bare repository, or one made anywhere
-	 * and named by nothing): held to the rules, not walked into. */
+	 * and named by nothing): held to the rules; what git writes in it is
+	 * walked from there (gp->inner). */
 	if (head && protect_git_looks_like(dirfd(d))) {
 		int g = openat(dirfd(d), ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 		closedir(d);
+		free(sub.buf);
 		if (g >= 0)
 			protect_git_dir(gp, g, rel, is_worktree_admin(rel));
 		return;
 	}
 	if (git)
 		dot_git(gp, dirfd(d), rel);
-	rewinddir(d);
-	while ((e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		int sub;
+	if (!held) {
+		closedir(d);
+		d = NULL;
+	}
+	name = sub.buf;
+	for (size_t i = 0; i < sub.n; i++, name += strlen(name) + 1) {
+		size_t n = strlen(name);
+		int s;
 
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-		    strcmp(e->d_name, ".git") == 0 || !entry_is_dir(dirfd(d), e))
-			continue;
 		if (rel_len + n + 2 > PATH_MAX) {
 			gp->partial = true;
 			continue;
 		}
 		if (rel_len)
 			rel[rel_len] = '/';
-		memcpy(rel + rel_len + (rel_len ? 1 : 0), e->d_name, n + 1);
-		if (depth + 1 >= WALK_FD_DEPTH) {
-			defer(gp, q, rel);
-		} else {
-			sub = open_sub(gp, dirfd(d), e->d_name);
-			if (sub >= 0)
-				walk(gp, q, sub, rel, rel_len + n + (rel_len ? 1 : 0), depth + 1);
-			else if (sub != -ENOENT && sub != -ENOTDIR && sub != -ELOOP)
-				gp->partial = true;
-		}
+		memcpy(rel + rel_len + (rel_len ? 1 : 0), name, n + 1);
+		s = d ? open_sub(gp, dirfd(d), name) : open_deep(gp, rel);
+		if (s >= 0)
+			walk(gp, s, rel, rel_len + n + (rel_len ? 1 : 0), depth + 1);
+		else if (s != -ENOENT && s != -ENOTDIR && (s != -ELOOP || !d))
+			gp->partial = true; /* by path: a symlink on the way */
 		rel[rel_len] = '\0';
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	free(sub.buf);
+}
+
+/* gp->inner: a directory git writes in a git directory (objects, refs...),
+ * walked like any other: a repository made there (objects/sub/.git, a bare
+ * one in refs/) is one a user who goes there runs git in. */
+static void walk_inner(struct git_pass *gp, int gfd, const char *name, const char *rel)
+{
+	struct walk_state *ws = gp->walk;
+	char *path = malloc(PATH_MAX);
+	int depth = ws->depth, sub;
+
+	if (!path || snprintf(path, PATH_MAX, "%s%s%s", rel, rel[0] ? "/" : "", name) >= PATH_MAX) {
+		free(path);
+		gp->partial = true;
+		return;
+	}
+	bool by_path = depth + 1 >= WALK_FD_DEPTH;
+
+	sub = by_path ? open_deep(gp, path) : open_sub(gp, gfd, name);
+	if (sub >= 0)
+		walk(gp, sub, path, strlen(path), depth + 1);
+	else if (sub != -ENOENT && sub != -ENOTDIR && (sub != -ELOOP || by_path))
+		gp->partial = true;
+	ws->depth = depth;
+	free(path);
 }
 
 void protect_git_pass(struct git_pass *gp)
 {
-	struct deferred q = { 0 };
+	struct walk_state ws = { 0 };
 	char *rel = malloc(PATH_MAX);
 	int fd = openat(gp->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -253,27 +318,10 @@ void protect_git_pass(struct git_pass *gp)
 		gp->partial = true;
 		return;
 	}
+	gp->walk = &ws;
+	gp->inner = walk_inner;
 	rel[0] = '\0';
-	walk(gp, &q, fd, rel, 0, 0);
-	/* What lay deeper than the handles held: walked from the root by its
-	 * path, symlinks refused on the way. */
-	for (size_t i = 0; i < q.n; i++) {
-		struct open_how how = {
-			.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-		};
-		size_t len = strlen(q.path[i]);
-
-		fd = (int)syscall(SYS_openat2, gp->root_fd, q.path[i], &how, sizeof(how));
-		if (fd >= 0) {
-			memcpy(rel, q.path[i], len + 1);
-			walk(gp, &q, fd, rel, len, 0);
-		} else if (errno != ENOENT) {
-			gp->partial = true;
-		}
-		free(q.path[i]);
-	}
-	free(q.path);
+	walk(gp, fd, rel, 0, 0);
 	free(rel);
 }
 

@@ -202,6 +202,56 @@ ParameterizedTest(struct op *p, overlap, serve_task_and_run, .timeout = 240)
 		  text);
 }
 
+/* A git directory a background task stages (no HEAD: no repository yet)
+ * while it stays live, moved in as a unit by a foreground run of the same
+ * session: the foreground run's end already counts the task's window
+ * (issue 29's adversarial pass, finding 1), so the user's git after its
+ * answer, the task still live, runs nothing of it. */
+PARAMS(serve_task_stages_run_moves, both)
+ParameterizedTest(struct op *p, overlap, serve_task_stages_run_moves, .timeout = 240)
+{
+	e2e_require_runner(p->who, p->runner);
+	struct fx f;
+	struct srv s;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	srv_start(&s, p->who, f.conf);
+	const char *sess = open_session(&s, 1, f.ws, "workspace-write");
+	const char *a = start_bg(
+		&s, 2, sess,
+		e2e_fmt("mkdir -p stage app && git init -q --bare stage/dotgit && rm stage/dotgit/HEAD && "
+			"git config -f stage/dotgit/config core.bare false && "
+			"printf '#!/bin/sh\\ntouch %s\\n' > stage/dotgit/hooks/pre-commit && "
+			"chmod +x stage/dotgit/hooks/pre-commit && touch a_staged && exec sleep 1000",
+			f.pwned));
+
+	wait_file(&f, "a_staged");
+	json_t *b = run_ok(&s, 3, sess,
+			   "cp .git/HEAD stage/dotgit/HEAD && cp -r .git/objects/. stage/dotgit/objects/ && "
+			   "cp -r .git/refs/. stage/dotgit/refs/ && mv stage/dotgit app/.git");
+
+	cr_assert(exit_code(b) == 0, "%s the move failed: %s", f.tag, json_dumps(b, JSON_COMPACT));
+	char *argv[] = { "sh", "-c",
+			 e2e_fmt("cd %s/app && git -c user.name=t -c user.email=t@t commit -q "
+				 "--allow-empty -m user",
+				 f.ws),
+			 NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	e2e_run(p->who, argv, env, &o);
+	e2e_out_free(&o);
+	cr_expect(!e2e_exists(f.pwned), "%s the user's git ran the hook the live task staged",
+		  f.tag);
+	cr_expect(!e2e_exists(e2e_fmt("%s/app/.git/hooks/pre-commit", f.ws)),
+		  "%s the staged hook is still there", f.tag);
+	result_of(rpc_call(&s, 4, "task/kill", task_params(sess, a)));
+	wait_settled(&s, a);
+	srv_close_input(&s);
+	cr_assert_eq(srv_wait_exit(&s, 60000), 0);
+	srv_stop(&s);
+}
+
 /* The other order: B ends first, then A is killed. */
 PARAMS(serve_run_ends_first, both)
 ParameterizedTest(struct op *p, overlap, serve_run_ends_first, .timeout = 240)

@@ -127,8 +127,8 @@ Test(protect_git, pass, .init = setup, .fini = teardown)
 	   "printf '#!/bin/sh\\n' > old/.git/hooks/pre-commit && chmod +x old/.git/hooks/pre-commit",
 	   dir);
 	sleep(2);
-	gp.since = now_coarse();
-	gp.since.tv_sec += 1;
+	gp.when.since = now_coarse();
+	gp.when.since.tv_sec += 1;
 	sleep(1);
 	/* after: what a run does */
 	sh("cd %s && git init -q new && git -C new config core.fsmonitor evil && "
