@@ -188,6 +188,34 @@ Test(seccomp_arm64, verdicts)
 	free(ns.x86.filter), free(ns.a64.filter), free(ll.x86.filter), free(ll.a64.filter);
 }
 
+/* open_tree_attr (Linux 6.15), which libseccomp 2.5 has no name for, by its
+ * number (467 on x86-64, i386 and arm64): answered as open_tree (428) on
+ * every ABI under every runner's rules, refused where mounts are. */
+Test(seccomp_arm64, open_tree_attr_as_open_tree)
+{
+	const uint64_t none[4] = { 0 };
+	const uint32_t arch[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64 };
+
+	for (int r = 0; r < SECCOMP_RULES_COUNT; r++) {
+		struct pair p = compile((enum seccomp_rules_for)r);
+		uint32_t want = r == SECCOMP_RULES_NAMESPACE ? ALLOW : EPERM_V;
+
+		for (size_t i = 0; i < sizeof(arch) / sizeof(arch[0]); i++) {
+			const struct sock_fprog *prog = arch[i] == AUDIT_ARCH_AARCH64 ? &p.a64 : &p.x86;
+
+			cr_assert_eq(on(prog, arch[i], 428, none), want, "open_tree, rules %d arch %#x",
+				     r, arch[i]);
+			cr_assert_eq(on(prog, arch[i], 467, none), want,
+				     "open_tree_attr, rules %d arch %#x", r, arch[i]);
+		}
+		/* its neighbours are not caught by it */
+		cr_assert_eq(on(&p.x86, AUDIT_ARCH_X86_64, 466, none), ALLOW);
+		cr_assert_eq(on(&p.x86, AUDIT_ARCH_X86_64, 468, none), ALLOW);
+		free(p.x86.filter);
+		free(p.a64.filter);
+	}
+}
+
 /* The compat ABI of an arm64 kernel, and any other: killed, whatever the
  * call, under every runner's rules. */
 Test(seccomp_arm64, compat_arm_killed)
