@@ -334,6 +334,78 @@ static void add_default_hidden(struct run_state *r, const char *home)
 	}
 }
 
+/* The directory that holds path, or else the deepest directory of its way
+ * that exists, resolved; NULL when that is "/". */
+static char *holding_dir(const char *path)
+{
+	char *c = strdup(path), *slash;
+
+	while (c && (slash = strrchr(c, '/')) && slash != c) {
+		struct stat st;
+		char *real;
+
+		*slash = '\0';
+		real = realpath(c, NULL);
+		if (real && stat(real, &st) == 0 && S_ISDIR(st.st_mode) && strcmp(real, "/") != 0) {
+			free(c);
+			return real;
+		}
+		free(real);
+	}
+	free(c);
+	return NULL;
+}
+
+/* The namespace runner shows the directory holding each credential store
+ * from i on (ns_rebuild.c) as it was when the run starts, so that a store
+ * made there or renamed over the old one during the run is not in view:
+ * each one once. The landlock runner needs no list: its walk grants what
+ * such a directory held, by inode (landlock_ruleset.c). */
+static void add_holding_dirs(struct run_state *r, size_t from)
+{
+	for (size_t i = from; i < r->view.hide.n; i++) {
+		char *d = holding_dir(r->view.hide.path[i]);
+		bool seen = false;
+
+		for (size_t k = 0; d && k < r->view.rebuild.n && !seen; k++)
+			seen = strcmp(r->view.rebuild.path[k], d) == 0;
+		if (d && !seen)
+			add(r, &r->view.rebuild, d);
+		else
+			free(d);
+	}
+}
+
+static int by_length(const void *a, const void *b)
+{
+	size_t la = strlen(*(const char *const *)a), lb = strlen(*(const char *const *)b);
+
+	return la < lb ? -1 : la > lb;
+}
+
+/* Once every hidden path is known: none inside one (it is covered whole),
+ * and in workspace-write none inside the root or the host's /tmp (the root
+ * is the command's to write: a directory there cannot be a frozen copy;
+ * the host's /tmp is out of view). Shallow first: one inside another is
+ * made after it, on the entry bound back there. */
+static void settle_holding_dirs(struct run_state *r)
+{
+	struct ns_path_list *l = &r->view.rebuild;
+	size_t o = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		bool drop = r->mode == SBX_MODE_WORKSPACE_WRITE &&
+			    (path_is_within(l->path[i], r->root) || path_is_within(l->path[i], "/tmp"));
+
+		for (size_t k = 0; k < r->view.hide.n && !drop; k++)
+			drop = path_is_within(l->path[i], r->view.hide.path[k]);
+		if (!drop)
+			l->path[o++] = l->path[i];
+	}
+	l->n = o;
+	qsort((void *)l->path, l->n, sizeof(l->path[0]), by_length);
+}
+
 static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const char *base)
 {
 	const char *home = home_dir();
@@ -346,6 +418,7 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 		add_default_hidden(r, home);
 		add_env_hidden(r);
 	}
+	add_holding_dirs(r, 0);
 	/* sbx's own state: other roots' /tmp and caches, spill files. This
 	 * run's own /tmp and cache are mounted back on top. Why every place a
 	 * base may be: a run whose root holds ~/.cache/sbx keeps its own state
@@ -573,6 +646,7 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 		prepare_recovery(r, cfg, avoid_ww);
 	else
 		prepare_workspace(r, cfg, have_base ? base : NULL);
+	settle_holding_dirs(r);
 	if (r->view_full)
 		return sbx_error_set(err, E2BIG, SBX_E_CONFIG, NULL,
 				     "unable to start: more than %d hidden paths (deny_read, the "
