@@ -125,11 +125,21 @@ static const char *keep(struct run_state *r, char *s)
 	return s;
 }
 
-/* Why a full list of hidden paths refuses the run: a path left out of it
- * would be readable. */
+/* Each path once: a file covered twice made the namespace runner fail (its
+ * second cover is mounted on the first, whose root is the empty source, and
+ * that source could not be removed), and npm and npx name ~/.npmrc in
+ * npm_config_userconfig for what they start. Why a full list of hidden
+ * paths refuses the run: a path left out of it would be readable. */
 static void add(struct run_state *r, struct ns_path_list *l, char *s)
 {
-	const char *kept = keep(r, s);
+	const char *kept;
+
+	for (size_t i = 0; s && i < l->n; i++)
+		if (strcmp(l->path[i], s) == 0) {
+			free(s);
+			return;
+		}
+	kept = keep(r, s);
 
 	if (kept && l->n < NS_VIEW_MAX_PATHS)
 		l->path[l->n++] = kept;

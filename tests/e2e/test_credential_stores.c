@@ -225,6 +225,23 @@ ParameterizedTest(struct rp *p, credential_stores, env_places, .timeout = 300)
 	check(&f, paths, n, env);
 }
 
+/* A store named twice is hidden once, and the run goes on: npm and npx set
+ * npm_config_userconfig to ~/.npmrc, the default place, for what they start
+ * (an MCP client launching `sbx mcp` through npx). */
+PARAMS(named_twice, params_both);
+ParameterizedTest(struct rp *p, credential_stores, named_twice, .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *npmrc = plant(&f, f.home, ".npmrc");
+	char *paths[] = { npmrc };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), e2e_fmt("npm_config_userconfig=%s", npmrc),
+			e2e_fmt("NPM_CONFIG_USERCONFIG=%s/", npmrc), NULL };
+
+	check(&f, paths, 1, env);
+}
+
 /* Docker's public certificates beside its key stay readable (TLS to a
  * daemon needs them, they are not secrets). */
 PARAMS(docker_certificates_readable, params_both);
