@@ -367,22 +367,17 @@ static char *holding_dir(const char *path)
 }
 
 /* The namespace runner shows the directory holding each credential store
- * from i on (ns_rebuild.c) as it was when the run starts, so that a store
- * made there or renamed over the old one during the run is not in view:
- * each one once. The landlock runner needs no list: its walk grants what
- * such a directory held, by inode (landlock_ruleset.c). */
-static void add_holding_dirs(struct run_state *r, size_t from)
+ * (ns_rebuild.c) as it was when the run starts, so that a store made there
+ * or renamed over the old one during the run is not in view. The landlock
+ * runner needs no list: its walk grants what such a directory held, by
+ * inode (landlock_ruleset.c). */
+static void add_holding_dirs(struct run_state *r)
 {
-	for (size_t i = from; i < r->view.hide.n; i++) {
+	for (size_t i = 0; i < r->view.hide.n; i++) {
 		char *d = holding_dir(r->view.hide.path[i]);
-		bool seen = false;
 
-		for (size_t k = 0; d && k < r->view.rebuild.n && !seen; k++)
-			seen = strcmp(r->view.rebuild.path[k], d) == 0;
-		if (d && !seen)
+		if (d)
 			add(r, &r->view.rebuild, d);
-		else
-			free(d);
 	}
 }
 
@@ -428,7 +423,7 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 		add_default_hidden(r, home);
 		add_env_hidden(r);
 	}
-	add_holding_dirs(r, 0);
+	add_holding_dirs(r);
 	/* sbx's own state: other roots' /tmp and caches, spill files. This
 	 * run's own /tmp and cache are mounted back on top. Why every place a
 	 * base may be: a run whose root holds ~/.cache/sbx keeps its own state
