@@ -192,11 +192,19 @@ bool path_is_within(const char *abs_path, const char *dir);
 size_t markers_build(char *out, size_t out_size, const char *mode_name, bool denied,
 		     bool escalation, bool runner_failed);
 
-/* Command output shown to a model must not pass for sbx's markers: a line of
- * it that holds "[sandbox" (any case, blanks or control characters allowed
- * after the '[') gets this visible prefix. Copies in (len bytes) to out with
- * the prefixes added and returns the new length; out NULL: only the length. */
+/* Command output shown to a model must not pass for sbx's markers nor for
+ * its "[... N bytes omitted ...]" line: a line of it that holds "[sandbox",
+ * or '[' with dots and later "omitted" (as a reader sees it: what prints as
+ * nothing or as a space passed by, lookalikes folded), gets this visible
+ * prefix. Copies in (len bytes) to out with the prefixes added and returns
+ * the new length; out NULL: only the length. Output holding sbx's own
+ * omitted line is guarded around it (markers_neutralise_around). */
 #define MARKER_FORGED_PREFIX "(command output) "
 size_t markers_neutralise(const char *in, size_t len, char *out);
+/* The same for output that holds sbx's own omitted line at [mid_at,
+ * mid_at + mid_len) (mid_len 0: none): what comes before and after it is
+ * guarded, each part on its own, and that line is copied as it is. */
+size_t markers_neutralise_around(const char *in, size_t len, size_t mid_at, size_t mid_len,
+				 char *out);
 
 #endif

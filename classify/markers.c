@@ -77,6 +77,9 @@ static const struct {
 	{ 0x00D7, 'x' }, { 0x00F8, 'o' }, { 0x00D8, 'o' }, { 0x0251, 'a' }, { 0x0261, 'g' },
 	{ 0x13A0, 'd' }, { 0x13AA, 'a' }, { 0x13DA, 's' }, { 0x13F4, 'b' }, { 0x2715, 'x' },
 	{ 0x2716, 'x' }, { 0x2A2F, 'x' },
+	/* the dots of the omitted line: an ellipsis, leaders, the fullwidth
+	 * and small full stops (NFKC gives no single ASCII '.' for some) */
+	{ 0x2024, '.' }, { 0x2025, '.' }, { 0x2026, '.' }, { 0xFE52, '.' }, { 0xFF0E, '.' },
 };
 
 static bool dropped(uint32_t cp)
@@ -240,11 +243,53 @@ static bool reads_as_marker(const unsigned char *line, size_t len, bool terminal
 	}
 }
 
+/* Does the line hold '[' with dots right after it, and later the word
+ * "omitted", as a reader sees it (read as reads_as_marker reads)? That is
+ * what sbx's own line between the head and the tail of a bounded stream
+ * says ("[... N bytes omitted ...]"; serve's cut answers add "to fit the
+ * answer"): a command's line that reads so could make a reader believe that
+ * output was left out that never was, or take sbx's line for its. Right to
+ * left too: "]... dettimo setyb 5 ...[" shows as such a line. */
+static bool reads_as_omitted(const unsigned char *line, size_t len, bool terminal)
+{
+	static const char word[] = "omitted", back[] = "dettimo";
+	const size_t wlen = sizeof(word) - 1;
+	size_t at = 0;
+	bool opened = false;
+
+	for (;;) {
+		int c = next_visible(line, len, &at, terminal);
+		size_t after = at, k = 1;
+
+		if (c < 0)
+			return false;
+		if (c == '[') {
+			opened = opened || next_visible(line, len, &after, terminal) == '.';
+		} else if (c == word[0] && opened) {
+			while (k < wlen && next_visible(line, len, &after, terminal) == word[k])
+				k++;
+			if (k == wlen)
+				return true;
+		} else if (c == back[0]) {
+			while (k < wlen && next_visible(line, len, &after, terminal) == back[k])
+				k++;
+			/* then dots, and a bracket right after them */
+			for (int prev = 0, d; k == wlen && (d = next_visible(line, len, &after,
+									   terminal)) >= 0;
+			     prev = d)
+				if (prev == '.' && (d == '[' || d == ']'))
+					return true;
+		}
+	}
+}
+
+/* A line a reader would take for sbx's own: a marker, or the omitted line. */
 static bool line_looks_like_marker(const char *text, size_t len)
 {
 	const unsigned char *line = (const unsigned char *)text;
 
-	return reads_as_marker(line, len, true) || reads_as_marker(line, len, false);
+	return reads_as_marker(line, len, true) || reads_as_marker(line, len, false) ||
+	       reads_as_omitted(line, len, true) || reads_as_omitted(line, len, false);
 }
 
 size_t markers_neutralise(const char *in, size_t len, char *out)
@@ -266,4 +311,19 @@ size_t markers_neutralise(const char *in, size_t len, char *out)
 		start = end;
 	}
 	return n;
+}
+
+size_t markers_neutralise_around(const char *in, size_t len, size_t mid_at, size_t mid_len,
+				 char *out)
+{
+	size_t n;
+
+	if (mid_len == 0 || mid_at > len || mid_len > len - mid_at)
+		return markers_neutralise(in, len, out);
+	n = markers_neutralise(in, mid_at, out);
+	if (out)
+		memcpy(out + n, in + mid_at, mid_len);
+	n += mid_len;
+	return n + markers_neutralise(in + mid_at + mid_len, len - mid_at - mid_len,
+				      out ? out + n : NULL);
 }

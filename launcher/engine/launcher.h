@@ -192,6 +192,8 @@ struct sbx_result {
 	size_t out_len;
 	char *err_text;
 	size_t err_len;
+	/* where sbx's "[... N bytes omitted ...]" line is in each (len 0: none) */
+	size_t out_mid_at, out_mid_len, err_mid_at, err_mid_len;
 	uint64_t out_bytes;
 	uint64_t err_bytes;
 	bool truncated;

@@ -84,24 +84,29 @@ bool sbx_result_timed_out(const struct sbx_result *r)
 }
 
 /* text = stdout, then stderr, then the markers, each part starting on a line
- * of its own. Command output that could pass for a marker is prefixed
- * (markers_neutralise): the model must be able to tell sbx's facts from what
- * the command printed, and the text never ends in a marker sbx did not add. */
+ * of its own. Command output that could pass for a marker or for sbx's
+ * omitted line is prefixed (markers_neutralise_around; sbx's own omitted
+ * line between the head and the tail is left as it is): the model must be
+ * able to tell sbx's facts from what the command printed, and the text never
+ * ends in a marker sbx did not add. */
 int result_finish_text(struct sbx_result *r)
 {
 	size_t ml = strlen(r->markers);
-	size_t ol = markers_neutralise(r->out_text, r->out_len, NULL);
-	size_t el = markers_neutralise(r->err_text, r->err_len, NULL);
+	size_t ol = markers_neutralise_around(r->out_text, r->out_len, r->out_mid_at,
+					      r->out_mid_len, NULL);
+	size_t el = markers_neutralise_around(r->err_text, r->err_len, r->err_mid_at,
+					      r->err_mid_len, NULL);
 	char *t = malloc(ol + el + ml + 3), *p;
 
 	if (!t)
 		return -ENOMEM;
 	p = t;
-	p += markers_neutralise(r->out_text, r->out_len, p);
+	p += markers_neutralise_around(r->out_text, r->out_len, r->out_mid_at, r->out_mid_len, p);
 	if (el) {
 		if (p > t && p[-1] != '\n')
 			*p++ = '\n';
-		p += markers_neutralise(r->err_text, r->err_len, p);
+		p += markers_neutralise_around(r->err_text, r->err_len, r->err_mid_at,
+					       r->err_mid_len, p);
 	}
 	if (ml) {
 		if (p > t && p[-1] != '\n')

@@ -42,6 +42,7 @@ struct run_state {
 	/* workspace-write: a hidden path that exists under the host's /tmp,
 	 * outside the root (the landlock runner grants /tmp whole), or NULL */
 	const char *hidden_in_tmp;
+	bool view_full; /* a path list of the view overflowed: the run is refused */
 #define RUN_VIEW_STRINGS (4 * NS_VIEW_MAX_PATHS + 8)
 	char *view_strings[RUN_VIEW_STRINGS]; /* owned by the run; view points here */
 	size_t n_view_strings;

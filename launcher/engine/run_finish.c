@@ -178,6 +178,8 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	stream_splice_finish(&r->err);
 	res->out_text = stream_render(&r->out, &res->out_len);
 	res->err_text = stream_render(&r->err, &res->err_len);
+	stream_render_omitted(&r->out, &res->out_mid_at, &res->out_mid_len);
+	stream_render_omitted(&r->err, &res->err_mid_at, &res->err_mid_len);
 	res->out_bytes = r->out.total;
 	res->err_bytes = r->err.total;
 	res->truncated = stream_truncated(&r->out) || stream_truncated(&r->err);

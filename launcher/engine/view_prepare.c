@@ -56,8 +56,11 @@ const struct view_hidden view_default_hidden[] = {
 	{ VIEW_HOME, ".terraform.d/credentials.tfrc.json" },
 	{ VIEW_HOME, ".vault-token" },
 	{ VIEW_HOME, ".kube" },
-	/* container registries */
+	/* container registries; Docker's TLS key (its certificates beside it
+	 * are public), and its contexts' TLS material */
 	{ VIEW_HOME, ".docker/config.json" },
+	{ VIEW_HOME, ".docker/key.pem" },
+	{ VIEW_HOME, ".docker/contexts/tls" },
 	{ VIEW_CONFIG, "containers/auth.json" },
 	{ VIEW_RUNTIME, "containers/auth.json" },
 	/* package registries' tokens */
@@ -81,6 +84,37 @@ const struct view_hidden view_default_hidden[] = {
 	{ VIEW_HOME, NULL },
 };
 
+/* Where a tool's own variable moves its store (docs/workspace.md): hidden
+ * there as well as in the default place above. */
+const struct view_env_hidden view_env_hidden[] = {
+	{ "DOCKER_CONFIG", "config.json", false },
+	{ "DOCKER_CONFIG", "key.pem", false },
+	{ "DOCKER_CONFIG", "contexts/tls", false },
+	{ "DOCKER_CERT_PATH", "key.pem", false },
+	{ "AWS_SHARED_CREDENTIALS_FILE", NULL, false },
+	{ "AWS_CONFIG_FILE", NULL, false },
+	{ "KUBECONFIG", NULL, true },
+	{ "CARGO_HOME", "credentials", false },
+	{ "CARGO_HOME", "credentials.toml", false },
+	{ "GNUPGHOME", "", false },
+	/* npm reads its config variables in any case */
+	{ "NPM_CONFIG_USERCONFIG", NULL, false },
+	{ "npm_config_userconfig", NULL, false },
+	{ "GH_CONFIG_DIR", "", false },
+	{ "GLAB_CONFIG_DIR", "", false },
+	{ "HUB_CONFIG", NULL, false },
+	{ "AZURE_CONFIG_DIR", "", false },
+	{ "CLOUDSDK_CONFIG", "", false },
+	{ "REGISTRY_AUTH_FILE", NULL, false },
+	{ "GRADLE_USER_HOME", "gradle.properties", false },
+	{ "OCI_CLI_CONFIG_FILE", NULL, false },
+	{ "PGPASSFILE", NULL, false },
+	{ "NETRC", NULL, false },
+	{ "CODEX_HOME", "auth.json", false },
+	{ "CLAUDE_CONFIG_DIR", ".credentials.json", false },
+	{ NULL, NULL, false },
+};
+
 static const char *keep(struct run_state *r, char *s)
 {
 	if (!s || r->n_view_strings >= RUN_VIEW_STRINGS) {
@@ -91,12 +125,26 @@ static const char *keep(struct run_state *r, char *s)
 	return s;
 }
 
+/* Each path once: a file covered twice made the namespace runner fail (its
+ * second cover is mounted on the first, whose root is the empty source, and
+ * that source could not be removed), and npm and npx name ~/.npmrc in
+ * npm_config_userconfig for what they start. Why a full list of hidden
+ * paths refuses the run: a path left out of it would be readable. */
 static void add(struct run_state *r, struct ns_path_list *l, char *s)
 {
-	const char *kept = keep(r, s);
+	const char *kept;
+
+	for (size_t i = 0; s && i < l->n; i++)
+		if (strcmp(l->path[i], s) == 0) {
+			free(s);
+			return;
+		}
+	kept = keep(r, s);
 
 	if (kept && l->n < NS_VIEW_MAX_PATHS)
 		l->path[l->n++] = kept;
+	else if (s && l == &r->view.hide)
+		r->view_full = true;
 }
 
 /* A hidden path and, when it is reached through a symlink (dotfiles kept
@@ -224,6 +272,37 @@ static const char *xdg(const char *name)
 	return v && v[0] == '/' ? v : NULL;
 }
 
+/* One absolute path (not "/" itself) of len bytes the variable gave, with rel
+ * below it ("" the directory itself, NULL: the path is the store). */
+static void add_moved(struct run_state *r, const char *p, size_t len, const char *rel)
+{
+	char *s;
+
+	while (len > 1 && p[len - 1] == '/')
+		len--;
+	if (len < 2 || p[0] != '/')
+		return;
+	if (asprintf(&s, "%.*s%s%s", (int)len, p, rel && rel[0] ? "/" : "", rel ? rel : "") >= 0)
+		add_hidden(r, s);
+}
+
+/* The stores a tool's own variable moves, as the caller's environment gives
+ * it (read once, here): a relative path is not used (where would it be?). */
+static void add_env_hidden(struct run_state *r)
+{
+	for (size_t i = 0; view_env_hidden[i].var; i++) {
+		const struct view_env_hidden *h = &view_env_hidden[i];
+		const char *v = getenv(h->var);
+
+		for (const char *p = v; p && *p;) {
+			const char *end = h->list ? strchrnul(p, ':') : p + strlen(p);
+
+			add_moved(r, p, (size_t)(end - p), h->rel);
+			p = *end ? end + 1 : end;
+		}
+	}
+}
+
 /* Each default credential store: in its default place, and in the XDG
  * directory the caller's environment moves it to (read once, here). */
 static void add_default_hidden(struct run_state *r, const char *home)
@@ -265,16 +344,86 @@ static void add_default_hidden(struct run_state *r, const char *home)
 	}
 }
 
+/* The directory that holds path, or else the deepest directory of its way
+ * that exists, resolved; NULL when that is "/". */
+static char *holding_dir(const char *path)
+{
+	char *c = strdup(path), *slash;
+
+	while (c && (slash = strrchr(c, '/')) && slash != c) {
+		struct stat st;
+		char *real;
+
+		*slash = '\0';
+		real = realpath(c, NULL);
+		if (real && stat(real, &st) == 0 && S_ISDIR(st.st_mode) && strcmp(real, "/") != 0) {
+			free(c);
+			return real;
+		}
+		free(real);
+	}
+	free(c);
+	return NULL;
+}
+
+/* The namespace runner shows the directory holding each credential store
+ * (ns_rebuild.c) as it was when the run starts, so that a store made there
+ * or renamed over the old one during the run is not in view. The landlock
+ * runner needs no list: its walk grants what such a directory held, by
+ * inode (landlock_ruleset.c). */
+static void add_holding_dirs(struct run_state *r)
+{
+	for (size_t i = 0; i < r->view.hide.n; i++) {
+		char *d = holding_dir(r->view.hide.path[i]);
+
+		if (d)
+			add(r, &r->view.rebuild, d);
+	}
+}
+
+static int by_length(const void *a, const void *b)
+{
+	size_t la = strlen(*(const char *const *)a), lb = strlen(*(const char *const *)b);
+
+	return la < lb ? -1 : la > lb;
+}
+
+/* Once every hidden path is known: none inside one (it is covered whole),
+ * and in workspace-write none inside the root or the host's /tmp (the root
+ * is the command's to write: a directory there cannot be a frozen copy;
+ * the host's /tmp is out of view). Shallow first: one inside another is
+ * made after it, on the entry bound back there. */
+static void settle_holding_dirs(struct run_state *r)
+{
+	struct ns_path_list *l = &r->view.rebuild;
+	size_t o = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		bool drop = r->mode == SBX_MODE_WORKSPACE_WRITE &&
+			    (path_is_within(l->path[i], r->root) || path_is_within(l->path[i], "/tmp"));
+
+		for (size_t k = 0; k < r->view.hide.n && !drop; k++)
+			drop = path_is_within(l->path[i], r->view.hide.path[k]);
+		if (!drop)
+			l->path[o++] = l->path[i];
+	}
+	l->n = o;
+	qsort((void *)l->path, l->n, sizeof(l->path[0]), by_length);
+}
+
 static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const char *base)
 {
 	const char *home = home_dir();
 
-	if (cfg->deny_read && strcmp(cfg->deny_read, "none") != 0)
+	if (cfg->deny_read && strcmp(cfg->deny_read, "none") != 0) {
 		add_list(r, &r->view.hide, cfg->deny_read, home);
-	else if (!cfg->deny_read)
+	} else if (!cfg->deny_read) {
 		add_default_hidden(r, home);
+		add_env_hidden(r);
+	}
 	if (cfg->deny_read_add)
 		add_list(r, &r->view.hide, cfg->deny_read_add, home);
+	add_holding_dirs(r);
 	/* sbx's own state: other roots' /tmp and caches, spill files. This
 	 * run's own /tmp and cache are mounted back on top. Why every place a
 	 * base may be: a run whose root holds ~/.cache/sbx keeps its own state
@@ -508,25 +657,8 @@ static void prepare_recovery(struct run_state *r, const struct sbx_run *cfg,
 	r->protect.dir_fd = fd;
 }
 
-int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err)
+static void prepare_workspace(struct run_state *r, const struct sbx_run *cfg, const char *base)
 {
-	char base[PATH_MAX];
-	struct sbx_error ignored;
-	bool have_base;
-
-	(void)err;
-	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS)
-		return 0;
-	const char *const avoid_ww[] = { r->root, "/tmp", NULL };
-
-	/* In workspace-write, not inside what the command may write. */
-	have_base = statedir_base(r->mode == SBX_MODE_WORKSPACE_WRITE ? avoid_ww : NULL, base,
-				  sizeof(base), &ignored) == 0;
-	prepare_hidden(r, cfg, have_base ? base : NULL);
-	if (r->mode != SBX_MODE_WORKSPACE_WRITE) {
-		prepare_recovery(r, cfg, avoid_ww);
-		return 0;
-	}
 	/* In workspace-write the host's /tmp is out of view (namespace runner:
 	 * /tmp is the workspace's own) or writable (landlock runner: nothing
 	 * can be hidden there): a hidden or revealed path there is dropped,
@@ -539,9 +671,35 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 	drop_under(&r->view.hide, "/tmp", r->root);
 	drop_under(&r->view.reveal, "/tmp", r->root);
 	prepare_protected(r, cfg);
-	prepare_dirs(r, cfg, have_base ? base : NULL);
+	prepare_dirs(r, cfg, base);
 	prepare_sockets(r, cfg);
 	prepare_writable(r);
+}
+
+int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err)
+{
+	char base[PATH_MAX];
+	struct sbx_error ignored;
+	bool have_base;
+
+	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS)
+		return 0;
+	const char *const avoid_ww[] = { r->root, "/tmp", NULL };
+
+	/* In workspace-write, not inside what the command may write. */
+	have_base = statedir_base(r->mode == SBX_MODE_WORKSPACE_WRITE ? avoid_ww : NULL, base,
+				  sizeof(base), &ignored) == 0;
+	prepare_hidden(r, cfg, have_base ? base : NULL);
+	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
+		prepare_recovery(r, cfg, avoid_ww);
+	else
+		prepare_workspace(r, cfg, have_base ? base : NULL);
+	settle_holding_dirs(r);
+	if (r->view_full)
+		return sbx_error_set(err, E2BIG, SBX_E_CONFIG, NULL,
+				     "unable to start: more than %d hidden paths (deny_read, the "
+				     "stores the environment moves, sbx's state)",
+				     NS_VIEW_MAX_PATHS);
 	return 0;
 }
 

@@ -15,6 +15,14 @@ struct view_hidden {
 	const char *rel;
 };
 extern const struct view_hidden view_default_hidden[];
+/* A default credential store that the tool's own variable moves: rel below
+ * the directory it names, or (rel NULL) the file it names; list: a list of
+ * files separated by ':' (KUBECONFIG). */
+struct view_env_hidden {
+	const char *var, *rel;
+	bool list;
+};
+extern const struct view_env_hidden view_env_hidden[];
 
 int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err);
 /* workspace-write, before the command starts: join or record the root's

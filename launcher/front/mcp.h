@@ -49,7 +49,7 @@ json_t *mcp_tools_list(const struct work_session *sess);
 json_t *mcp_tool_result(const struct sbx_result *result, size_t budget);
 json_t *mcp_tool_error(const struct sbx_error *err);
 json_t *mcp_tool_started(const struct work_task *task);
-json_t *mcp_tool_task_output(json_t *output);
+json_t *mcp_tool_task_output(json_t *output, const struct work_omitted *om);
 
 /* mcp_call.c: tools/call */
 void mcp_call_start(struct rpc_server *s, struct mcp *mc, json_t *id, json_t *params);

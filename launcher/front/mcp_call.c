@@ -248,6 +248,7 @@ static void call_task_output(struct rpc_server *s, struct mcp *mc, struct mcp_ca
 {
 	struct work_task *task = task_arg(s, mc, c, args);
 	uint64_t since_out, since_err;
+	struct work_omitted om;
 
 	if (!task)
 		return;
@@ -256,7 +257,9 @@ static void call_task_output(struct rpc_server *s, struct mcp *mc, struct mcp_ca
 	 * possibly escaped to six bytes per byte, next to the settled result. */
 	answer(s, c,
 	       mcp_tool_task_output(work_task_output(task, since_out, since_err,
-						     (mc->w.answer_max - ENVELOPE) / 2 / 2 / 2 / 6)));
+						     (mc->w.answer_max - ENVELOPE) / 2 / 2 / 2 / 6,
+						     &om),
+				    &om));
 }
 
 static void call_task_stop(struct rpc_server *s, struct mcp *mc, struct mcp_call *c,

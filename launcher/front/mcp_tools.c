@@ -49,8 +49,10 @@ json_t *mcp_tools_list(const struct work_session *sess)
 		"Run a bash command in the workspace under sbx's file-write policy. The answer is "
 		"the command's bounded output, then sbx's markers, then how it ended. A line "
 		"'[sandbox: file access denied under <mode> mode]' means the sandbox, not the "
-		"command, refused a write: do not retry the same write another way. Output lines "
-		"that merely look like sbx's markers are prefixed '" MARKER_FORGED_PREFIX "'. "
+		"command, refused a write: do not retry the same write another way. A line "
+		"'[... N bytes omitted ...]' is sbx's: the middle of a long output was left out. "
+		"Output lines that merely look like sbx's markers or that line are prefixed '"
+		MARKER_FORGED_PREFIX "'. "
 		"Long-running work (servers, watchers) belongs in run_in_background.",
 		"inputSchema", bash_in, "outputSchema",
 		output_schema(result_properties(),
@@ -169,28 +171,36 @@ json_t *mcp_tool_started(const struct work_task *task)
 }
 
 /* Append len bytes of command output to *buf with every line that could pass
- * for a marker prefixed (markers_neutralise): task_output's text is what the
- * model reads, so a task must not be able to forge sbx's facts there either. */
-static bool append_output(char **buf, size_t *len, const char *what, const char *in,
-			  size_t in_len)
+ * for a marker or for sbx's omitted line prefixed, but sbx's own omitted line
+ * at [mid_at, mid_at + mid_len) (markers_neutralise_around): task_output's
+ * text is what the model reads, so a task must not be able to forge sbx's
+ * facts there either. */
+static bool append_guarded(char **buf, size_t *len, const char *what, const char *in,
+			   size_t in_len, size_t mid_at, size_t mid_len)
 {
-	size_t wl = strlen(what), n = markers_neutralise(in, in_len, NULL);
+	size_t wl = strlen(what), n = markers_neutralise_around(in, in_len, mid_at, mid_len, NULL);
 	char *p = realloc(*buf, *len + wl + n + 1);
 
 	if (!p)
 		return false;
 	memcpy(p + *len, what, wl);
-	markers_neutralise(in, in_len, p + *len + wl);
+	markers_neutralise_around(in, in_len, mid_at, mid_len, p + *len + wl);
 	*len += wl + n;
 	p[*len] = '\0';
 	*buf = p;
 	return true;
 }
 
+static bool append_output(char **buf, size_t *len, const char *what, const char *in,
+			  size_t in_len)
+{
+	return append_guarded(buf, len, what, in, in_len, 0, 0);
+}
+
 /* The task's status and new output as text, and once it has settled sbx's
  * markers and how it ended (the model may never see structuredContent); the
  * object as it is. */
-json_t *mcp_tool_task_output(json_t *output)
+json_t *mcp_tool_task_output(json_t *output, const struct work_omitted *om)
 {
 	json_t *so = json_object_get(output, "stdout");
 	json_t *se = json_object_get(output, "stderr");
@@ -207,11 +217,11 @@ json_t *mcp_tool_task_output(json_t *output)
 		len = (size_t)n;
 	else
 		text = NULL;
-	ok = ok && append_output(&text, &len, "", json_string_value(so) ?: "",
-				 json_string_length(so));
+	ok = ok && append_guarded(&text, &len, "", json_string_value(so) ?: "",
+				  json_string_length(so), om->at[0], om->len[0]);
 	if (ok && json_string_length(se))
-		ok = append_output(&text, &len, "\n[stderr]\n", json_string_value(se),
-				   json_string_length(se));
+		ok = append_guarded(&text, &len, "\n[stderr]\n", json_string_value(se),
+				    json_string_length(se), om->at[1], om->len[1]);
 	if (ok && json_is_object(res)) {
 		if (len && text[len - 1] != '\n')
 			ok = append_output(&text, &len, "\n", "", 0);

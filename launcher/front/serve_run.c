@@ -285,7 +285,7 @@ void serve_task_output(struct rpc_server *s, struct serve *sv, struct rpc_msg *m
 		return;
 	rpc_since(m->params, "since", &since_out, &since_err);
 	rpc_send(s, rpc_result(json_incref(m->id),
-			       work_task_output(task, since_out, since_err, per_stream)));
+			       work_task_output(task, since_out, since_err, per_stream, NULL)));
 }
 
 /* task/kill answers once the tree is really gone, with the settled status. */

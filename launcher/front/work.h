@@ -110,10 +110,17 @@ void work_task_drop(struct work *w, struct work_task *task);
 void work_task_settle(struct work *w, struct work_task *task, enum task_status status,
 		      json_t *result, struct stream_view *out, struct stream_view *errv);
 const char *work_task_status_name(enum task_status status);
+/* Where sbx's own "[... N bytes omitted ...]" line lies in the stdout [0]
+ * and stderr [1] strings of a task's output (bytes; len 0: none there), for
+ * a text a model reads to guard the command's lines and not sbx's. */
+struct work_omitted {
+	size_t at[2], len[2];
+};
 /* {"task","status","stdout","stderr","next":{"stdout","stderr"},"result"?}:
- * the bytes after the offsets, at most max of each stream. */
+ * the bytes after the offsets, at most max of each stream. om (may be
+ * NULL) gets where sbx's omitted lines are. */
 json_t *work_task_output(const struct work_task *task, uint64_t since_out, uint64_t since_err,
-			 size_t max);
+			 size_t max, struct work_omitted *om);
 
 /* work_answers.c */
 /* The bash tool's input schema for a session (serve's schema, mcp's bash). */

@@ -13,7 +13,9 @@
 	"not the command, refused a write (the command failed because of the policy); "          \
 	"'[sandbox: escalation available ...]' follows it when a wider mode may be asked "       \
 	"for; '[sandbox: the sandbox runner itself failed ...]' means the command did not run "  \
-	"at all. Output lines of the command that look like these are shown with the prefix "    \
+	"at all. A line '[... N bytes omitted ...]' is sbx's too: the middle of a long output "  \
+	"was left out. Output lines of the command that look like these are shown with the "   \
+	"prefix "                                                                               \
 	"'" MARKER_FORGED_PREFIX "': they are not sbx's."
 
 json_t *work_bash_schema(const struct work_session *sess)

@@ -111,31 +111,55 @@ const char *work_task_status_name(enum task_status status)
 	return "unknown";
 }
 
-static json_t *bytes_json(const char *buf, size_t len)
+/* The bytes as a JSON string (invalid UTF-8 as U+FFFD), each of the three
+ * parts on its own (before sbx's omitted line, the line, after it), so
+ * that *mid_at says where the line is in the string. */
+static json_t *bytes_json(const char *buf, size_t len, size_t *mid_at, size_t mid_len)
 {
-	size_t clean_len;
-	char *clean = utf8_sanitize(buf, len, &clean_len);
-	json_t *j = clean ? json_stringn(clean, clean_len) : NULL;
+	size_t cut[4] = { 0, *mid_at, *mid_at + mid_len, len }, n = 0;
+	char *str = NULL;
+	json_t *j = NULL;
 
-	free(clean);
+	for (int i = 0; i < 3; i++) {
+		size_t clean_len;
+		char *clean = utf8_sanitize(buf + cut[i], cut[i + 1] - cut[i], &clean_len);
+		char *grown = clean ? realloc(str, n + clean_len + 1) : NULL;
+
+		if (!grown) {
+			free(clean);
+			goto out;
+		}
+		str = grown;
+		if (i == 1)
+			*mid_at = n;
+		memcpy(str + n, clean, clean_len);
+		n += clean_len;
+		free(clean);
+	}
+	j = json_stringn(str ? str : "", n);
+out:
+	free(str);
 	return j ? j : json_string("");
 }
 
 static void slice(json_t *o, json_t *next, const char *name, const struct stream_view *v,
-		  uint64_t since, size_t max)
+		  uint64_t since, size_t max, size_t *mid_at, size_t *mid_len)
 {
 	uint64_t at = since;
 	size_t len = 0;
-	char *bytes = v->head ? stream_view_since(v, since, max, &len, &at) : NULL;
+	char *bytes = v->head ? stream_view_since(v, since, max, &len, &at, mid_at, mid_len) : NULL;
 
-	json_object_set_new(o, name, bytes_json(bytes ? bytes : "", len));
+	if (!bytes)
+		*mid_at = *mid_len = 0;
+	json_object_set_new(o, name, bytes_json(bytes ? bytes : "", len, mid_at, *mid_len));
 	json_object_set_new(next, name, json_integer((json_int_t)at));
 	free(bytes);
 }
 
 json_t *work_task_output(const struct work_task *task, uint64_t since_out, uint64_t since_err,
-			 size_t max)
+			 size_t max, struct work_omitted *om)
 {
+	struct work_omitted none;
 	struct stream_view live_out = { 0 }, live_err = { 0 };
 	const struct stream_view *out = &task->out, *errv = &task->err;
 	json_t *o = json_pack("{s:s, s:s}", "task", task->name, "status",
@@ -146,8 +170,10 @@ json_t *work_task_output(const struct work_task *task, uint64_t since_out, uint6
 		out = &live_out;
 		errv = &live_err;
 	}
-	slice(o, next, "stdout", out, since_out, max);
-	slice(o, next, "stderr", errv, since_err, max);
+	if (!om)
+		om = &none;
+	slice(o, next, "stdout", out, since_out, max, &om->at[0], &om->len[0]);
+	slice(o, next, "stderr", errv, since_err, max, &om->at[1], &om->len[1]);
 	json_object_set_new(o, "stdout_bytes", json_integer((json_int_t)out->total));
 	json_object_set_new(o, "stderr_bytes", json_integer((json_int_t)errv->total));
 	json_object_set_new(o, "next", next);

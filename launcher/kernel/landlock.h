@@ -81,8 +81,10 @@ int landlock_allow_fd(int ruleset, int fd, uint64_t rights);
 /* The same by path (opened O_PATH, symlinks followed). 0 or -errno. */
 int landlock_allow_path(int ruleset, const char *path, uint64_t rights);
 /* Allow `rights` beneath dir except beneath each path in `except` (absolute;
- * resolved first; one that does not exist or is not strictly below dir is
- * ignored). How: the entries beside the way from dir to each excluded path
+ * resolved first, and one that does not exist as its deepest existing
+ * ancestor resolves, the rest appended: the directories on its way are
+ * walked, and nothing made there later is granted; one not strictly below
+ * dir is ignored). How: the entries beside the way from dir to each excluded path
  * get `rights`; each directory on the way gets only `along` beneath it (which
  * therefore reaches the excluded paths too: READ_DIR lets them be listed,
  * nothing more). Symlinks met are granted nothing: what they point to is

@@ -245,6 +245,33 @@ int landlock_allow_except(int ruleset, const char *dir, uint64_t rights, uint64_
 					    failed_size, NULL);
 }
 
+/* What path resolves to; where its end does not exist (yet), what the deepest
+ * ancestor that does resolves to, the rest appended. Why: an excluded path
+ * that is absent when the ruleset is made (a credential store the user makes
+ * during the run) is then left out as one that exists is: the walk goes down
+ * to the directory that would hold it and grants that directory's entries
+ * one by one, so nothing made there later is granted. malloc'd, or NULL. */
+static char *resolve_existing(const char *path)
+{
+	char *real = realpath(path, NULL), *c, *slash, *out = NULL;
+
+	if (real || path[0] != '/' || !(c = strdup(path)))
+		return real;
+	while ((slash = strrchr(c, '/')) && slash != c) {
+		*slash = '\0';
+		real = realpath(c, NULL);
+		if (!real)
+			continue;
+		if (asprintf(&out, "%s%s", strcmp(real, "/") == 0 ? "" : real,
+			     path + (slash - c)) < 0)
+			out = NULL;
+		free(real);
+		break;
+	}
+	free(c);
+	return out;
+}
+
 int landlock_allow_except_logged(int ruleset, const char *dir, uint64_t rights, uint64_t along,
 				 const char *const *except, size_t n_except, char *failed,
 				 size_t failed_size, struct landlock_walk_log *log)
@@ -266,7 +293,7 @@ int landlock_allow_except_logged(int ruleset, const char *dir, uint64_t rights, 
 	/* Why resolve: an exception named through a symlink would otherwise
 	 * miss the real directory, which the walk grants. */
 	for (size_t i = 0; i < n_except; i++) {
-		char *real = realpath(except[i], NULL);
+		char *real = resolve_existing(except[i]);
 
 		if (real && strncmp(real, real_dir, dlen) == 0 && real[dlen] == '/' &&
 		    real[dlen + 1] != '\0')

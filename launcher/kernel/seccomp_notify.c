@@ -55,8 +55,8 @@
 
 #if defined(__x86_64__) || defined(__aarch64__)
 
-/* The native ABI's numbers (x86-64's and x32's with the x32 bit; arm64's),
- * from the target's own <sys/syscall.h>. The metadata calls: */
+/* The native ABI's numbers (x86-64's; arm64's), from the target's own
+ * <sys/syscall.h>. The metadata calls: */
 static const unsigned meta_64[] = {
 #ifdef SYSCALL_ABI_LEGACY_PATHS
 	SYS_chmod, SYS_chown, SYS_lchown, SYS_utime, SYS_utimes, SYS_futimesat,
@@ -83,8 +83,6 @@ static const unsigned mkdir_64[] = {
 
 #if defined(__x86_64__)
 static const unsigned watch_32[] = { 292, 339 }; /* inotify_add_watch fanotify_mark */
-/* x32's own numbers for the message calls (the x32 bit is masked off). */
-static const unsigned sock_x32_only[] = { 518 /* sendmsg */, 538 /* sendmmsg */ };
 /* i386: the same calls by their 32-bit numbers, the 16-bit uid variants of
  * chown too, and utimensat_time64. */
 static const unsigned meta_32[] = {
@@ -101,7 +99,6 @@ static const unsigned meta_32[] = {
 #define I386_SOCKETCALL 102
 #define I386_IO_URING_SETUP 425
 #define I386_IOCTL 54
-#define X32_IOCTL 514 /* x32's own number (the x32 bit masked off) */
 #endif
 
 struct bpf_prog_buf {
@@ -220,12 +217,12 @@ static void emit_sendto(struct bpf_prog_buf *b, unsigned nr, bool wide)
  *    opens it (supervisor_pty.c). ioctl(master, TIOCGPTN), which grantpt
  *    and ptsname ask: the supervisor swaps in a pty of the run's pool, whose
  *    slave alone is granted by name (supervisor_ptypool.c). The native
- *    ABI's only: x32's and i386's keep Landlock's refusal.
+ *    ABI's only: i386's keeps Landlock's refusal.
  *  - every request of the file systems' own types ('f', 'X', 'v', 0x94,
  *    0xf5, 0x15): Landlock decides the open, not what an ioctl then changes
  *    on the inode (chattr, chattr -v, xfs_io, btrfs subvolumes); an
- *    allow-list in the supervisor decides (supervisor_ioctl.c). x32's ioctl
- *    (514) and i386's (54) too: the supervisor refuses every 32-bit call,
+ *    allow-list in the supervisor decides (supervisor_ioctl.c). i386's
+ *    ioctl (54) too: the supervisor refuses every 32-bit call,
  *    where the kernel would turn FS_IOC32_SETFLAGS into FS_IOC_SETFLAGS
  *    (arm64's 32-bit ARM never gets here: the filter kills it).
  * Every other ioctl stays a register compare. A holds nr, and still does
@@ -278,7 +275,7 @@ static void emit_open(struct bpf_prog_buf *b, unsigned nr, unsigned arg)
 /* open and openat for reading and writing (the access mode O_RDWR, a
  * register): noted where the sandbox refuses them, then continued
  * (supervisor_rw_open.c). Every other open stays a register compare. The
- * native table's only (x32's unnoted; arm64's open is openat). A holds nr. */
+ * native table's only (arm64's open is openat). A holds nr. */
 static void emit_rw_opens(struct bpf_prog_buf *b)
 {
 	static const struct {
@@ -354,7 +351,6 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool opens, bool i386)
 		}
 		return;
 	}
-	set_add(&set, sock_x32_only, sizeof(sock_x32_only) / sizeof(sock_x32_only[0]));
 #else
 	(void)i386;
 	emit_ret_if(b, SYS_io_uring_setup, SECCOMP_RET_ERRNO | ENOSYS);
@@ -368,14 +364,9 @@ static void emit_table(struct bpf_prog_buf *b, bool meta, bool opens, bool i386)
 	}
 	emit_set(b, &set);
 	emit_sendto(b, SYS_sendto, true);
-	if (meta) {
+	if (meta)
 		emit_ioctls(b, SYS_ioctl, true);
-#if defined(__x86_64__)
-		emit_ioctls(b, X32_IOCTL, false);
-#endif
-	}
-	/* x32's open, openat and creat have x86-64's numbers; arm64's table
-	 * has openat alone (libc's open and creat call it). */
+	/* arm64's table has openat alone (libc's open and creat call it). */
 	if (opens) {
 #ifdef SYSCALL_ABI_LEGACY_PATHS
 		emit_open(b, SYS_open, 1);
@@ -407,12 +398,18 @@ static void build(struct bpf_prog_buf *b, bool meta, bool opens)
 	emit(b, (struct sock_filter)RET_ALLOW);
 #else
 	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 2, 0));
-	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 4, 0));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 5, 0));
 	emit(b, (struct sock_filter)RET_ALLOW); /* no other ABI runs on x86-64 */
-	/* x86-64 and x32 share one table, x32's numbers with the x32 bit:
-	 * mask it off so neither ABI is a way around the other. */
+	/* x32 (x86-64's audit arch and table, numbers with the x32 bit,
+	 * 32-bit pointers) is refused whole, as a kernel built without it
+	 * answers (CONFIG_X86_X32_ABI unset, as here): nothing sbx runs is an
+	 * x32 program, and a call the supervisor took for x86-64's (the bit
+	 * masked off) was performed for the command where the kernel itself
+	 * has no such call, an open for writing by the run's opener among
+	 * them. The errno rules refuse it the same way (seccomp_compile.c). */
 	emit(b, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, nr));
-	emit(b, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~SYSCALL_ABI_X32_BIT));
+	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, SYSCALL_ABI_X32_BIT, 0, 1));
+	emit(b, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS));
 	emit(b, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0)); /* patched below */
 	unsigned short ja = b->n - 1;
 	/* i386 */

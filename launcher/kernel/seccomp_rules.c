@@ -16,7 +16,8 @@
  *    its operations carry modes and addresses no filter sees);
  *  - landlock runner only: new namespaces of any kind (clone3 with ENOSYS
  *    so libc falls back to clone, whose flags the filter can read),
- *    entering any namespace (setns), every mount call, and CLONE_PARENT (a
+ *    entering any namespace (setns), every mount call (those libseccomp
+ *    cannot name by number: seccomp_rules_unnamed), and CLONE_PARENT (a
  *    process beside bash, outside the tree the end of the run looks at).
  *    The namespace runner allows both: its binds are locked, and nested
  *    sandboxes work there. Also limits and priorities of other processes
@@ -203,6 +204,26 @@ static int add_no_namespaces_no_mounts(scmp_filter_ctx ctx)
 	for (size_t i = 0; rc == 0 && i < sizeof(mount_family) / sizeof(mount_family[0]); i++)
 		rc = seccomp_rule_add(ctx, REFUSE, mount_family[i], 0);
 	return rc;
+}
+
+/* The mount calls libseccomp 2.5 (Debian 12) has no name for, by number:
+ * open_tree_attr (Linux 6.15) makes a detached copy of a mount with new
+ * attributes, open_tree and mount_setattr in one call, and is refused
+ * where they are. Its number is the same on x86-64, i386 and arm64 (x32
+ * is refused whole: seccomp_compile.c). */
+static const unsigned mount_family_unnamed[] = { 467 /* open_tree_attr */ };
+
+size_t seccomp_rules_unnamed(enum seccomp_rules_for runner, unsigned *nr, size_t max)
+{
+	size_t n = 0;
+
+	if (runner == SECCOMP_RULES_NAMESPACE)
+		return 0;
+	for (size_t i = 0; i < sizeof(mount_family_unnamed) / sizeof(mount_family_unnamed[0]) &&
+			   n < max;
+	     i++)
+		nr[n++] = mount_family_unnamed[i];
+	return n;
 }
 
 /* Landlock scopes signals (ABI 6+) but not these calls, which reach any

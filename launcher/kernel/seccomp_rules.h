@@ -4,6 +4,8 @@
 #ifndef SBX_SECCOMP_RULES_H
 #define SBX_SECCOMP_RULES_H
 
+#include <stddef.h>
+
 enum seccomp_rules_for {
 	SECCOMP_RULES_NAMESPACE, /* nested user namespaces and private mounts allowed */
 	SECCOMP_RULES_LANDLOCK,  /* no new namespace, no mount call */
@@ -30,5 +32,10 @@ enum seccomp_rules_for {
  * unit test that checks the embedded copy both compile from here. 0 or
  * -errno. */
 int seccomp_rules_add(void *ctx, enum seccomp_rules_for runner);
+/* The calls refused for `runner` that libseccomp has no name for (newer
+ * than its table), by their number, the same on every ABI sbx filters:
+ * seccomp_compile puts their refusal before libseccomp's program. Writes
+ * at most max numbers to nr; returns how many. */
+size_t seccomp_rules_unnamed(enum seccomp_rules_for runner, unsigned *nr, size_t max);
 
 #endif

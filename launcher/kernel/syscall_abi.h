@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The system call ABI sbx is built for, as seccomp shows a call (arch, nr):
  * what the supervisor asks before it decodes a call's arguments. A build
- * supervises its native ABI only. The others a kernel may run beside it
- * (x86-64's i386 and x32; arm64's 32-bit ARM) are never decoded: the
- * filters refuse them (x86-64) or kill their caller (arm64). The numbers of
+ * supervises its native ABI only (and i386's opens, supervisor_open.c). The
+ * others a kernel may run beside it (x86-64's i386 and x32; arm64's 32-bit
+ * ARM) are never decoded: the supervisor refuses i386's, the filters refuse
+ * x32 whole (ENOSYS) before any of its calls reaches us, and kill a 32-bit
+ * ARM caller (arm64). The numbers of
  * the calls come from the target's own <sys/syscall.h>; the argument order
  * of every call the supervisor decodes is the same on both architectures. */
 #ifndef SBX_SYSCALL_ABI_H

@@ -56,6 +56,10 @@ int stream_init(struct stream *s, const char *name, size_t limit, int pass_fd,
 void stream_feed(struct stream *s, const char *buf, size_t len);
 /* head, "\n[... N bytes omitted ...]\n", tail (or all when it fit). malloc'd. */
 char *stream_render(const struct stream *s, size_t *len);
+/* Where stream_render puts that line: at and len within what it returns
+ * (a reader's guard must leave sbx's own line alone); false, 0 and 0 when
+ * nothing was omitted. */
+bool stream_render_omitted(const struct stream *s, size_t *at, size_t *len);
 bool stream_truncated(const struct stream *s);
 /* Bytes past the head, in order (the last tail_size of them are kept). */
 void stream_set_tail(struct stream *s, const char *buf, size_t len);
@@ -79,10 +83,11 @@ struct stream_view {
 int stream_view_take(const struct stream *s, struct stream_view *v);
 void stream_view_free(struct stream_view *v);
 /* The bytes after since, at most max of them (plus one "[... N bytes omitted
- * ...]" line where the middle was not kept). malloc'd; *next is the offset
- * to ask from next time. */
+ * ...]" line where the middle was not kept: *mid_at and *mid_len say where,
+ * *mid_len 0 when there is none). malloc'd; *next is the offset to ask from
+ * next time. */
 char *stream_view_since(const struct stream_view *v, uint64_t since, size_t max, size_t *len,
-			uint64_t *next);
+			uint64_t *next, size_t *mid_at, size_t *mid_len);
 
 /* ---- utf8.c ---- */
 /* A valid UTF-8 copy (invalid sequences become U+FFFD; NULs kept). malloc'd. */

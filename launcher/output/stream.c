@@ -173,6 +173,26 @@ bool stream_truncated(const struct stream *s)
 	return s->total > s->limit;
 }
 
+/* sbx's line between the head and the tail, as stream_render writes it. */
+static int omitted_line(const struct stream *s, char *mid, size_t size)
+{
+	uint64_t omitted = s->total - s->limit;
+
+	return snprintf(mid, size, "\n[... %" PRIu64 " bytes omitted ...]\n", omitted);
+}
+
+bool stream_render_omitted(const struct stream *s, size_t *at, size_t *len)
+{
+	char mid[64];
+
+	*at = *len = 0;
+	if (!stream_truncated(s))
+		return false;
+	*at = s->limit - s->tail_size;
+	*len = (size_t)omitted_line(s, mid, sizeof(mid));
+	return true;
+}
+
 char *stream_render(const struct stream *s, size_t *len)
 {
 	char *out;
@@ -189,9 +209,8 @@ char *stream_render(const struct stream *s, size_t *len)
 
 	size_t tail_len = s->tail_size;
 	size_t head_len = s->limit - tail_len;
-	uint64_t omitted = s->total - head_len - tail_len;
 	char mid[64];
-	int mid_len = snprintf(mid, sizeof(mid), "\n[... %" PRIu64 " bytes omitted ...]\n", omitted);
+	int mid_len = omitted_line(s, mid, sizeof(mid));
 	size_t total = head_len + (size_t)mid_len + tail_len;
 
 	out = malloc(total + 1);

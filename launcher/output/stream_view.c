@@ -66,7 +66,7 @@ static void put(char *out, size_t *n, size_t max, const char *src, size_t len, u
 }
 
 char *stream_view_since(const struct stream_view *v, uint64_t since, size_t max, size_t *len,
-			uint64_t *next)
+			uint64_t *next, size_t *mid_at, size_t *mid_len)
 {
 	uint64_t tail_start = v->total - v->tail_len, at = since < v->total ? since : v->total;
 	char *out = malloc(max + 64), mid[64];
@@ -74,14 +74,19 @@ char *stream_view_since(const struct stream_view *v, uint64_t since, size_t max,
 
 	if (!out)
 		return NULL;
+	*mid_at = *mid_len = 0;
 	if (at < v->head_len)
 		put(out, &n, max, v->head + at, v->head_len - (size_t)at, &at);
 	if (n < max && at < tail_start) {
-		/* Not kept: say how much, once, and go on with the tail. */
-		int m = snprintf(mid, sizeof(mid), "[... %" PRIu64 " bytes omitted ...]\n",
-				 tail_start - at);
+		/* Not kept: say how much, once, and go on with the tail. On a
+		 * line of its own: glued to the end of the command's last line,
+		 * that line's start could make it read as the command's. */
+		int m = snprintf(mid, sizeof(mid), "%s[... %" PRIu64 " bytes omitted ...]\n",
+				 n > 0 && out[n - 1] != '\n' ? "\n" : "", tail_start - at);
 
 		memcpy(out + n, mid, (size_t)m);
+		*mid_at = n;
+		*mid_len = (size_t)m;
 		n += (size_t)m;
 		at = tail_start;
 	}

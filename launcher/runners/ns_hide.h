@@ -15,6 +15,10 @@ struct ns_hide_handles {
  * directory, and on the allow-listed sockets under /tmp. */
 int ns_hide_grab(const struct ns_view_spec *v, bool ww, struct ns_hide_handles *h,
 		 struct child_status *st);
+/* ns_rebuild.c: before the covers, each directory of v->rebuild (shallow
+ * first) shown as it was: a read-only tmpfs with its entries bound back, an
+ * empty one of its kind for each hidden entry. 0, or -1 with st filled. */
+int ns_rebuild_apply(const struct ns_view_spec *v, struct child_status *st);
 /* Cover each hidden path that lies within (inside_root) or outside root. */
 int ns_hide_apply(const struct ns_view_spec *v, const char *root, bool inside_root,
 		  struct child_status *st);

@@ -13,7 +13,10 @@
  *   3. a private /proc (the run's processes only);
  *   4. cover /dev with a small tmpfs holding only the safe nodes, private
  *      ptys and a private /dev/shm;
- *   5. cover the hidden paths outside the root with empty read-only mounts;
+ *   5. show each directory that holds a credential store as it was (its
+ *      entries bound back into a read-only tmpfs: a store made or renamed
+ *      in later is not in view), then cover the hidden paths outside the
+ *      root with empty read-only mounts;
  *   6. workspace-write: the workspace's own /tmp, the root's clone attached
  *      back at its own path (after /tmp, which may hide it), the tool cache,
  *      then the hidden paths inside the root and the protected ones;
@@ -124,7 +127,7 @@ static int build(const struct child_spec *spec, bool ww, const char *tmp, struct
 	if (grab_all(spec, ww, h, st) < 0 || ns_make_all_readonly(spec, ww, tmp, st) < 0 ||
 	    ns_proc_mount(&v->private_proc, st) < 0 ||
 	    ns_dev_populate(h->dev, ns_view_tmpfs_opts(spec), st) < 0 ||
-	    ns_hide_apply(v, ww ? spec->root : NULL, false, st) < 0)
+	    ns_rebuild_apply(v, st) < 0 || ns_hide_apply(v, ww ? spec->root : NULL, false, st) < 0)
 		return -1;
 	if (ww) {
 		if (mount_tmp(spec, h, tmp, st) < 0 || ns_hide_sockets(v, &h->hide, st) < 0 ||

@@ -45,6 +45,11 @@ struct ns_view_spec {
 	/* Absolute paths hidden from the command: an empty read-only directory
 	 * or file in their place. */
 	struct ns_path_list hide;
+	/* The directories that hold a credential store, or would (the deepest
+	 * directory of its path that exists), absolute and resolved, shallow
+	 * first: each shown as it was when the run started (ns_rebuild.c), so
+	 * that a store made or renamed in during the run is not in view. */
+	struct ns_path_list rebuild;
 	/* Hidden paths (sbx's own state) whose directories between the root and
 	 * them stay in place in workspace-write (ns_hide.c): later runs find
 	 * them by path. */

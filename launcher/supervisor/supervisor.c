@@ -125,21 +125,22 @@ static bool handle_one(struct supervisor *sv, bool refuse_all)
 	} else if (refused_by_rules(sv, &c, &a)) {
 		/* answered */
 	} else if (sv->metadata && sv_is_listen_call(&c.n)) {
-		sv_listen_call(&c, &a); /* x32's too: only noted */
+		sv_listen_call(&c, &a);
 	} else if (sv_is_mkdir_call(&c.n)) {
-		sv_mkdir_call(&c, &a); /* x32's too: only noted */
+		sv_mkdir_call(&c, &a);
 	} else if (sv->opener >= 0 && sv_is_open_call(&c.n)) {
 		/* a read-write open is noted where the sandbox refuses it
 		 * (issue 31) before the opener performs it */
 		if (sv_is_rw_open_call(&c.n))
 			sv_rw_open_note(&c);
-		handle_open_call(sv, &c, &a); /* i386's and x32's too: performed alike */
+		handle_open_call(sv, &c, &a); /* i386's too: performed alike */
 	} else if (sv_is_rw_open_call(&c.n)) {
-		sv_rw_open_call(&c, &a); /* x32's too: only noted */
+		sv_rw_open_call(&c, &a);
 	} else if (!syscall_abi_native(&c.n.data)) {
-		/* The 32-bit ABIs (x86-64's i386 and x32) are trapped so they
-		 * are no way around us, and refused rather than emulated
-		 * (arm64's 32-bit ARM never gets here: the filter kills it). */
+		/* i386's calls are trapped so they are no way around us, and
+		 * refused rather than emulated (x32's never get here: the
+		 * filters refuse that ABI whole, ENOSYS; arm64's 32-bit ARM
+		 * neither: the filter kills it). */
 		a.err = -sv_refuse(sv, EACCES);
 	} else if (sv_is_metadata_call(&c.n)) {
 		sv_metadata_call(&c, &a);

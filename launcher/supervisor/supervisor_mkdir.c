@@ -121,7 +121,7 @@ void sv_mkdir_call(struct sv_call *c, struct sv_answer *a)
 	char made[PATH_MAX], given[PATH_MAX];
 
 	a->cont = true;
-	/* x32's calls go on unnoted, as they are rare. */
+	/* Never x32's (the filters refuse that ABI whole). */
 	if (!syscall_abi_native(&c->n.data))
 		return;
 	if (sv_write_refused(c, at ? (int)arg[0] : AT_FDCWD, at ? arg[1] : arg[0], SV_WRITE_NEW, made,

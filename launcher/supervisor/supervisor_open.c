@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Opens for writing (workspace-write): open, openat and creat with O_WRONLY
- * or O_RDWR reach us (seccomp_notify.c), by any ABI. The kernel clears a
+ * or O_RDWR reach us (seccomp_notify.c), by x86-64's or i386's numbers (x32
+ * is refused whole by the filters: a kernel without it, like this one, has
+ * none of its calls, and none is performed for it). The kernel clears a
  * setuid or setgid bit when a file is written, truncated or cloned into by
  * a process without CAP_FSETID, but not when a shared writable mapping
  * changes it: a root caller's command rewrote a setuid-root file of the
@@ -84,7 +86,7 @@ bool sv_is_open_call(const struct seccomp_notif *n)
 		       n->data.nr == I386_TRUNCATE || n->data.nr == I386_TRUNCATE64;
 	int nr = syscall_abi_nr(&n->data);
 
-	return syscall_abi_native_table(&n->data) &&
+	return syscall_abi_native(&n->data) &&
 	       (nr == NATIVE_OPEN || nr == SYS_openat || nr == NATIVE_CREAT || nr == SYS_truncate);
 }
 

@@ -136,7 +136,7 @@ bool sv_rules_refusal_counts(struct sv_call *c)
 	case SYS_setns: case SYS_mount: case SYS_umount2: case SYS_pivot_root:
 	case 430 /* fsopen */: case 431 /* fsconfig */: case 432 /* fsmount */:
 	case 433 /* fspick */: case 428 /* open_tree */: case 429 /* move_mount */:
-	case 442 /* mount_setattr */:
+	case 442 /* mount_setattr */: case 467 /* open_tree_attr */:
 		return root_caller(c);
 	default:
 		/* keyrings, terminal injection, other processes' limits: the

@@ -53,7 +53,7 @@ void sv_rw_open_note(struct sv_call *c)
 	unsigned flags = (unsigned)(at ? arg[2] : arg[1]);
 	char made[PATH_MAX], given[PATH_MAX];
 
-	/* x32's calls go on unnoted, as they are rare; an O_PATH or
+	/* Never x32's (the filters refuse that ABI whole); an O_PATH or
 	 * directory open writes nothing. */
 	if (!syscall_abi_native(&c->n.data) || (flags & (O_PATH | O_DIRECTORY)))
 		return;

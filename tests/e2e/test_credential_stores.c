@@ -2,9 +2,11 @@
 /* The default deny_read list holds the credential stores of the tools a
  * coding agent's user has (issue 29, finding 6): each store is readable by
  * the user outside, and unreadable from inside a confined run, in its
- * default place and where XDG_CONFIG_HOME, XDG_DATA_HOME or
- * XDG_RUNTIME_DIR move it. Both runners, as the caller and as nobody, read
- * from inside with cat. */
+ * default place, where XDG_CONFIG_HOME, XDG_DATA_HOME or XDG_RUNTIME_DIR
+ * move it, and where the tool's own variable does (DOCKER_CONFIG,
+ * KUBECONFIG, CARGO_HOME, GNUPGHOME, ...). Docker's TLS key is hidden, its
+ * public certificates are not. Both runners, as the caller and as nobody,
+ * read from inside with cat. */
 #define RUN_FIXTURE_SUITE credential_stores
 #include "run_fixture.h"
 
@@ -40,6 +42,8 @@ static const char *const home_stores[] = {
 	".config/hub",
 	".config/glab-cli/config.yml",
 	".terraform.d/credentials.tfrc.json",
+	".docker/key.pem",
+	".docker/contexts/tls/0123abcd/docker/key.pem",
 };
 static const char *const config_stores[] = { "git/credentials", "gh/hosts.yml",
 					     "gcloud/credentials.db", "containers/auth.json" };
@@ -143,4 +147,121 @@ ParameterizedTest(struct rp *p, credential_stores, xdg_places, .timeout = 300)
 			NULL };
 
 	check(&f, paths, n, env);
+}
+
+/* Each tool's own variable moves its store: the variable, the store below
+ * the directory it names ("" for the file it names itself). */
+static const struct {
+	const char *var, *rel;
+} env_stores[] = {
+	{ "DOCKER_CONFIG", "config.json" },
+	{ "DOCKER_CONFIG", "key.pem" },
+	{ "DOCKER_CONFIG", "contexts/tls/0123abcd/docker/key.pem" },
+	{ "DOCKER_CERT_PATH", "key.pem" },
+	{ "AWS_SHARED_CREDENTIALS_FILE", "" },
+	{ "AWS_CONFIG_FILE", "" },
+	{ "CARGO_HOME", "credentials.toml" },
+	{ "CARGO_HOME", "credentials" },
+	{ "GNUPGHOME", "private-keys-v1.d/B.key" },
+	{ "NPM_CONFIG_USERCONFIG", "" },
+	{ "GH_CONFIG_DIR", "hosts.yml" },
+	{ "GLAB_CONFIG_DIR", "config.yml" },
+	{ "HUB_CONFIG", "" },
+	{ "AZURE_CONFIG_DIR", "msal_token_cache.json" },
+	{ "CLOUDSDK_CONFIG", "credentials.db" },
+	{ "REGISTRY_AUTH_FILE", "" },
+	{ "GRADLE_USER_HOME", "gradle.properties" },
+	{ "PGPASSFILE", "" },
+	{ "NETRC", "" },
+	{ "OCI_CLI_CONFIG_FILE", "" },
+	{ "CODEX_HOME", "auth.json" },
+	{ "CLAUDE_CONFIG_DIR", ".credentials.json" },
+};
+
+PARAMS(env_places, params_both);
+ParameterizedTest(struct rp *p, credential_stores, env_places, .timeout = 300)
+{
+	size_t n_env = sizeof(env_stores) / sizeof(env_stores[0]);
+	char *paths[sizeof(env_stores) / sizeof(env_stores[0]) + 4];
+	char *env[sizeof(env_stores) / sizeof(env_stores[0]) + 3];
+	size_t n = 0, e = 0;
+	struct fx f;
+
+	fx_setup(&f, p);
+	env[e++] = e2e_fmt("HOME=%s", f.home);
+	for (size_t i = 0; i < n_env; i++) {
+		char *place = e2e_fmt("%s/moved-%zu", f.base, i);
+		bool file = !env_stores[i].rel[0];
+		char *var = NULL;
+
+		/* one place per variable: the first row of it names it */
+		for (size_t k = 0; k < e; k++)
+			if (strncmp(env[k], env_stores[i].var, strlen(env_stores[i].var)) == 0 &&
+			    env[k][strlen(env_stores[i].var)] == '=')
+				var = env[k] + strlen(env_stores[i].var) + 1;
+		if (!var) {
+			env[e++] = e2e_fmt("%s=%s", env_stores[i].var, place);
+			var = place;
+			if (!file)
+				cr_assert(e2e_mkdir(p->who, place) == 0);
+		}
+		if (file) {
+			cr_assert(e2e_write_file(p->who, var, e2e_fmt("SECRET %s\n", var)) == 0);
+			cr_assert(chown(var, e2e_uid(p->who), e2e_gid(p->who)) == 0);
+			paths[n++] = strdup(var);
+		} else {
+			paths[n++] = plant(&f, var, env_stores[i].rel);
+		}
+	}
+	/* KUBECONFIG: a list of files */
+	char *k1 = e2e_fmt("%s/kube-a", f.base), *k2 = e2e_fmt("%s/kube-b", f.base);
+
+	cr_assert(e2e_write_file(p->who, k1, "SECRET kube a\n") == 0 &&
+		  e2e_write_file(p->who, k2, "SECRET kube b\n") == 0);
+	env[e++] = e2e_fmt("KUBECONFIG=%s:%s", k1, k2);
+	env[e] = NULL;
+	paths[n++] = k1;
+	paths[n++] = k2;
+	check(&f, paths, n, env);
+}
+
+/* A store named twice is hidden once, and the run goes on: npm and npx set
+ * npm_config_userconfig to ~/.npmrc, the default place, for what they start
+ * (an MCP client launching `sbx mcp` through npx). */
+PARAMS(named_twice, params_both);
+ParameterizedTest(struct rp *p, credential_stores, named_twice, .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *npmrc = plant(&f, f.home, ".npmrc");
+	char *paths[] = { npmrc };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), e2e_fmt("npm_config_userconfig=%s", npmrc),
+			e2e_fmt("NPM_CONFIG_USERCONFIG=%s/", npmrc), NULL };
+
+	check(&f, paths, 1, env);
+}
+
+/* Docker's public certificates beside its key stay readable (TLS to a
+ * daemon needs them, they are not secrets). */
+PARAMS(docker_certificates_readable, params_both);
+ParameterizedTest(struct rp *p, credential_stores, docker_certificates_readable, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	plant(&f, f.home, ".docker/ca.pem");
+	plant(&f, f.home, ".docker/cert.pem");
+	plant(&f, f.home, ".docker/key.pem");
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	run_env(&f, "read-only",
+		e2e_fmt("cat %s/.docker/ca.pem %s/.docker/cert.pem; cat %s/.docker/key.pem; echo end",
+			f.home, f.home, f.home),
+		env, &o);
+	cr_expect(strstr(o.out, "SECRET .docker/ca.pem") && strstr(o.out, "SECRET .docker/cert.pem") &&
+			  !strstr(o.out, "SECRET .docker/key.pem") && strstr(o.out, "end"),
+		  "%s %s", f.tag, o.out);
+	e2e_out_free(&o);
 }

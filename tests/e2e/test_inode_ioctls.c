@@ -15,7 +15,8 @@
  * fs-verity: this kernel has none (CONFIG_FS_VERITY is not set), so the
  * test can only see sbx's refusal (EPERM) come before the kernel's
  * EOPNOTSUPP. The 32-bit numbers by int $0x80 and x32's ioctl: this kernel
- * has neither ABI (ENOSYS); where one is, the supervisor refuses it.
+ * has neither ABI (ENOSYS); where i386's is, the supervisor refuses it, and
+ * x32 is refused whole by the filters (ENOSYS).
  * FS_IOC_SETFSLABEL and REMOVE_ENCRYPTION_KEY_ALL_USERS need CAP_SYS_ADMIN,
  * which no command holds: refused either way. */
 #include "common.h"

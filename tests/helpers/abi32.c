@@ -5,6 +5,9 @@
  *
  *   abi32 chmod PATH        chmod PATH 0600 by i386's and by x32's numbers
  *   abi32 connect SOCKPATH  connect to a unix socket by i386's connect(2)
+ *   abi32 open PATH         by x32's numbers: openat PATH for writing
+ *                           (O_WRONLY|O_CREAT|O_TRUNC), open PATH.open,
+ *                           creat PATH.creat, truncate PATH.trunc to 0
  *
  * Prints "NAME ERRNO" per attempt (0: it worked; ENOSYS: the ABI is off).
  * Where the kernel (or the hypervisor under it) has no int $0x80 gate for a
@@ -12,6 +15,7 @@
  * that is reported as ENOSYS too (seen on a PVM guest with
  * CONFIG_IA32_EMULATION=y). */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,11 +68,28 @@ int main(int argc, char **argv)
 	char *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
 			 -1, 0);
 
-	if (argc != 3 || low == MAP_FAILED || strlen(argv[2]) >= 1024) {
-		fprintf(stderr, "usage: abi32 chmod PATH | connect SOCKPATH\n");
+	if (argc != 3 || low == MAP_FAILED || strlen(argv[2]) >= 1000) {
+		fprintf(stderr, "usage: abi32 chmod PATH | connect SOCKPATH | open PATH\n");
 		return 2;
 	}
 	strcpy(low, argv[2]);
+	if (strcmp(argv[1], "open") == 0) {
+		char *p = low + 1024;
+		long r = syscall(X32_BIT | SYS_openat, AT_FDCWD, low, O_WRONLY | O_CREAT | O_TRUNC,
+				 0644);
+
+		report("x32_openat", r < 0 ? -errno : 0);
+		snprintf(p, 1024, "%s.open", argv[2]);
+		r = syscall(X32_BIT | SYS_open, p, O_WRONLY | O_CREAT, 0644);
+		report("x32_open", r < 0 ? -errno : 0);
+		snprintf(p, 1024, "%s.creat", argv[2]);
+		r = syscall(X32_BIT | SYS_creat, p, 0644);
+		report("x32_creat", r < 0 ? -errno : 0);
+		snprintf(p, 1024, "%s.trunc", argv[2]);
+		r = syscall(X32_BIT | SYS_truncate, p, 0L);
+		report("x32_truncate", r < 0 ? -errno : 0);
+		return 0;
+	}
 	if (strcmp(argv[1], "chmod") == 0) {
 		report("i386_chmod", int80(15, (long)low, 0600, 0));
 		long r = syscall(X32_BIT | SYS_chmod, low, 0600);

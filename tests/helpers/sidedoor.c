@@ -77,6 +77,15 @@
  *                               made, removed, read or written (DNOTIFY),
  *                               then 1.5 s later the count of signals that
  *                               arrived: DN_EVENTS.
+ *   sidedoor mountcall CALL [nested]
+ *                               one call of the mount API on "/": open_tree
+ *                               with OPEN_TREE_CLONE and AT_RECURSIVE,
+ *                               mount_setattr, or
+ *                               open_tree_attr (a detached copy with new
+ *                               attributes, Linux 6.15), each setting
+ *                               nosuid; with "nested", inside a new user and
+ *                               mount namespace of its own first (NESTED).
+ *                               Prints CALL=N and exits 1 when it failed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -122,6 +131,15 @@
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER _IO('T', 0x41)
 #endif
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#define SBX_SYS_open_tree_attr 467 /* the same on x86-64, i386 and arm64 */
+#define OPEN_TREE_CLONE_FLAG 1
+#define MOUNT_ATTR_NOSUID_FLAG 0x2
 #define FSCONFIG_SET_STRING 1
 #define FSCONFIG_CMD_CREATE 6
 #define TMPFILE_BIT 020000000
@@ -597,6 +615,32 @@ static int unix_send(const char *path, const char *line)
 	return 0;
 }
 
+static int mountcall(const char *call, bool nested)
+{
+	struct {
+		uint64_t attr_set, attr_clr, propagation, userns_fd;
+	} attr = { .attr_set = MOUNT_ATTR_NOSUID_FLAG };
+	long rc;
+
+	if (nested) {
+		rc = unshare(CLONE_NEWUSER | CLONE_NEWNS);
+		report("NESTED", rc);
+		if (rc < 0)
+			return 1;
+	}
+	if (strcmp(call, "open_tree") == 0)
+		rc = syscall(SYS_open_tree, AT_FDCWD, "/", OPEN_TREE_CLONE_FLAG | O_CLOEXEC | AT_RECURSIVE);
+	else if (strcmp(call, "mount_setattr") == 0)
+		rc = syscall(SYS_mount_setattr, AT_FDCWD, "/", 0, &attr, sizeof(attr));
+	else if (strcmp(call, "open_tree_attr") == 0)
+		rc = syscall(SBX_SYS_open_tree_attr, AT_FDCWD, "/",
+			     OPEN_TREE_CLONE_FLAG | O_CLOEXEC | AT_RECURSIVE, &attr, sizeof(attr));
+	else
+		return 2;
+	report(call, rc);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && strcmp(argv[1], "overlay") == 0)
@@ -629,6 +673,9 @@ int main(int argc, char **argv)
 		return watchdir(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "dnotify") == 0)
 		return dnotify(argv[2]);
-	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|unix|userns|keyring|open|tty|watch|watchdev|watchdir|dnotify ...\n");
+	if ((argc == 3 || (argc == 4 && strcmp(argv[3], "nested") == 0)) &&
+	    strcmp(argv[1], "mountcall") == 0)
+		return mountcall(argv[2], argc == 4);
+	fprintf(stderr, "usage: sidedoor overlay|handle|mknod|create|chmod|abstract|unix|userns|keyring|open|tty|watch|watchdev|watchdir|dnotify|mountcall ...\n");
 	return 2;
 }

@@ -188,6 +188,58 @@ Test(seccomp_arm64, verdicts)
 	free(ns.x86.filter), free(ns.a64.filter), free(ll.x86.filter), free(ll.a64.filter);
 }
 
+/* open_tree_attr (Linux 6.15), which libseccomp 2.5 has no name for, by its
+ * number (467 on x86-64, i386 and arm64): answered as open_tree (428) on
+ * every ABI under every runner's rules, refused where mounts are. */
+Test(seccomp_arm64, open_tree_attr_as_open_tree)
+{
+	const uint64_t none[4] = { 0 };
+	const uint32_t arch[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, AUDIT_ARCH_AARCH64 };
+
+	for (int r = 0; r < SECCOMP_RULES_COUNT; r++) {
+		struct pair p = compile((enum seccomp_rules_for)r);
+		uint32_t want = r == SECCOMP_RULES_NAMESPACE ? ALLOW : EPERM_V;
+
+		for (size_t i = 0; i < sizeof(arch) / sizeof(arch[0]); i++) {
+			const struct sock_fprog *prog = arch[i] == AUDIT_ARCH_AARCH64 ? &p.a64 : &p.x86;
+
+			cr_assert_eq(on(prog, arch[i], 428, none), want, "open_tree, rules %d arch %#x",
+				     r, arch[i]);
+			cr_assert_eq(on(prog, arch[i], 467, none), want,
+				     "open_tree_attr, rules %d arch %#x", r, arch[i]);
+		}
+		/* its neighbours are not caught by it */
+		cr_assert_eq(on(&p.x86, AUDIT_ARCH_X86_64, 466, none), ALLOW);
+		cr_assert_eq(on(&p.x86, AUDIT_ARCH_X86_64, 468, none), ALLOW);
+		free(p.x86.filter);
+		free(p.a64.filter);
+	}
+}
+
+/* x32 is refused whole by every runner's rules on x86-64: "no such call"
+ * (ENOSYS) for each of its numbers, as a kernel without x32 answers;
+ * x86-64's and i386's own calls are not caught by it. */
+Test(seccomp_arm64, x32_refused_whole)
+{
+	const uint64_t none[4] = { 0 };
+	const unsigned nrs[] = { 0 /* read */, 1 /* write */, 2 /* open */, 257 /* openat */,
+				 90 /* chmod */, 42 /* connect */, 514 /* ioctl */, 0x3fffffff };
+
+	for (int r = 0; r < SECCOMP_RULES_COUNT; r++) {
+		struct pair p = compile((enum seccomp_rules_for)r);
+
+		for (size_t i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+			cr_assert_eq(on(&p.x86, AUDIT_ARCH_X86_64, (int)(0x40000000U | nrs[i]), none),
+				     ENOSYS_V, "rules %d, x32 call %u", r, nrs[i]);
+		cr_assert_eq(on(&p.x86, AUDIT_ARCH_X86_64, 1, none), ALLOW);
+		cr_assert_eq(on(&p.x86, AUDIT_ARCH_I386, 4 /* write */, none), ALLOW);
+		cr_assert_eq(on(&p.x86, AUDIT_ARCH_I386, 0x40000001, none), ALLOW,
+			     "the x32 bit means nothing to i386's table");
+		free(p.x86.filter);
+		free(p.a64.filter);
+	}
+}
+
 /* The compat ABI of an arm64 kernel, and any other: killed, whatever the
  * call, under every runner's rules. */
 Test(seccomp_arm64, compat_arm_killed)
