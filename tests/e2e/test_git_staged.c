@@ -138,6 +138,38 @@ ParameterizedTest(struct rp *p, git_staged, moved_in_as_a_unit, .timeout = 300)
 	}
 }
 
+/* A plain directory (build/stage/hooks, in no git directory) staged by run
+ * 1 and moved by run 2 onto the hooks of an existing repository's
+ * submodule (proj/.git/modules/lib/hooks): the files inside keep run 1's
+ * times, which the record of runs counts as a run's (issue 29's second
+ * adversarial pass, finding 03). */
+PARAMS(hooks_dir_moved_in, params_both);
+ParameterizedTest(struct rp *p, git_staged, hooks_dir_moved_in, .timeout = 240)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	user_ok(&f, f.base, GIT " init -q libsrc && " GIT " -C libsrc commit -q --allow-empty -m l");
+	char *proj = user_repo(&f, "proj");
+
+	user_ok(&f, proj, GIT " -c protocol.file.allow=always submodule -q add ../../libsrc lib && "
+			  GIT " commit -q -m sub");
+	char *witness = e2e_fmt("%s/planted-ran", f.base);
+
+	run_ok(&f, "run 1",
+	       e2e_fmt("mkdir -p build/stage/hooks && printf '#!/bin/sh\\ntouch %s\\n' > "
+		       "build/stage/hooks/pre-commit && chmod +x build/stage/hooks/pre-commit",
+		       witness));
+	pause_a_little();
+	run_ok(&f, "run 2", "rm -rf proj/.git/modules/lib/hooks && "
+			    "mv build/stage/hooks proj/.git/modules/lib/hooks && rm -rf build");
+	user_works_in(&f, e2e_fmt("%s/lib", proj));
+	cr_expect(!e2e_exists(witness), "%s the user's commit in the submodule ran run 1's hook",
+		  f.tag);
+	cr_expect(!e2e_exists(e2e_fmt("%s/.git/modules/lib/hooks/pre-commit", proj)),
+		  "%s the staged hook is still there", f.tag);
+}
+
 /* What the user makes between runs is theirs: a hook and a config key in a
  * repository they made, and a hook they add to one a run made, stay
  * through later runs that work in them. */
