@@ -419,7 +419,7 @@ static bool has_prefix(const char *s, const char *p)
 static bool local_ok(const char *path, const struct gitconfig_where *w)
 {
 	if (path_inside(path, strlen(path), w->root))
-		return true;
+		return !w->inside_ok || w->inside_ok(path, w->ctx);
 	return path[0] == '/' && w->outside_ok && w->outside_ok(path, w->ctx);
 }
 

@@ -181,6 +181,9 @@ struct gitconfig_where {
 	/* An absolute local path outside the root: may it stay? (NULL: no) */
 	bool (*outside_ok)(const char *path, void *ctx);
 	void *ctx;
+	/* An absolute local path inside the root by its text: may it stay?
+	 * (NULL: yes) It may lead out (a symlink, a gitfile on the way). */
+	bool (*inside_ok)(const char *path, void *ctx);
 };
 char *gitconfig_filter(const char *in, size_t len, const struct gitconfig_where *w,
 		       size_t *out_len, bool *dropped);

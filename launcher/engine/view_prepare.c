@@ -498,6 +498,45 @@ static void add_git_entry(void *ctx, const char *rel)
 	add(r, &r->view.protect, strdup(rel));
 }
 
+/* git's user-level config where the root holds it (the root is $HOME, or
+ * holds $XDG_CONFIG_HOME or $GIT_CONFIG_GLOBAL): every git the user runs
+ * reads it, anywhere, as a shell reads its start-up files; a run's
+ * core.fsmonitor there would run in the user's next git status (issue 29,
+ * finding 09). A protected path like the others: read-only under the
+ * namespace runner, put back after the run. */
+static void add_git_user_config(struct run_state *r)
+{
+	const char *home = home_dir(), *config = xdg("XDG_CONFIG_HOME");
+	const char *global = getenv("GIT_CONFIG_GLOBAL");
+	const char *base[3] = { home, config ? config : home, global };
+	const char *rel[3] = { ".gitconfig", config ? "git/config" : ".config/git/config", NULL };
+	size_t rl = strlen(r->root);
+
+	for (int i = 0; i < 3; i++) {
+		char real[PATH_MAX], *p = NULL;
+		const char *b = base[i];
+
+		if (!b || b[0] != '/')
+			continue;
+		/* The global file itself may not exist: its directory. */
+		if (!rel[i]) {
+			const char *slash = strrchr(b, '/');
+			char dir[PATH_MAX];
+
+			if (!slash || (size_t)(slash - b) >= sizeof(dir) || !slash[1])
+				continue;
+			snprintf(dir, sizeof(dir), "%.*s", slash == b ? 1 : (int)(slash - b), b);
+			if (!realpath(dir, real) || asprintf(&p, "%s/%s", real, slash + 1) < 0)
+				continue;
+		} else if (!realpath(b, real) || asprintf(&p, "%s/%s", real, rel[i]) < 0) {
+			continue;
+		}
+		if (path_is_within(p, r->root) && strlen(p) > rl + 1 && p[rl] == '/')
+			add_git_entry(r, p + rl + 1);
+		free(p);
+	}
+}
+
 /* The protected paths, and git's allow-list (on unless protected_paths is
  * none): the root's own .git entries that are not on it are protected
  * paths (read-only binds under the namespace runner, snapshots), every
@@ -517,6 +556,7 @@ static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 	r->protect.git = true;
 	if (r->root_fd >= 0)
 		protect_git_root_entries(r->root_fd, add_git_entry, r);
+	add_git_user_config(r);
 }
 
 /* Drops the entries under dir, but those under keep (NULL: none). */

@@ -178,7 +178,7 @@ int protect_open_dir_nofollow(int dirfd, const char *rel);
  * -errno. */
 int protect_remove_tree(int dirfd, const char *name);
 /* Give the owner of the directory behind fd (any handle, O_PATH too) back
- * read, write and search on it when it lacks write or search: best effort,
+ * read, write and search on it when it lacks any of them: best effort,
  * never through a path. */
 void protect_dir_reopen(int fd);
 

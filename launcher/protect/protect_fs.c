@@ -62,7 +62,7 @@ void protect_dir_reopen(int fd)
 {
 	struct stat st;
 
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0300) != 0300)
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0700) != 0700)
 		dir_chmod(fd, (st.st_mode & 07777) | 0700);
 }
 

@@ -198,61 +198,6 @@ static char *read_small(int fd, size_t max, size_t *len)
 	return buf;
 }
 
-/* A local path outside the root that a run-made config names (a remote's
- * URL): kept unless it lies in what a run may write outside the root (by
- * identity: the nearest existing directory on its way, and each above). */
-static bool outside_ok(const char *path, void *ctx)
-{
-	const struct git_pass *gp = ctx;
-	char buf[PATH_MAX];
-	struct stat st, top;
-	int fd = -1;
-
-	if (strlen(path) >= sizeof(buf) || stat("/", &top) < 0)
-		return false;
-	strcpy(buf, path);
-	while (fd < 0) {
-		char *slash;
-
-		fd = open(buf[0] ? buf : "/", O_PATH | O_CLOEXEC);
-		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))) {
-			close(fd);
-			fd = -1;
-		} else if (fd >= 0) {
-			break;
-		} else if (errno != ENOENT && errno != ENOTDIR) {
-			return false;
-		}
-		slash = strrchr(buf, '/');
-		if (!slash || !buf[0])
-			return false;
-		*slash = '\0';
-	}
-	for (int up = 0; up < PATH_MAX / 2; up++) {
-		int parent;
-
-		if (fstat(fd, &st) < 0)
-			break;
-		for (size_t i = 0; i < gp->n_writable; i++)
-			if (gp->writable[i].dev == (uint64_t)st.st_dev &&
-			    gp->writable[i].ino == (uint64_t)st.st_ino) {
-				close(fd);
-				return false;
-			}
-		if (st.st_dev == top.st_dev && st.st_ino == top.st_ino) {
-			close(fd);
-			return true;
-		}
-		parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		close(fd);
-		fd = parent;
-		if (fd < 0)
-			return false;
-	}
-	close(fd);
-	return false;
-}
-
 /* The run's config cut down to the allow-listed keys, written under a new
  * name and renamed over (the owner and mode of the old one kept). */
 static void filter_config(struct git_pass *gp, int gfd, const char *name, const char *rel)
@@ -276,7 +221,7 @@ static void filter_config(struct git_pass *gp, int gfd, const char *name, const 
 		return;
 	}
 	bool dropped = true;
-	struct gitconfig_where where = { gp->root, outside_ok, gp };
+	struct gitconfig_where where = { gp->root, protect_git_outside_ok, gp, protect_git_url_inside_ok };
 
 	out = len > CONFIG_MAX_BYTES ? strdup("")
 				     : gitconfig_filter(in, len, &where, &out_len, &dropped);
@@ -353,9 +298,12 @@ static void sweep_dir(struct git_pass *gp, int gfd, const char *name, const char
 
 	if (fd < 0) {
 		/* Not a directory (a symlink to one elsewhere, a file): what
-		 * the run put there goes. */
+		 * the run put there goes, and a symlink out of the root to
+		 * where a run may write, whoever made it. */
 		if (protect_git_changed(gfd, name, &gp->when))
 			remove_entry(gp, gfd, name, rel, NULL);
+		else
+			protect_git_link(gp, gfd, name, rel);
 		return;
 	}
 	d = fdopendir(fd);
@@ -484,42 +432,58 @@ bool protect_git_read_line(int dirfd, const char *name, const char *prefix, char
 	return true;
 }
 
-/* HEAD as git's validate_headref reads it: "ref: refs/...", a hex object
- * name, or a symlink into refs/. */
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* HEAD as git's validate_headref reads it, or more: "ref:" and any
+ * blanks then "refs/...", an object name in hex of either case (git's
+ * get_oid_hex_any: 40 or 64 digits, whatever follows), a symlink (git
+ * follows one that does not lead into refs/ and reads what it names: not
+ * followed here, so taken as valid), and one sbx may not read (the user's
+ * git may). Why wider than git: a directory taken for a git directory
+ * that git would refuse is only held to the allow-list; one git takes and
+ * sbx did not keeps its hooks and config (issue 29, finding 14). */
 static bool head_valid(int fd)
 {
-	char buf[128];
+	char buf[256];
+	struct stat st;
 	ssize_t n;
 	int h;
 
-	n = readlinkat(fd, "HEAD", buf, sizeof(buf) - 1);
-	if (n > 0) {
-		buf[n] = '\0';
-		return strncmp(buf, "refs/", 5) == 0;
-	}
+	if (fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	if (S_ISLNK(st.st_mode))
+		return true;
+	if (S_ISDIR(st.st_mode))
+		return false;
 	h = openat(fd, "HEAD", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (h < 0)
-		return false;
+		return errno == EACCES || errno == EPERM;
 	n = read(h, buf, sizeof(buf) - 1);
 	close(h);
 	if (n <= 0)
-		return false;
+		return n < 0 && errno != EISDIR;
 	buf[n] = '\0';
 	if (strncmp(buf, "ref:", 4) == 0) {
 		const char *p = buf + 4;
 
-		while (*p == ' ' || *p == '\t')
+		while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
 			p++;
 		return strncmp(p, "refs/", 5) == 0;
 	}
 	for (ssize_t i = 0; i < 40; i++)
-		if (i >= n || !((buf[i] >= '0' && buf[i] <= '9') || (buf[i] >= 'a' && buf[i] <= 'f')))
+		if (i >= n || !is_hex(buf[i]))
 			return false;
 	return true;
 }
 
 /* A directory git takes for a git directory (is_git_directory): a valid
- * HEAD, and objects and refs (or a commondir holding them). */
+ * HEAD, and objects and refs (or a commondir naming where they are). git
+ * asks access(X_OK) of objects and refs, which an executable file or a
+ * symlink answers as well as a directory: any entry of those names counts
+ * here (finding 01). */
 bool protect_git_looks_like(int fd)
 {
 	struct stat st;
@@ -528,8 +492,8 @@ bool protect_git_looks_like(int fd)
 		return false;
 	if (fstatat(fd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return true;
-	return fstatat(fd, "objects", &st, 0) == 0 && S_ISDIR(st.st_mode) &&
-	       fstatat(fd, "refs", &st, 0) == 0 && S_ISDIR(st.st_mode);
+	return fstatat(fd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       fstatat(fd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* commondir makes git take config and hooks from the directory it names.
@@ -657,10 +621,23 @@ int protect_git_open_listable(int fd, const struct protect_when *when)
 /* One git directory (fd: a handle on it, taken over; rel: its path). */
 void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree_admin)
 {
-	int gfd = protect_git_open_listable(fd, &gp->when);
 	struct dirent *e;
+	struct stat st;
+	int gfd;
 	DIR *d;
 
+	/* A git directory a run took any of its owner's rights off (chmod
+	 * 511, 311, 300: git needs only search on it to read its config and
+	 * run its hooks, sbx needs read to list it and write to put a config
+	 * back) gets them back, and the result names it (finding 15). One
+	 * closed before any run is the user's setting. */
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0700) != 0700 &&
+	    protect_when_changed(&gp->when, &st.st_ctim)) {
+		protect_dir_reopen(fd);
+		if (fstat(fd, &st) == 0 && (st.st_mode & 0700) == 0700)
+			protect_git_note(gp, "", rel[0] ? rel : ".", NULL);
+	}
+	gfd = protect_git_open_listable(fd, &gp->when);
 	close(fd);
 	if (gfd < 0 || seen(gp, gfd)) {
 		if (gfd < 0)
@@ -681,7 +658,6 @@ void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree
 		rewinddir(d);
 		while ((e = readdir(d))) {
 			const char *n = e->d_name;
-			struct stat st;
 			bool dir;
 
 			if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || protect_git_recorded(gp, rel, n))
@@ -691,6 +667,12 @@ void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree
 			dir = S_ISDIR(st.st_mode);
 			if ((dir || S_ISREG(st.st_mode)) && protect_git_allowed(n, dir, worktree_admin))
 				continue;
+			/* A symlink out (the user's .git/hooks to a place a run
+			 * may write): cut, whoever made it. */
+			if (S_ISLNK(st.st_mode) && protect_git_link(gp, dirfd(d), n, rel)) {
+				again = true;
+				break;
+			}
 			if (strcmp(n, "config") == 0 || strcmp(n, "config.worktree") == 0) {
 				if (protect_git_changed(dirfd(d), n, &gp->when))
 					filter_config(gp, dirfd(d), n, rel);
@@ -721,8 +703,6 @@ void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree
 	/* What git writes here is walked like any directory of the root:
 	 * git never makes a repository in objects/ or refs/, a run may. */
 	for (size_t i = 0; gp->inner && allowed_dirs[i]; i++) {
-		struct stat st;
-
 		if (fstatat(dirfd(d), allowed_dirs[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISDIR(st.st_mode))
 			gp->inner(gp, dirfd(d), allowed_dirs[i], rel);
@@ -742,6 +722,32 @@ static void container_walk(struct git_pass *gp, int fd, const char *rel, bool wo
 		close(fd);
 		return;
 	}
+	for (bool again = true; again;) {
+		again = false;
+		rewinddir(d);
+		while ((e = readdir(d))) {
+			struct stat st;
+
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    S_ISDIR(st.st_mode))
+				continue;
+			/* modules/ and worktrees/ hold git directories only:
+			 * anything else a run put there goes (a symlink to a
+			 * copy out of the root, finding 05: git submodule
+			 * update writes a gitfile naming it), and a symlink
+			 * out to where a run may write, whoever made it. */
+			if (protect_git_changed(dirfd(d), e->d_name, &gp->when)) {
+				remove_entry(gp, dirfd(d), e->d_name, rel, NULL);
+				again = true;
+				break;
+			}
+			if (S_ISLNK(st.st_mode) && protect_git_link(gp, dirfd(d), e->d_name, rel)) {
+				again = true;
+				break;
+			}
+		}
+	}
+	rewinddir(d);
 	while ((e = readdir(d))) {
 		char sub[PATH_MAX];
 		int cfd;

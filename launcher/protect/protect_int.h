@@ -96,6 +96,11 @@ bool protect_git_target(const char *root, const char *dir, const char *target, c
 bool protect_git_read_line(int dirfd, const char *name, const char *prefix, char *out,
 			   size_t size);
 void protect_git_note(struct git_pass *gp, const char *dir, const char *name, const char *sub);
+/* protect_links.c: pointers out of the root (symlinks, gitfiles, remote
+ * URLs), trusted only where no run may write. */
+bool protect_git_outside_ok(const char *path, void *ctx);
+bool protect_git_url_inside_ok(const char *path, void *ctx);
+bool protect_git_link(struct git_pass *gp, int dirfd, const char *name, const char *rel);
 /* rel (relative to the root) opened O_PATH as a directory, symlinks inside
  * the root followed, none out of it: the fd, or -errno (-EXDEV: out). */
 int protect_git_open_beneath(int root_fd, const char *rel);

@@ -165,6 +165,15 @@ static void dot_git(struct git_pass *gp, int dfd, const char *rel)
 	follow(gp, dfd, rel, line, changed);
 }
 
+static bool entry_is_link(int dfd, const struct dirent *e)
+{
+	struct stat st;
+
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type == DT_LNK;
+	return fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
 static bool entry_is_dir(int dfd, const struct dirent *e)
 {
 	struct stat st;
@@ -216,7 +225,7 @@ static void walk(struct git_pass *gp, int fd, char *rel, size_t rel_len, int dep
 {
 	struct walk_state *ws = gp->walk;
 	bool head = false, git = false, held = depth + 1 < WALK_FD_DEPTH;
-	struct names sub = { 0 };
+	struct names sub = { 0 }, links = { 0 };
 	struct dirent *e;
 	const char *name;
 	DIR *d;
@@ -235,9 +244,19 @@ static void walk(struct git_pass *gp, int fd, char *rel, size_t rel_len, int dep
 		head = head || strcmp(e->d_name, "HEAD") == 0;
 		if (strcmp(e->d_name, ".git") == 0)
 			git = true;
-		else if (entry_is_dir(dirfd(d), e) && !names_add(&sub, e->d_name))
+		else if (entry_is_link(dirfd(d), e)) {
+			if (!names_add(&links, e->d_name))
+				gp->partial = true;
+		} else if (entry_is_dir(dirfd(d), e) && !names_add(&sub, e->d_name))
 			gp->partial = true;
 	}
+	/* Symlinks out of the root (protect_links.c), before this directory
+	 * may be taken for a git directory: one there is held to the
+	 * allow-list, which removes what the run linked. */
+	name = links.buf;
+	for (size_t i = 0; i < links.n; i++, name += strlen(name) + 1)
+		protect_git_link(gp, dirfd(d), name, rel);
+	free(links.buf);
 	/* A git directory itself (a bare repository, or one made anywhere
 	 * and named by nothing): held to the rules; what git writes in it is
 	 * walked from there (gp->inner). */

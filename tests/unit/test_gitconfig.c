@@ -18,7 +18,7 @@ static bool outside_ok(const char *path, void *ctx)
 	return strncmp(path, "/home/", 6) == 0;
 }
 
-static const struct gitconfig_where where = { ROOT, outside_ok, NULL };
+static const struct gitconfig_where where = { ROOT, outside_ok, NULL, NULL };
 
 static char *filter(const char *in)
 {
