@@ -731,16 +731,10 @@ static void container_walk(struct git_pass *gp, int fd, const char *rel, bool wo
 			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 			    S_ISDIR(st.st_mode))
 				continue;
-			/* modules/ and worktrees/ hold git directories only:
-			 * anything else a run put there goes (a symlink to a
-			 * copy out of the root, finding 05: git submodule
-			 * update writes a gitfile naming it), and a symlink
-			 * out to where a run may write, whoever made it. */
-			if (protect_git_changed(dirfd(d), e->d_name, &gp->when)) {
-				remove_entry(gp, dirfd(d), e->d_name, rel, NULL);
-				again = true;
-				break;
-			}
+			/* A symlink out to where a run may write (a copy of a
+			 * submodule's git directory, finding 05: git submodule
+			 * update writes a gitfile naming it and runs its
+			 * hooks), whoever made it. */
 			if (S_ISLNK(st.st_mode) && protect_git_link(gp, dirfd(d), e->d_name, rel)) {
 				again = true;
 				break;
