@@ -302,8 +302,8 @@ static void sweep_dir(struct git_pass *gp, int gfd, const char *name, const char
 		 * where a run may write, whoever made it. */
 		if (protect_git_changed(gfd, name, &gp->when))
 			remove_entry(gp, gfd, name, rel, NULL);
-		else
-			protect_git_link(gp, gfd, name, rel);
+		else if (protect_git_link(gp, gfd, name, rel))
+			protect_git_note(gp, rel, name, NULL);
 		return;
 	}
 	d = fdopendir(fd);
@@ -337,66 +337,6 @@ static void sweep_dir(struct git_pass *gp, int gfd, const char *name, const char
 		}
 	}
 	closedir(d);
-}
-
-/* Pure: the directory a gitdir or commondir line names, relative to the
- * root, from the directory (relative to the root) the line is read in.
- * Absolute paths must lie in the root; ".." may not climb out of it.
- * false: outside the root. */
-bool protect_git_target(const char *root, const char *dir, const char *target, char *out,
-			size_t size)
-{
-	char buf[PATH_MAX];
-	size_t rl = strlen(root), n = 0;
-	const char *p;
-
-	while (rl > 1 && root[rl - 1] == '/')
-		rl--;
-	if (target[0] == '/') {
-		if (strncmp(target, root, rl) != 0 || (target[rl] != '/' && target[rl] != '\0'))
-			return false;
-		p = target + rl;
-		buf[0] = '\0';
-	} else {
-		if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
-			return false;
-		p = target;
-	}
-	/* buf holds the components so far (relative, no leading slash). */
-	n = strlen(buf);
-	for (size_t i = 0; p[i];) {
-		size_t j = i;
-
-		while (p[j] == '/')
-			j++;
-		i = j;
-		while (p[j] && p[j] != '/')
-			j++;
-		if (j == i)
-			break;
-		if (j - i == 1 && p[i] == '.') {
-		} else if (j - i == 2 && p[i] == '.' && p[i + 1] == '.') {
-			if (n == 0)
-				return false;
-			while (n > 0 && buf[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--;
-		} else {
-			if (n + (n ? 1 : 0) + (j - i) + 1 > sizeof(buf))
-				return false;
-			if (n)
-				buf[n++] = '/';
-			memcpy(buf + n, p + i, j - i);
-			n += j - i;
-		}
-		buf[n] = '\0';
-		i = j;
-	}
-	if (n + 1 > size)
-		return false;
-	memcpy(out, buf, n + 1);
-	return true;
 }
 
 /* A gitdir or commondir line: its first line, trailing blanks dropped. */
@@ -670,6 +610,7 @@ void protect_git_dir(struct git_pass *gp, int fd, const char *rel, bool worktree
 			/* A symlink out (the user's .git/hooks to a place a run
 			 * may write): cut, whoever made it. */
 			if (S_ISLNK(st.st_mode) && protect_git_link(gp, dirfd(d), n, rel)) {
+				protect_git_note(gp, rel, n, NULL);
 				again = true;
 				break;
 			}
@@ -736,6 +677,7 @@ static void container_walk(struct git_pass *gp, int fd, const char *rel, bool wo
 			 * update writes a gitfile naming it and runs its
 			 * hooks), whoever made it. */
 			if (S_ISLNK(st.st_mode) && protect_git_link(gp, dirfd(d), e->d_name, rel)) {
+				protect_git_note(gp, rel, e->d_name, NULL);
 				again = true;
 				break;
 			}

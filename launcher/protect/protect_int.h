@@ -101,6 +101,7 @@ void protect_git_note(struct git_pass *gp, const char *dir, const char *name, co
 bool protect_git_outside_ok(const char *path, void *ctx);
 bool protect_git_url_inside_ok(const char *path, void *ctx);
 bool protect_git_link(struct git_pass *gp, int dirfd, const char *name, const char *rel);
+/* protect_links.c too: protect_git_target (above, pure). */
 /* rel (relative to the root) opened O_PATH as a directory, symlinks inside
  * the root followed, none out of it: the fd, or -errno (-EXDEV: out). */
 int protect_git_open_beneath(int root_fd, const char *rel);

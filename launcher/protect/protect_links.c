@@ -79,6 +79,66 @@ bool protect_git_outside_ok(const char *path, void *ctx)
 	return false;
 }
 
+/* Pure: the directory a gitdir or commondir line names, relative to the
+ * root, from the directory (relative to the root) the line is read in.
+ * Absolute paths must lie in the root; ".." may not climb out of it.
+ * false: outside the root. */
+bool protect_git_target(const char *root, const char *dir, const char *target, char *out,
+			size_t size)
+{
+	char buf[PATH_MAX];
+	size_t rl = strlen(root), n = 0;
+	const char *p;
+
+	while (rl > 1 && root[rl - 1] == '/')
+		rl--;
+	if (target[0] == '/') {
+		if (strncmp(target, root, rl) != 0 || (target[rl] != '/' && target[rl] != '\0'))
+			return false;
+		p = target + rl;
+		buf[0] = '\0';
+	} else {
+		if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
+			return false;
+		p = target;
+	}
+	/* buf holds the components so far (relative, no leading slash). */
+	n = strlen(buf);
+	for (size_t i = 0; p[i];) {
+		size_t j = i;
+
+		while (p[j] == '/')
+			j++;
+		i = j;
+		while (p[j] && p[j] != '/')
+			j++;
+		if (j == i)
+			break;
+		if (j - i == 1 && p[i] == '.') {
+		} else if (j - i == 2 && p[i] == '.' && p[i + 1] == '.') {
+			if (n == 0)
+				return false;
+			while (n > 0 && buf[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;
+		} else {
+			if (n + (n ? 1 : 0) + (j - i) + 1 > sizeof(buf))
+				return false;
+			if (n)
+				buf[n++] = '/';
+			memcpy(buf + n, p + i, j - i);
+			n += j - i;
+		}
+		buf[n] = '\0';
+		i = j;
+	}
+	if (n + 1 > size)
+		return false;
+	memcpy(out, buf, n + 1);
+	return true;
+}
+
 /* rel (relative to the root) resolved by the kernel beneath the root: a
  * handle (O_PATH), or -errno (-EXDEV: it leads out). */
 static int beneath(const struct git_pass *gp, const char *rel)
@@ -211,7 +271,7 @@ bool protect_git_url_inside_ok(const char *path, void *ctx)
  * root to a directory, or to nothing yet: cut unless where it leads is
  * trusted (finding 04: a project's directory moved out and linked, a
  * submodule's git directory, finding 05). A symlink to a file is left: git
- * does not go into one. true: removed. */
+ * does not go into one. true: removed (the caller notes it). */
 bool protect_git_link(struct git_pass *gp, int dirfd, const char *name, const char *rel)
 {
 	char path[PATH_MAX];
@@ -236,10 +296,8 @@ bool protect_git_link(struct git_pass *gp, int dirfd, const char *name, const ch
 	if (snprintf(abs, sizeof(abs), "%s/%s", gp->root, path) < (int)sizeof(abs) &&
 	    stat(abs, &st) == 0 && !S_ISDIR(st.st_mode))
 		return false;
-	if (unlinkat(dirfd, name, 0) == 0) {
-		protect_git_note(gp, rel, name, NULL);
+	if (unlinkat(dirfd, name, 0) == 0)
 		return true;
-	}
 	gp->partial = true;
 	return false;
 }

@@ -255,7 +255,8 @@ static void walk(struct git_pass *gp, int fd, char *rel, size_t rel_len, int dep
 	 * allow-list, which removes what the run linked. */
 	name = links.buf;
 	for (size_t i = 0; i < links.n; i++, name += strlen(name) + 1)
-		protect_git_link(gp, dirfd(d), name, rel);
+		if (protect_git_link(gp, dirfd(d), name, rel))
+			protect_git_note(gp, rel, name, NULL);
 	free(links.buf);
 	/* A git directory itself (a bare repository, or one made anywhere
 	 * and named by nothing): held to the rules; what git writes in it is
