@@ -510,6 +510,24 @@ size_t markers_neutralise(const char *in, size_t len, char *out)
 	return n;
 }
 
+size_t markers_guard_cut(const char *in, size_t len, char *out)
+{
+	const char *nl = memchr(in, '\n', len);
+	size_t plen = strlen(MARKER_FORGED_PREFIX), n = 0;
+
+	/* why only the first line's start: the later lines' starts, and the
+	 * lines other breaks start in the first one, were guarded before the
+	 * cut (a line start's reading never depends on what precedes it) */
+	if (last_forged((const unsigned char *)in, nl ? (size_t)(nl - in) : len) >= 0) {
+		if (out)
+			memcpy(out, MARKER_FORGED_PREFIX, plen);
+		n = plen;
+	}
+	if (out)
+		memcpy(out + n, in, len);
+	return n + len;
+}
+
 size_t markers_neutralise_around(const char *in, size_t len, size_t mid_at, size_t mid_len,
 				 char *out)
 {
