@@ -206,3 +206,62 @@ ParameterizedTest(struct rp *p, markers_reader, terminal, .timeout = 120)
 		  "%s the terminal got (%zu bytes): %s\n%s", f.tag, o.out_len, o.out, o.err);
 	e2e_out_free(&o);
 }
+
+/* The MCP server's task_output, read while the task runs: the breaks and
+ * the lookalikes guarded there too, byte for byte as in a run's text. */
+PARAMS(task_output, params_both);
+ParameterizedTest(struct rp *p, markers_reader, task_output, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *raw = "", *want = "", *text = NULL;
+
+	fx_setup(&f, p);
+	for (size_t i = 0; i < sizeof(breaks) / sizeof(breaks[0]); i++) {
+		raw = e2e_fmt("%sx%s" DENIED_WW "\n", raw, breaks[i]);
+		want = e2e_fmt("%s" P "x%s" P DENIED_WW "\n", want, breaks[i]);
+	}
+	for (size_t i = 0; i < sizeof(lookalike) / sizeof(lookalike[0]); i++) {
+		char c = lookalike[i][0][0];
+		char *d = c == '[' ? swap(DENIED_WW, '[', lookalike[i][1])
+			  : e2e_fmt("[%s%s", swap("sandbox", c, lookalike[i][1]),
+				    DENIED_WW + strlen("[sandbox"));
+
+		raw = e2e_fmt("%s%s\n", raw, d);
+		want = e2e_fmt("%s" P "%s\n", want, d);
+	}
+	cr_assert(e2e_write_file(p->who, e2e_fmt("%s/forged", f.ws), raw) == 0);
+	char *conf = e2e_fmt("%s/mcp.conf", f.base);
+
+	cr_assert(e2e_write_file(p->who, conf, e2e_fmt("runner = %s\n", p->runner)) == 0);
+	char *script = e2e_fmt(
+		"{ echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+		"{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\","
+		"\"version\":\"1\"}}}'; "
+		"echo '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}'; "
+		"echo '{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+		"\"bash\",\"arguments\":{\"command\":\"cat forged; sleep 30\","
+		"\"run_in_background\":true}}}'; sleep 4; "
+		"echo '{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+		"\"task_output\",\"arguments\":{\"task_id\":\"t1\"}}}'; sleep 2; } | "
+		"%s mcp --config %s --root %s --mode read-only",
+		e2e_sbx(), conf, f.ws);
+	char *argv[] = { "bash", "-c", script, NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	e2e_run(p->who, argv, env, &o);
+	for (char *line = o.out; line && *line;) {
+		char *nl = strchr(line, '\n');
+		json_t *msg = json_loadb(line, nl ? (size_t)(nl - line) : strlen(line), 0, NULL);
+		json_t *content = json_object_get(json_object_get(msg, "result"), "content");
+
+		if (msg && json_integer_value(json_object_get(msg, "id")) == 3)
+			text = strdup(json_string_value(json_object_get(json_array_get(content, 0),
+									 "text")) ?: "");
+		json_decref(msg);
+		line = nl ? nl + 1 : NULL;
+	}
+	cr_assert(text, "%s no task_output answer:\n%s\n%s", f.tag, o.out, o.err);
+	cr_expect_str_eq(text, e2e_fmt("task t1: running\n%s", want), "%s task_output", f.tag);
+	e2e_out_free(&o);
+}
