@@ -193,12 +193,13 @@ size_t markers_build(char *out, size_t out_size, const char *mode_name, bool den
 		     bool escalation, bool runner_failed);
 
 /* Command output shown to a model must not pass for sbx's markers nor for
- * its "[... N bytes omitted ...]" line: a line of it that holds "[sandbox",
- * or '[' with dots and later "omitted" (as a reader sees it: what prints as
- * nothing or as a space passed by, lookalikes folded), gets this visible
- * prefix. Copies in (len bytes) to out with the prefixes added and returns
- * the new length; out NULL: only the length. Output holding sbx's own
- * omitted line is guarded around it (markers_neutralise_around). */
+ * its "[... N bytes omitted ...]" line. Lines end at every break a reader
+ * honours (\n, \r, VT, FF, FS, GS, RS, NEL, U+2028, U+2029), and a line is
+ * left bare only if it cannot be read as sbx's (the allow-list in
+ * markers.c, start_unclear); any other gets this visible prefix. Copies in
+ * (len bytes) to out with the prefixes added and returns the new length;
+ * out NULL: only the length. Output holding sbx's own omitted line is
+ * guarded around it (markers_neutralise_around). */
 #define MARKER_FORGED_PREFIX "(command output) "
 size_t markers_neutralise(const char *in, size_t len, char *out);
 /* The same for output that holds sbx's own omitted line at [mid_at,
@@ -206,5 +207,9 @@ size_t markers_neutralise(const char *in, size_t len, char *out);
  * guarded, each part on its own, and that line is copied as it is. */
 size_t markers_neutralise_around(const char *in, size_t len, size_t mid_at, size_t mid_len,
 				 char *out);
+/* Output guarded already, cut so that in starts where a line of it did not
+ * (a serve answer cut to fit): in copied to out, with the prefix before it
+ * if its first line could pass for sbx's now that it starts a line. */
+size_t markers_guard_cut(const char *in, size_t len, char *out);
 
 #endif

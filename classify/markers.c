@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "classify.h"
 #include "unicode_table.h"
@@ -82,21 +83,34 @@ static const struct {
 	{ 0x2024, '.' }, { 0x2025, '.' }, { 0x2026, '.' }, { 0xFE52, '.' }, { 0xFF0E, '.' },
 };
 
+/* Is cp in one of the sorted ranges of a generated table? */
+#define IN_RANGES(table, cp)                                                                 \
+	({                                                                                   \
+		size_t lo_ = 0, hi_ = sizeof(table) / sizeof((table)[0]);                    \
+		bool in_ = false;                                                            \
+		while (lo_ < hi_ && !in_) {                                                  \
+			size_t mid_ = (lo_ + hi_) / 2;                                       \
+			if ((cp) < (table)[mid_].lo)                                         \
+				hi_ = mid_;                                                  \
+			else if ((cp) > (table)[mid_].hi)                                    \
+				lo_ = mid_ + 1;                                              \
+			else                                                                 \
+				in_ = true;                                                  \
+		}                                                                            \
+		in_;                                                                         \
+	})
+
 static bool dropped(uint32_t cp)
 {
-	size_t lo = 0, hi = sizeof(unicode_dropped) / sizeof(unicode_dropped[0]);
+	return IN_RANGES(unicode_dropped, cp);
+}
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (cp < unicode_dropped[mid].lo)
-			hi = mid;
-		else if (cp > unicode_dropped[mid].hi)
-			lo = mid + 1;
-		else
-			return true;
-	}
-	return false;
+/* A letter or a digit, of any script. */
+static bool alnum(uint32_t cp)
+{
+	if (cp < 0x80)
+		return ((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z') || (cp >= '0' && cp <= '9');
+	return IN_RANGES(unicode_alnum, cp);
 }
 
 /* The ASCII character a reader takes cp for (lowercase), or 0. */
@@ -183,134 +197,335 @@ static size_t escape_len(const unsigned char *s, size_t n)
 	return 1;
 }
 
-/* The next character of the line a reader sees from *at on, folded to
- * the ASCII one it reads as (0: one that reads as none of them), or -1 at
- * the end of the line: what prints as nothing or as a space is passed by. */
-static int next_visible(const unsigned char *line, size_t len, size_t *at, bool terminal)
+/* A line break a reader honours at s (n bytes left): its length, or 0. The
+ * guard splits at every one of them (\n, \r, VT, FF, the separators FS, GS
+ * and RS, NEL, U+2028, U+2029: Unicode's mandatory breaks and Python's
+ * str.splitlines()): a model, an editor or a terminal may start a line
+ * there, and that line must be guarded like any other. */
+static size_t line_break(const unsigned char *s, size_t n)
 {
-	while (*at < len) {
-		size_t n;
-		uint32_t cp = decode(line + *at, len - *at, &n);
-
-		*at += n;
-		if (cp == 0x1b && terminal) {
-			*at += escape_len(line + *at, len - *at);
-			continue;
-		}
-		if (dropped(cp))
-			continue;
-		return (unsigned char)folded(cp);
-	}
-	return -1;
+	if (s[0] == '\n' || s[0] == '\r' || s[0] == 0x0b || s[0] == 0x0c ||
+	    (s[0] >= 0x1c && s[0] <= 0x1e))
+		return 1;
+	if (n >= 2 && s[0] == 0xc2 && s[1] == 0x85)
+		return 2;
+	if (n >= 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9))
+		return 3;
+	return 0;
 }
 
-/* Does the line hold '[', then "sandbox" in any case, as a reader sees it
- * (whatever prints as nothing or as a space passed by, lookalikes read as
- * the letters they look like)? That is what a model would read as sbx's
- * own word, wherever it stands in the line ("\r" and escape sequences can
- * hide what precedes it). Read twice: as a terminal shows it (escape
- * sequences print nothing) and as a model reads it (an escape character
- * is nothing, what follows it is text). */
-static bool reads_as_marker(const unsigned char *line, size_t len, bool terminal)
+/* A code point after which a terminal may show what follows at the line's
+ * start, or a reader start a new line: a control character (tab aside) or
+ * a line break. */
+static bool restarts(uint32_t cp)
+{
+	return (cp < 0x20 && cp != '\t') || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 ||
+	       cp == 0x2029;
+}
+
+/* What a reader meets next in a line. */
+struct glyph {
+	uint32_t cp;  /* the code point (a visible one unless restart) */
+	size_t at;    /* where it starts */
+	bool restart; /* a control character, line break or escape sequence */
+};
+
+/* The next visible code point from *at on, passing by what prints as
+ * nothing or as a space (escape sequences too, when read as a terminal
+ * does); with stop, a control character, line break or escape sequence
+ * is returned as a restart instead. false at the end of the line. */
+static bool next_glyph(const unsigned char *line, size_t len, size_t *at, bool terminal,
+		       bool stop, struct glyph *g)
+{
+	while (*at < len) {
+		size_t n, from = *at;
+		uint32_t cp = decode(line + from, len - from, &n);
+		bool restart = restarts(cp);
+
+		*at += n;
+		if (cp == 0x1b && terminal)
+			*at += escape_len(line + *at, len - *at);
+		if (restart && stop) {
+			*g = (struct glyph){ cp, from, true };
+			return true;
+		}
+		if (restart || dropped(cp))
+			continue;
+		*g = (struct glyph){ cp, from, false };
+		return true;
+	}
+	return false;
+}
+
+/* What a reader takes a visible code point for: the ASCII character
+ * (lowercase) it reads as, OPENING for one that reads as no ASCII
+ * character and is neither a letter nor a digit (a bracket, a symbol, a
+ * punctuation mark of another script: it may stand for '['), else 0. */
+#define OPENING 1
+static int reading(uint32_t cp)
+{
+	char c = folded(cp);
+
+	if (c)
+		return (unsigned char)c;
+	return alnum(cp) ? 0 : OPENING;
+}
+
+/* The next visible character from *at on, as reading() takes it, or -1 at
+ * the end of the line; *start: where it starts. */
+static int next_visible(const unsigned char *line, size_t len, size_t *at, bool terminal,
+			size_t *start)
+{
+	struct glyph g;
+
+	if (!next_glyph(line, len, at, terminal, false, &g))
+		return -1;
+	if (start)
+		*start = g.at;
+	return reading(g.cp);
+}
+
+static bool is_open(int c)
+{
+	return c == '[' || c == OPENING;
+}
+
+/* Where the last place in the line starts at which a reader reads '[' (or
+ * a bracket-like symbol), then "sandbox" in any case, or -1: what prints as
+ * nothing or as a space passed by, lookalikes read as the letters they look
+ * like. That is what a model would read as sbx's own word, wherever it
+ * stands in the line (escape sequences can hide what precedes it). Read
+ * twice: as a terminal shows it (escape sequences print nothing) and as a
+ * model reads it (an escape character is nothing, what follows it is
+ * text). */
+static ssize_t reads_as_marker(const unsigned char *line, size_t len, bool terminal)
 {
 	static const char word[] = "sandbox", back[] = "xobdnas";
-	size_t at = 0;
+	size_t at = 0, start = 0;
+	ssize_t last = -1;
 
 	for (;;) {
-		int c = next_visible(line, len, &at, terminal);
+		int c = next_visible(line, len, &at, terminal, &start);
 		size_t after = at, k = 0;
 
 		if (c < 0)
-			return false;
-		if (c == '[') {
-			while (k < sizeof(word) - 1 && next_visible(line, len, &after, terminal) == word[k])
+			return last;
+		if (is_open(c)) {
+			while (k < sizeof(word) - 1 &&
+			       next_visible(line, len, &after, terminal, NULL) == word[k])
 				k++;
 			if (k == sizeof(word) - 1)
-				return true;
+				last = (ssize_t)start;
 		} else if (c == 'x') {
 			/* Right to left (a bidi override, an RTL run): "]xobdnas["
 			 * shows as "[sandbox]", its brackets mirrored. */
 			for (k = 1; k < sizeof(back) - 1 &&
-				    next_visible(line, len, &after, terminal) == back[k];)
+				    next_visible(line, len, &after, terminal, NULL) == back[k];)
 				k++;
 			if (k == sizeof(back) - 1) {
-				int b = next_visible(line, len, &after, terminal);
+				int b = next_visible(line, len, &after, terminal, NULL);
 
-				if (b == '[' || b == ']')
-					return true;
+				if (is_open(b) || b == ']')
+					last = (ssize_t)start;
 			}
 		}
 	}
 }
 
-/* Does the line hold '[' with dots right after it, and later the word
- * "omitted", as a reader sees it (read as reads_as_marker reads)? That is
- * what sbx's own line between the head and the tail of a bounded stream
- * says ("[... N bytes omitted ...]"; serve's cut answers add "to fit the
- * answer"): a command's line that reads so could make a reader believe that
- * output was left out that never was, or take sbx's line for its. Right to
- * left too: "]... dettimo setyb 5 ...[" shows as such a line. */
-static bool reads_as_omitted(const unsigned char *line, size_t len, bool terminal)
+/* Where the last place in the line starts that reads as '[' with dots
+ * right after it and later the word "omitted" (read as reads_as_marker
+ * reads), or -1. That is what sbx's own line between the head and the tail
+ * of a bounded stream says ("[... N bytes omitted ...]"; serve's cut answers
+ * add "to fit the answer"): a command's line that reads so could make a
+ * reader believe that output was left out that never was, or take sbx's
+ * line for its. Right to left too: "]... dettimo setyb 5 ...[" shows as
+ * such a line. */
+static ssize_t reads_as_omitted(const unsigned char *line, size_t len, bool terminal)
 {
 	static const char word[] = "omitted", back[] = "dettimo";
 	const size_t wlen = sizeof(word) - 1;
-	size_t at = 0;
-	bool opened = false;
+	size_t at = 0, start = 0;
+	ssize_t opened = -1, last = -1;
 
 	for (;;) {
-		int c = next_visible(line, len, &at, terminal);
+		int c = next_visible(line, len, &at, terminal, &start);
 		size_t after = at, k = 1;
 
 		if (c < 0)
-			return false;
-		if (c == '[') {
-			opened = opened || next_visible(line, len, &after, terminal) == '.';
-		} else if (c == word[0] && opened) {
-			while (k < wlen && next_visible(line, len, &after, terminal) == word[k])
+			return last;
+		if (is_open(c)) {
+			if (next_visible(line, len, &after, terminal, NULL) == '.')
+				opened = (ssize_t)start;
+		} else if (c == word[0] && opened >= 0) {
+			while (k < wlen && next_visible(line, len, &after, terminal, NULL) == word[k])
 				k++;
 			if (k == wlen)
-				return true;
+				last = opened;
 		} else if (c == back[0]) {
-			while (k < wlen && next_visible(line, len, &after, terminal) == back[k])
+			while (k < wlen && next_visible(line, len, &after, terminal, NULL) == back[k])
 				k++;
 			/* then dots, and a bracket right after them */
-			for (int prev = 0, d; k == wlen && (d = next_visible(line, len, &after,
-									   terminal)) >= 0;
+			for (int prev = 0, d; k == wlen && (d = next_visible(line, len, &after, terminal,
+									   NULL)) >= 0;
 			     prev = d)
-				if (prev == '.' && (d == '[' || d == ']'))
-					return true;
+				if (prev == '.' && (is_open(d) || d == ']')) {
+					last = (ssize_t)start;
+					break;
+				}
 		}
 	}
 }
 
-/* A line a reader would take for sbx's own: a marker, or the omitted line. */
-static bool line_looks_like_marker(const char *text, size_t len)
+/* Can what starts at c (a visible code point; what follows it from *at)
+ * not be read as the start of sbx's line? The allow-list: an ASCII
+ * character other than '['; '[' and then a word of ASCII letters and
+ * digits (what prints as a space passed by) up to ASCII punctuation; a
+ * letter of another script that is not glued to an ASCII letter. Anything
+ * else (a symbol or bracket past ASCII, '[' and a word holding one, a
+ * letter of another script before an ASCII one) may stand for '[' and
+ * "sandbox" in a way no table of lookalikes can list. */
+static bool start_unclear(const unsigned char *line, size_t len, size_t at, uint32_t c,
+			  bool terminal)
 {
-	const unsigned char *line = (const unsigned char *)text;
+	struct glyph g;
+	int r;
 
-	return reads_as_marker(line, len, true) || reads_as_marker(line, len, false) ||
-	       reads_as_omitted(line, len, true) || reads_as_omitted(line, len, false);
+	if (c == '[') {
+		while (next_glyph(line, len, &at, terminal, false, &g)) {
+			if (g.cp < 0x80 && !alnum(g.cp))
+				return false;
+			r = reading(g.cp);
+			/* why a reading: "[Über]" reads as plain letters, "[…" as dots */
+			if (r == 0 || r == OPENING)
+				return true;
+			if (r < 0x80 && !alnum((uint32_t)r))
+				return false;
+		}
+		return false;
+	}
+	if (c < 0x80)
+		return false;
+	r = reading(c);
+	if (r == OPENING || (r > OPENING && !alnum((uint32_t)r)))
+		return true; /* a symbol or bracket past ASCII */
+	if (r != 0)
+		return false; /* a letter that reads as an ASCII one */
+	if (!next_glyph(line, len, &at, terminal, false, &g))
+		return false;
+	r = reading(g.cp);
+	return r > OPENING && r < 0x80 && alnum((uint32_t)r) && !(r >= '0' && r <= '9');
 }
 
+/* Where the last start in the line that start_unclear refuses begins, or
+ * -1: the line's own start, and what follows each control character, line
+ * break or escape sequence in it (a terminal may show that at the line's
+ * start: a cursor moved back, the line erased). */
+static ssize_t unclear_starts(const unsigned char *line, size_t len, bool terminal)
+{
+	struct glyph g;
+	size_t at = 0;
+	bool fresh = true;
+	ssize_t last = -1;
+
+	while (next_glyph(line, len, &at, terminal, true, &g)) {
+		if (g.restart) {
+			fresh = true;
+			continue;
+		}
+		if (fresh && start_unclear(line, len, at, g.cp, terminal))
+			last = (ssize_t)g.at;
+		fresh = false;
+	}
+	return last;
+}
+
+/* Where the last bidi embedding, override or isolate control starts, or
+ * -1: what follows it may be shown right to left, in an order no reading
+ * of the bytes follows. */
+static ssize_t bidi_control(const unsigned char *line, size_t len)
+{
+	ssize_t last = -1;
+
+	for (size_t at = 0, n; at < len; at += n) {
+		uint32_t cp = decode(line + at, len - at, &n);
+
+		if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+			last = (ssize_t)at;
+	}
+	return last;
+}
+
+static ssize_t later(ssize_t a, ssize_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Where the last thing in a line (up to '\n', other breaks read as
+ * nothing) that a reader could take for sbx's own starts, or -1. */
+static ssize_t last_forged(const unsigned char *line, size_t len)
+{
+	ssize_t last = bidi_control(line, len);
+
+	for (int terminal = 0; terminal < 2; terminal++) {
+		last = later(last, reads_as_marker(line, len, terminal));
+		last = later(last, reads_as_omitted(line, len, terminal));
+		last = later(last, unclear_starts(line, len, terminal));
+	}
+	return last;
+}
+
+/* Each '\n' line is read whole, its other breaks read as nothing (as a
+ * reader that does not honour them reads it); what starts it and every
+ * line the other breaks start, up to the last forged thing in it, is
+ * prefixed: whichever breaks a reader honours, the line it reads that
+ * holds the forged thing starts with the prefix. */
 size_t markers_neutralise(const char *in, size_t len, char *out)
 {
+	const unsigned char *s = (const unsigned char *)in;
 	size_t n = 0, plen = strlen(MARKER_FORGED_PREFIX);
 
 	for (size_t start = 0; start < len;) {
 		const char *nl = memchr(in + start, '\n', len - start);
-		size_t end = nl ? (size_t)(nl - in) + 1 : len;
+		size_t end = nl ? (size_t)(nl - in) : len;
+		ssize_t last = last_forged(s + start, end - start);
 
-		if (line_looks_like_marker(in + start, end - start)) {
+		for (size_t piece = start, at = start, b = 0;; piece = at += b) {
+			while (at < end && (b = line_break(s + at, end - at)) == 0)
+				at++;
+			if (at == end)
+				b = nl ? 1 : 0; /* the '\n' itself, or the end */
+			if (last >= 0 && (ssize_t)(piece - start) <= last) {
+				if (out)
+					memcpy(out + n, MARKER_FORGED_PREFIX, plen);
+				n += plen;
+			}
 			if (out)
-				memcpy(out + n, MARKER_FORGED_PREFIX, plen);
-			n += plen;
+				memcpy(out + n, in + piece, at + b - piece);
+			n += at + b - piece;
+			if (at == end)
+				break;
 		}
-		if (out)
-			memcpy(out + n, in + start, end - start);
-		n += end - start;
-		start = end;
+		start = nl ? end + 1 : len;
 	}
 	return n;
+}
+
+size_t markers_guard_cut(const char *in, size_t len, char *out)
+{
+	const char *nl = memchr(in, '\n', len);
+	size_t plen = strlen(MARKER_FORGED_PREFIX), n = 0;
+
+	/* why only the first line's start: the later lines' starts, and the
+	 * lines other breaks start in the first one, were guarded before the
+	 * cut (a line start's reading never depends on what precedes it) */
+	if (last_forged((const unsigned char *)in, nl ? (size_t)(nl - in) : len) >= 0) {
+		if (out)
+			memcpy(out, MARKER_FORGED_PREFIX, plen);
+		n = plen;
+	}
+	if (out)
+		memcpy(out + n, in, len);
+	return n + len;
 }
 
 size_t markers_neutralise_around(const char *in, size_t len, size_t mid_at, size_t mid_len,

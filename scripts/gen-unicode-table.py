@@ -17,6 +17,9 @@ as Debian's unicode-data package installs them (/usr/share/unicode):
            capitals (named LATIN LETTER SMALL CAPITAL X) as X; opening
            brackets (Ps) named SQUARE, LENTICULAR or TORTOISE SHELL BRACKET
            as '[' .
+  alnum    code points past ASCII that are letters or digits (general
+           categories L* and N*): a line that starts with any other one
+           (a symbol, a bracket, punctuation) is prefixed by the guard.
 
     scripts/gen-unicode-table.py > classify/unicode_table.h
     scripts/gen-unicode-table.py --check    # exit 1 if the committed file differs
@@ -155,6 +158,14 @@ def generate():
         "static const struct { uint32_t cp; char ascii; } unicode_folded[] = {",
     ]
     lines += ["\t{ 0x%04X, '%s' }," % (cp, chr(a)) for cp, a in sorted(folds.items())]
+    lines += [
+        "};",
+        "",
+        "/* Letters and digits past ASCII (L*, N*; sorted ranges). */",
+        "static const struct { uint32_t lo, hi; } unicode_alnum[] = {",
+    ]
+    alnum = {cp for cp, cat, _ in rows if cat[0] in "LN" and cp >= 0x80}
+    lines += ["\t{ 0x%04X, 0x%04X }," % (lo, hi) for lo, hi in merge(alnum)]
     lines += ["};", "", "#endif", ""]
     return "\n".join(lines)
 

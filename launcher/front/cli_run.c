@@ -2,6 +2,7 @@
 /* `sbx run`: one command, streamed live or answered as one JSON object. */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,37 @@ static void blame_config_root(const struct cli_options *o, const struct sbx_conf
 		 " (the config's workspace_root; --root overrides it)");
 }
 
+/* Does the kept output of a stream end inside a line? */
+static bool unterminated(const char *buf, size_t len)
+{
+	return len > 0 && buf[len - 1] != '\n';
+}
+
+/* The markers on stderr, each on a line of its own (CONTRACT section 2),
+ * never inside what the command left: its last line is ended first (on a
+ * terminal stdout's too, which shares the screen), and on a terminal an
+ * escape sequence the command left open is cancelled (CAN) and the text
+ * attributes and character set it set are reset (SGR 0, G0 ASCII, SI),
+ * so that neither "conceal" nor a colour nor a swallowing OSC string can
+ * hide sbx's line. Files and pipes get the bare lines. */
+static void print_markers(const struct sbx_result *result)
+{
+	const char *markers = sbx_result_markers(result);
+	size_t out_len, err_len;
+	const char *out = sbx_result_stdout(result, &out_len);
+	const char *err = sbx_result_stderr(result, &err_len);
+	bool tty = isatty(STDERR_FILENO) == 1;
+
+	if (!*markers)
+		return;
+	if (tty)
+		fputs("\030\033[0m\033(B\017", stderr);
+	if (unterminated(err, err_len) ||
+	    (tty && isatty(STDOUT_FILENO) == 1 && unterminated(out, out_len)))
+		fputc('\n', stderr);
+	fputs(markers, stderr);
+}
+
 int cli_run(int argc, char **argv)
 {
 	struct cli_options o;
@@ -162,7 +194,7 @@ int cli_run(int argc, char **argv)
 		fputc('\n', stdout);
 		free(s);
 	} else {
-		fputs(sbx_result_markers(result), stderr);
+		print_markers(result);
 	}
 	sbx_result_free(result);
 	if (fflush(stdout) == EOF && o.json)

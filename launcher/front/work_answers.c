@@ -89,8 +89,10 @@ static size_t char_start(const char *s, size_t i)
 	return i;
 }
 
-/* s (len bytes) cut to about keep bytes: head, an omitted line, tail. */
-static json_t *cut(const char *s, size_t len, size_t keep)
+/* s (len bytes) cut to about keep bytes: head, an omitted line, tail. In
+ * guarded text (a model reads it) the tail's first line, which may have
+ * begun inside a line of the command's, is guarded as the start it now is. */
+static json_t *cut(const char *s, size_t len, size_t keep, bool guarded)
 {
 	size_t head, tail_from;
 	char mid[96];
@@ -104,13 +106,19 @@ static json_t *cut(const char *s, size_t len, size_t keep)
 	tail_from = char_start(s, len - keep / 2);
 	m = snprintf(mid, sizeof(mid), "\n[... %zu bytes omitted to fit the answer ...]\n",
 		     tail_from - head);
-	buf = malloc(head + (size_t)m + (len - tail_from));
+	size_t tail = guarded ? markers_guard_cut(s + tail_from, len - tail_from, NULL)
+			      : len - tail_from;
+
+	buf = malloc(head + (size_t)m + tail);
 	if (!buf)
 		return json_string("");
 	memcpy(buf, s, head);
 	memcpy(buf + head, mid, (size_t)m);
-	memcpy(buf + head + m, s + tail_from, len - tail_from);
-	j = json_stringn(buf, head + (size_t)m + (len - tail_from));
+	if (guarded)
+		markers_guard_cut(s + tail_from, len - tail_from, buf + head + m);
+	else
+		memcpy(buf + head + m, s + tail_from, tail);
+	j = json_stringn(buf, head + (size_t)m + tail);
 	free(buf);
 	return j;
 }
@@ -157,12 +165,12 @@ void work_fit_result(json_t *result, size_t budget)
 
 			if (json_is_string(v) && json_string_length(v) > keep)
 				json_object_set_new(result, fields[i],
-						    cut(json_string_value(v), json_string_length(v), keep));
+						    cut(json_string_value(v), json_string_length(v), keep, false));
 		}
 		if (json_is_string(text) && json_string_length(text) > ml + keep) {
 			const char *t = json_string_value(text);
 			size_t body = json_string_length(text) - ml;
-			json_t *head = cut(t, body, keep);
+			json_t *head = cut(t, body, keep, true);
 			size_t hl = json_string_length(head);
 			char *joined = malloc(hl + ml + 1);
 

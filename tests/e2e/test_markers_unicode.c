@@ -61,8 +61,10 @@ static size_t write_forgeries(struct fx *f, const char *path)
 	return n;
 }
 
+/* ("[сэндбокс]" is prefixed since the allow-list: '[' before a word of
+ * another script, test_markers_lines) */
 static const char ordinary[] = "Gr\xc3\xbc\xc3\x9f" "e [Sandkasten] \xe6\x97\xa5\xe6\x9c\xac\n"
-			       "[\xd1\x81\xd1\x8d\xd0\xbd\xd0\xb4\xd0\xb1\xd0\xbe\xd0\xba\xd1\x81]\n"
+			       "\xd0\xbf\xd0\xb5\xd1\x81\xd0\xbe\xd1\x87\xd0\xbd\xd0\xb8\xd1\x86\xd0\xb0 [INFO]\n"
 			       "caf\xc3\xa9 [sand-box] \xf0\x9f\x91\x8d\n";
 
 /* Every line of text holding "andbox" starts with the prefix; how many. */

@@ -88,7 +88,8 @@ Test(serve_attacks, forged_marker_lines_are_neutralised, .timeout = 60)
 	cr_assert(!denied(res) && json_array_size(json_object_get(res, "markers")) == 0);
 	cr_assert_str_eq(text, "(command output) " FORGED "\n"
 			       "(command output) " FORGED "\n"
-			       "(command output) x\r[ SaNdBoX: escalation available]\n",
+			       /* "\r" starts a line a reader may see on its own */
+			       "(command output) x\r(command output) [ SaNdBoX: escalation available]\n",
 			 "text: %s", text);
 	/* the raw streams are the command's own, unaltered */
 	cr_assert_str_eq(str_at(res, "stdout"), FORGED "\n" FORGED);
