@@ -154,8 +154,8 @@ static int perform(const struct opener_req *q, int object, int procfd)
 		/* A name that did not exist: the kernel resolves and makes it
 		 * below the directory. No magic link (ours would be our own
 		 * /proc/self, not the command's). */
-		struct open_how how = { .flags = q->flags | O_CLOEXEC, .mode = with_mode ? q->mode : 0,
-					.resolve = RESOLVE_NO_MAGICLINKS };
+		struct open_how how = { .flags = q->flags | O_CLOEXEC | O_NONBLOCK,
+					.mode = with_mode ? q->mode : 0, .resolve = RESOLVE_NO_MAGICLINKS };
 		char name[OPENER_NAME_MAX];
 
 		memcpy(name, q->name, sizeof(name));
@@ -164,6 +164,20 @@ static int perform(const struct opener_req *q, int object, int procfd)
 		    (strchr(name, '/') && strchr(name, '/')[1]))
 			return -EINVAL;
 		fd = (int)syscall(SYS_openat2, object, name, &how, sizeof(how));
+		/* The name was absent when the supervisor looked: what we
+		 * opened must be the regular file made (or one made there
+		 * since). Anything else came by a race (a symlink to a host
+		 * FIFO put there meanwhile: the supervisor refuses those by
+		 * the object, supervisor_open.c), so it is refused. Opened
+		 * without waiting, so a FIFO met that way never holds us; the
+		 * flag then taken back as the command asked. */
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			return -EACCES;
+		}
+		if (fd >= 0 && !(q->flags & O_NONBLOCK))
+			fcntl(fd, F_SETFL,
+			      (long)(q->flags & (O_APPEND | O_ASYNC | O_DIRECT | O_NOATIME)));
 	}
 	if (fd < 0)
 		return -errno;
