@@ -166,7 +166,8 @@ static json_t *supervisor_fact(void)
 		      "5.19+ keeps a signal from restarting a call in flight)",
 		      "without",
 		      "the landlock runner reports enforcement partial (metadata uncovered); "
-		      "pathname unix sockets stay open; file watches are not checked (a watch "
+		      "pathname unix sockets stay open; the namespace runner's command can open a "
+		      "FIFO outside the writable set for writing; file watches are not checked (a watch "
 		      "on the caller's terminal times its keystrokes); a failure after a refused "
 		      "mkdir that names its directory is not marked; runs are not refused",
 		      "covers", "landlock",
@@ -174,7 +175,8 @@ static json_t *supervisor_fact(void)
 		      "to unix sockets; file watches (none on devices, /dev, hidden paths); "
 		      "refused mkdirs noted",
 		      "namespace",
-		      "connects and sends to unix sockets; file watches (none on devices, /dev, "
+		      "connects and sends to unix sockets; opens for writing (no FIFO outside the "
+		      "writable set); file watches (none on devices, /dev, "
 		      "hidden paths); refused mkdirs noted");
 	json_object_set_new(o, "reason", rc == 0 ? json_null() : json_string(reason));
 #ifdef CONFIG_SUPERVISOR

@@ -44,14 +44,17 @@ void run_supervise_prepare(struct run_state *r)
 		return;
 	/* workspace-write: the run's opener performs its opens for writing
 	 * (runners/opener.h), so no file of the run is ever open for writing
-	 * with a setuid or setgid bit. In read-only mode nothing it may open
-	 * for writing lies on the host (/dev/null, the namespace runner's
-	 * private /dev/shm and ptys). */
-	bool opens = r->mode == SBX_MODE_WORKSPACE_WRITE &&
-		     socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->opener_sock) == 0;
+	 * with a setuid or setgid bit. Read-only mode too under the namespace
+	 * runner (its filter, notify_sockets): a read-only mount does not stop
+	 * an open of a FIFO for writing, which the supervisor refuses there
+	 * (supervisor_open.c). Under the landlock runner Landlock refuses it,
+	 * and a read-only run has nothing else to open for writing on the
+	 * host (/dev/null and the like): no opener (run_supervise_spawn). */
+	bool opens = socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->opener_sock) == 0;
 
 	r->spec.notify_sockets = notify_filter_get(opens ? NOTIFY_SOCKETS_OPENS : NOTIFY_SOCKETS);
-	r->spec.notify_metadata = notify_filter_get(opens ? NOTIFY_METADATA_OPENS : NOTIFY_METADATA);
+	r->spec.notify_metadata = notify_filter_get(opens && r->mode == SBX_MODE_WORKSPACE_WRITE
+						    ? NOTIFY_METADATA_OPENS : NOTIFY_METADATA);
 	if (!r->spec.notify_sockets || !r->spec.notify_metadata ||
 	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		r->spec.notify_sockets = r->spec.notify_metadata = NULL;
@@ -128,6 +131,10 @@ int run_supervise_spawn(struct run_state *r, int clone_flags, struct spawn_outco
 	bool landlock = r->spec.runner && r->spec.runner->id == SBX_RUNNER_LANDLOCK;
 	int rc;
 
+	/* The landlock runner's read-only run has no opener (its filter asks
+	 * for no opens); the namespace runner's has, in either mode. */
+	if (r->opener_sock[1] >= 0)
+		r->spec.opener_fd = landlock && r->mode != SBX_MODE_WORKSPACE_WRITE ? -1 : r->opener_sock[1];
 	if (r->notify_sock[0] < 0 || r->spec.landlock_abi < 6) {
 		scope_drop(r);
 		return spawn_child(&r->spec, clone_flags, o);
@@ -210,7 +217,12 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	p.run = r->pid;
 	p.scope = r->scope;
 	p.netns_cookie = r->netns_cookie;
-	/* Taken over (closed) by the supervisor, whatever becomes of it. */
+	/* Taken over (closed) by the supervisor, whatever becomes of it; none
+	 * where no opener was started (landlock runner, read-only). */
+	if (p.metadata && r->mode != SBX_MODE_WORKSPACE_WRITE && r->opener_sock[0] >= 0) {
+		close(r->opener_sock[0]);
+		r->opener_sock[0] = -1;
+	}
 	p.opener = r->opener_sock[0];
 	p.landlock_abi = r->spec.landlock_abi;
 	r->opener_sock[0] = -1;

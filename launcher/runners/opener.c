@@ -36,7 +36,7 @@
 static const unsigned allowed[] = {
 	SYS_recvmsg, SYS_sendmsg, SYS_openat, SYS_openat2, SYS_fstat, SYS_newfstatat, SYS_fchmod,
 	SYS_close, SYS_umask, SYS_clone, SYS_exit, SYS_exit_group, SYS_rt_sigreturn, SYS_fcntl,
-	SYS_ftruncate, SYS_fstatfs, SYS_readlinkat,
+	SYS_ftruncate, SYS_fstatfs, SYS_readlinkat, SYS_fgetxattr,
 };
 
 /* What a command may open for writing in /proc (by the last name of the
@@ -76,9 +76,34 @@ static bool proc_write_allowed(int fd, int procfd)
 	return false;
 }
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#else
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i) + 4)
+#endif
+
+/* A file with file capabilities (security.capability) gets new content
+ * only without them, as a write(2) or a truncation by the kernel leaves it:
+ * the kernel drops them there, but not for stores through a shared writable
+ * mapping, so a file of the workspace with cap_setuid kept it with the
+ * command's content (issue 29, round 3, finding 11). Dropped by the
+ * kernel's own route: a chown to the same owner and group (-1, -1) clears
+ * them (and a setuid bit) with no capability of ours, where removexattr
+ * would need CAP_SETFCAP. Only security.capability: it is what the kernel
+ * drops at a write (its "killpriv"); the MAC labels a write keeps stay.
+ * false: they could not be seen or are still there (the file is refused). */
+static bool drop_file_caps(int fd)
+{
+	if (syscall(SYS_fgetxattr, fd, "security.capability", NULL, 0) < 0)
+		return errno == ENODATA || errno == EOPNOTSUPP;
+	if (syscall(SYS_fchown, fd, -1, -1) < 0)
+		return false;
+	return syscall(SYS_fgetxattr, fd, "security.capability", NULL, 0) < 0 && errno == ENODATA;
+}
+
 static int own_filter(void)
 {
-	struct sock_filter f[4 + 2 * sizeof(allowed) / sizeof(allowed[0]) + 1];
+	struct sock_filter f[4 + 2 * sizeof(allowed) / sizeof(allowed[0]) + 6 + 1];
 	size_t n = 0, k = sizeof(allowed) / sizeof(allowed[0]);
 
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -89,6 +114,13 @@ static int own_filter(void)
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allowed[i], 0, 1);
 		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	}
+	/* fchown(fd, -1, -1) alone (drop_file_caps): no owner changes. */
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fchown, 0, 5);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 0, 3);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 0, 1);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 
 	struct sock_fprog prog = { .len = (unsigned short)n, .filter = f };
@@ -154,8 +186,8 @@ static int perform(const struct opener_req *q, int object, int procfd)
 		/* A name that did not exist: the kernel resolves and makes it
 		 * below the directory. No magic link (ours would be our own
 		 * /proc/self, not the command's). */
-		struct open_how how = { .flags = q->flags | O_CLOEXEC, .mode = with_mode ? q->mode : 0,
-					.resolve = RESOLVE_NO_MAGICLINKS };
+		struct open_how how = { .flags = q->flags | O_CLOEXEC | O_NONBLOCK,
+					.mode = with_mode ? q->mode : 0, .resolve = RESOLVE_NO_MAGICLINKS };
 		char name[OPENER_NAME_MAX];
 
 		memcpy(name, q->name, sizeof(name));
@@ -164,6 +196,20 @@ static int perform(const struct opener_req *q, int object, int procfd)
 		    (strchr(name, '/') && strchr(name, '/')[1]))
 			return -EINVAL;
 		fd = (int)syscall(SYS_openat2, object, name, &how, sizeof(how));
+		/* The name was absent when the supervisor looked: what we
+		 * opened must be the regular file made (or one made there
+		 * since). Anything else came by a race (a symlink to a host
+		 * FIFO put there meanwhile: the supervisor refuses those by
+		 * the object, supervisor_open.c), so it is refused. Opened
+		 * without waiting, so a FIFO met that way never holds us; the
+		 * flag then taken back as the command asked. */
+		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+			close(fd);
+			return -EACCES;
+		}
+		if (fd >= 0 && !(q->flags & O_NONBLOCK))
+			fcntl(fd, F_SETFL,
+			      (long)(q->flags & (O_APPEND | O_ASYNC | O_DIRECT | O_NOATIME)));
 	}
 	if (fd < 0)
 		return -errno;
@@ -183,8 +229,13 @@ static int perform(const struct opener_req *q, int object, int procfd)
 		close(fd);
 		return -EACCES;
 	}
-	if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) &&
-	    ((q->flags & O_ACCMODE) != O_RDONLY || (q->flags & O_TRUNC)) &&
+	bool writing = (q->flags & O_ACCMODE) != O_RDONLY || (q->flags & O_TRUNC);
+
+	if (S_ISREG(st.st_mode) && writing && !drop_file_caps(fd)) {
+		close(fd);
+		return OPENER_REFUSED;
+	}
+	if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) && writing &&
 	    syscall(SYS_fchmod, fd, st.st_mode & 07777 & ~(S_ISUID | S_ISGID)) < 0) {
 		close(fd);
 		return OPENER_REFUSED;

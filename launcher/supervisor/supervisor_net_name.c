@@ -46,31 +46,74 @@ static bool listed(struct supervisor *sv, const char *name)
 	return supervise_socket_listed((const char *const *)sv->allow, sv->n_allow, name);
 }
 
+static bool before_run(const struct supervisor *sv, const struct stat *st)
+{
+	return st->st_ctim.tv_sec < sv->started.tv_sec ||
+	       (st->st_ctim.tv_sec == sv->started.tv_sec && st->st_ctim.tv_nsec < sv->started.tv_nsec);
+}
+
+/* Whether the socket at view, reached through entry, is target and was at
+ * that name before the run: walked down by our own look-ups from the
+ * entry's fixed directory (what precedes its first '*'), each directory
+ * below it and the socket held as we go. Why each of them: `*` matches
+ * '/', so a directory of another daemon's renamed into the allowed one
+ * brings that daemon's socket with its inode (and ctime) untouched; a
+ * rename sets the moved directory's ctime, as a link or a rename of the
+ * socket sets the socket's. The fixed directory's own ctime changes at
+ * every entry made in it (an X server starting) and is not asked. */
+static bool reached_before_run(const struct supervisor *sv, const char *entry, const char *view,
+			       int target)
+{
+	char fixed[PATH_MAX], rest[PATH_MAX];
+	const char *star = strchr(entry, '*'), *slash;
+	struct stat a, b;
+	bool ok = true;
+	int fd;
+
+	slash = star ? memrchr(entry, '/', (size_t)(star - entry)) : strrchr(entry, '/');
+	if (!slash || (size_t)(slash - entry) >= sizeof(fixed) ||
+	    strncmp(view, entry, (size_t)(slash - entry) + 1) != 0)
+		return false;
+	memcpy(fixed, entry, (size_t)(slash - entry));
+	fixed[slash - entry] = '\0';
+	snprintf(rest, sizeof(rest), "%s", view + (slash - entry) + 1);
+	fd = open(fixed[0] ? fixed : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(target, &b) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	for (char *name = rest, *next; ok && name; name = next) {
+		int down;
+
+		next = strchr(name, '/');
+		if (next)
+			*next++ = '\0';
+		down = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		ok = down >= 0 && fstat(down, &a) == 0 && before_run(sv, &a) &&
+		     (next ? S_ISDIR(a.st_mode) : a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+		close(fd);
+		fd = down;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 /* An allow-list entry names a host path: the socket the command reached
  * must be the one that path names for us too, not something a nested mount
- * namespace of the command put there. */
+ * namespace of the command put there, and it must have been there before
+ * the run (reached_before_run). */
 static bool listed_here(struct supervisor *sv, const char *view, int target)
 {
-	struct stat a, b;
-	int fd;
-	bool same;
+	for (size_t i = 0; i < sv->n_allow; i++) {
+		const char *entry = sv->allow[i];
 
-	if (!listed(sv, view))
-		return false;
-	fd = open(view, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	same = fstat(fd, &a) == 0 && fstat(target, &b) == 0 && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
-	close(fd);
-	/* Why the socket's ctime: a hard link or a rename of another daemon's
-	 * socket to an allowed name (a directory the run may write, /tmp's
-	 * X11 one under the landlock runner) is that daemon's inode at that
-	 * name; a link or a rename sets its ctime. The deployment's socket was
-	 * there before the run: one named there during it is not taken. */
-	return same && (b.st_ctim.tv_sec < sv->started.tv_sec ||
-			(b.st_ctim.tv_sec == sv->started.tv_sec &&
-			 b.st_ctim.tv_nsec < sv->started.tv_nsec));
+		if (entry && entry[0] == '/' && supervise_socket_listed(&entry, 1, view) &&
+		    reached_before_run(sv, entry, view, target))
+			return true;
+	}
+	return false;
 }
 
 /* Whether the caller has a network namespace of its own (--net none): then

@@ -36,6 +36,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -350,6 +352,13 @@ static int resolve_following(struct sv_call *c, int dirfd, char *path, size_t si
 	return h;
 }
 
+static bool fifo_mount_writable(int handle)
+{
+	struct statfs sf;
+
+	return fstatfs(handle, &sf) == 0 && !(sf.f_flags & ST_RDONLY);
+}
+
 /* The object to open, or the directory to make it in: op filled, or
  * -errno (the answer). */
 static int resolve(struct sv_call *c, struct sv_open_op *op, int dirfd, char *path, int flags,
@@ -371,6 +380,19 @@ static int resolve(struct sv_call *c, struct sv_open_op *op, int dirfd, char *pa
 		if (S_ISLNK(st.st_mode) && !(flags & O_PATH)) {
 			close(h);
 			return -ELOOP; /* O_NOFOLLOW on a symlink */
+		}
+		/* A FIFO on a read-only mount (namespace runner): outside the
+		 * writable set, as every such mount is. Why here: the mount
+		 * refuses regular files and (nodev) devices itself, but not a
+		 * FIFO's open for writing; a host daemon that reads its
+		 * commands from one then acted for the command. Decided on the
+		 * handle we hold, the object and the mount the opener opens.
+		 * Anonymous pipes (pipefs) and the command's own mounts are
+		 * not read-only. Under the landlock runner Landlock refuses it
+		 * itself (EACCES). */
+		if (S_ISFIFO(st.st_mode) && !c->sv->metadata && !fifo_mount_writable(h)) {
+			close(h);
+			return sv_refuse(c->sv, EACCES);
 		}
 		if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
 			close(h);

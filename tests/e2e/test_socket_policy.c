@@ -577,3 +577,50 @@ ParameterizedTest(struct cp *p, socket_policy, allowed_name_given_by_a_hard_link
 	unlink(e2e_fmt("%s/X77", x11));
 	e2e_out_free(&o);
 }
+
+/* The same through a directory (adversarial pass, round 3): the entry's `*`
+ * matches '/', so the command renamed the user's daemon's DIRECTORY into
+ * the allowed one, connected through it and renamed it back: the socket's
+ * own inode (and ctime) is untouched. Every directory between the entry's
+ * fixed part and the socket must have been there before the run too. */
+PARAMS(allowed_name_given_by_a_renamed_directory_is_refused, all_params)
+ParameterizedTest(struct cp *p, socket_policy, allowed_name_given_by_a_renamed_directory_is_refused,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *x11 = e2e_fmt("%s/x11", f.tmpdir), *dir = e2e_fmt("%s/dmn", f.tmpdir);
+	char *wit = e2e_fmt("%s/daemon.wit", f.B), *wit0 = e2e_fmt("%s/x0.wit", f.B);
+	char *cfg = e2e_fmt("%s/sbx.conf", f.B);
+
+	cr_assert(e2e_mkdir(f.who, x11) == 0 && e2e_mkdir(f.who, dir) == 0);
+	start_host_daemon(&f, e2e_fmt("%s/daemon.sock", dir), wit);
+	start_host_daemon(&f, e2e_fmt("%s/X0", x11), wit0);
+	cr_assert(e2e_write_file(AS_CALLER, cfg, e2e_fmt("unix_sockets = %s/X*\n", x11)) == 0);
+	cr_assert(chmod(cfg, 0644) == 0);
+	const char *send = "import socket,sys\n"
+			   "s = socket.socket(socket.AF_UNIX)\n"
+			   "try:\n"
+			   "    s.connect(sys.argv[1]); s.sendall(b'REACHED\\n'); print('sent')\n"
+			   "except OSError as e: print('errno', e.errno)\n";
+	char *py = script_file(&f, "send.py", send);
+	char *cmd = e2e_fmt("mv %s %s/X9 && python3 %s %s/X9/daemon.sock; mv %s/X9 %s; python3 %s %s/X0",
+			    dir, x11, py, x11, x11, dir, py, x11);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
+			 (char *)runner_name[f.runner], "--mode", "workspace-write", "--root", f.R,
+			 "--", cmd, NULL };
+
+	e2e_run(f.who, argv, NULL, &o);
+	usleep(200000);
+	char *got = e2e_read_file(wit);
+
+	cr_assert(!got, "%s the daemon behind a directory renamed into an allowed place was "
+		  "reached:\n%s%s", f.tag, o.out, o.err);
+	got = e2e_read_file(wit0);
+	cr_assert(f.runner == NAMESPACE || (got && strstr(got, "REACHED")),
+		  "%s the allowed socket made before the run was not reached:\n%s%s", f.tag, o.out,
+		  o.err);
+	e2e_out_free(&o);
+}
