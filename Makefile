@@ -339,13 +339,14 @@ test-programs: all $(UNIT_BIN) $(E2E_BIN) $(HELPERS) examples/embed
 
 # The inner loop: the tree's shape, every unit and every e2e suite that needs
 # no VM, no kernel download and no network install, several suites at once
-# (scripts/check-fast.sh; about 5 minutes on 2 cores here).
+# (scripts/check-fast.sh; FAST_JOBS suites at once, 3 by default).
 check-layers: all
 	scripts/layers.py
 
+FAST_JOBS ?= 3
 check-fast:
 	$(MAKE) -j$(JOBS) test-programs
-	scripts/check-fast.sh
+	scripts/check-fast.sh -j $(FAST_JOBS)
 
 # The mutation suite: each scripts/mutants/*.mut breaks one security decision
 # in a scratch copy; the suites it names must fail (scripts/mutants/run.sh,

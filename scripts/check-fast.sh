@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The inner loop (make check-fast): the tree's shape (scripts/layers.py),
 # every unit suite and every e2e suite that needs no VM, no kernel download
-# and no network install, several suites at once. `make check` stays
+# and no network install (the classification corpora in one locale, below),
+# several suites at once. `make check` stays
 # everything (this, the examples, MCP clients, real work, the minimal and
 # dynamic builds, the old-kernel matrix, the VMs) and is what CI runs.
 #
@@ -31,8 +32,15 @@ done
 
 hungry='*inflight*|*passed_fds*|*lingering*|*lockstep*|*waiting_sends*'
 solo=("test_supervisor:supervisor/@($hungry)" test_limits test_concurrent_ends)
+# The classification corpora run in one locale each here (root and nobody,
+# both runners), the one whose catalog differs most from the C locale's
+# words; `make check` runs them in every locale (C.UTF-8, de_DE, zh_CN for
+# the families; fr_FR, ja_JP, pl_PL for the kinds). They are most of this
+# loop's time otherwise: each entry is three runs per configuration.
+families="test_corpus_families:families/zh_cn_*"
+kinds="test_corpus_kinds:kinds/ja_jp_*"
 # The longest first, so the pool drains evenly.
-long=(test_corpus_families test_corpus_kinds "test_supervisor:supervisor/!($hungry)" test_corpus test_output
+long=("$families" "$kinds" "test_supervisor:supervisor/!($hungry)" test_corpus test_output
 	test_socket_policy test_sidedoors test_escape test_library test_spill test_contain test_run
 	test_view test_serve)
 

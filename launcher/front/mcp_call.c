@@ -28,6 +28,16 @@ static const struct rpc_field bash_fields[] = {
 	{ NULL, 0, false, 0 },
 };
 
+/* What the bash tool takes in a server without escalation: the tool's
+ * schema there offers neither sandbox_permissions nor justification. */
+static const struct rpc_field bash_fields_plain[] = {
+	{ "command", RPC_T_STRING, true, 256 * 1024 },
+	{ "timeout_ms", RPC_T_UINT, false, 604800000ULL },
+	{ "workdir", RPC_T_STRING, false, PATH_MAX - 1 },
+	{ "run_in_background", RPC_T_BOOL, false, 0 },
+	{ NULL, 0, false, 0 },
+};
+
 static const struct rpc_field task_fields[] = {
 	{ "task_id", RPC_T_STRING, true, 32 },
 	{ "since", RPC_T_SINCE, false, 0 },
@@ -186,7 +196,18 @@ static void call_bash(struct rpc_server *s, struct mcp *mc, struct mcp_call *c, 
 	struct sbx_run *run = NULL;
 	struct work_call call;
 
-	if (rpc_params_check(args, bash_fields, "arguments", &err) < 0) {
+	bool escalation = mc->sess->escalation;
+
+	/* Asked of a server that offers none: the fix is how it is started. */
+	if (!escalation && json_is_object(args) && json_object_get(args, "sandbox_permissions")) {
+		sbx_error_set(&err, EPERM, SBX_E_BAD_REQUEST, mc->w.escalation_fix,
+			      "sandbox_permissions: this server offers no escalation (%s)",
+			      mc->w.escalation_fix);
+		answer_protocol_error(s, c, &err);
+		return;
+	}
+	if (rpc_params_check(args, escalation ? bash_fields : bash_fields_plain, "arguments",
+			     &err) < 0) {
 		answer_protocol_error(s, c, &err);
 		return;
 	}

@@ -67,6 +67,7 @@ struct work {
 	size_t answer_max;          /* bytes of one answer line */
 	size_t line_max;            /* bytes of one input line */
 	json_t *facts;              /* probe facts, once */
+	const char *escalation_fix; /* how this front end's caller gets escalation */
 };
 
 /* One call of the bash tool, as either front end received it. */

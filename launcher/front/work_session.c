@@ -19,6 +19,7 @@ void work_init(struct work *w, const struct sbx_config *cfg)
 	w->max_background = cfg->has_max_background ? cfg->max_background
 						    : POLICY_DEFAULT_MAX_BACKGROUND;
 	w->answer_max = RPC_ANSWER_MAX_DEFAULT;
+	w->escalation_fix = "open the session with escalation, where the deployment allows it";
 }
 
 const json_t *work_facts(struct work *w)
@@ -168,9 +169,9 @@ int work_run_build(struct work *w, const struct work_session *sess,
 	int rc;
 
 	if (call->sandbox_permissions && !sess->escalation)
-		return sbx_error_set(err, EPERM, SBX_E_BAD_REQUEST, NULL,
-				     "sandbox_permissions: this session has no escalation (open it "
-				     "with escalation, where the deployment allows it)");
+		return sbx_error_set(err, EPERM, SBX_E_BAD_REQUEST, w->escalation_fix,
+				     "sandbox_permissions: this session has no escalation (%s)",
+				     w->escalation_fix);
 	/* A value outside the schema's enum is a bad param of the request (the
 	 * caller's mistake, -32602), like a bad timeout_ms, not sbx refusing. */
 	if (call->sandbox_permissions && strcmp(call->sandbox_permissions, "workspace-write") &&

@@ -158,9 +158,35 @@ async function rootsFromClient() {
   await client.close();
 }
 
+// An error's fix is the one this front end has: an MCP server is given
+// escalation when it is started (there is no session to open), and what an
+// unknown argument's detail lists is what the tool offers.
+async function refusalFor(client, args) {
+  try {
+    await client.callTool({ name: 'bash', arguments: args });
+  } catch (e) {
+    return e;
+  }
+  return null;
+}
+
 async function escalation() {
   const root = dir('esc');
-  let client = await connect(['mcp', '--root', root, '--escalation']);
+  let client = await connect(['mcp', '--root', root]);
+  let e = await refusalFor(client, { command: 'touch asked', sandbox_permissions: 'workspace-write',
+    justification: 'test' });
+  check(e?.code === -32602 && /start sbx mcp with --escalation/.test(JSON.stringify(e.data ?? {})) &&
+        !/open the session/.test(`${e.message} ${JSON.stringify(e.data ?? {})}`),
+        'no --escalation: asking for it names --escalation, not a session', `${e?.message} ${JSON.stringify(e?.data)}`);
+  check(!existsSync(join(root, 'asked')), 'the command asking for escalation did not run');
+  e = await refusalFor(client, { cmd: 'true' });
+  const detail = e?.data?.detail ?? '';
+  check(e?.code === -32602 && detail.includes('command') && detail.includes('run_in_background') &&
+        !detail.includes('sandbox_permissions') && !detail.includes('justification'),
+        'no --escalation: an unknown argument\'s detail lists only what the tool offers', detail);
+  await client.close();
+
+  client = await connect(['mcp', '--root', root, '--escalation']);
   const { tools } = await client.listTools();
   const props = tools.find((t) => t.name === 'bash').inputSchema.properties;
   check(JSON.stringify(props.sandbox_permissions?.enum) === '["workspace-write","danger-full-access"]' &&
