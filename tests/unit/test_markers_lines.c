@@ -187,6 +187,7 @@ Test(markers_lines, ordinary_output)
 		"\x1b[32mPASS\x1b[0m test one\n",
 		"50%\r100%\n",
 		"caf\xc3\xa9 [sand-box] [sandbar] [sandbo\n",
+		"\xe7\xac\xac" "0\xe7\xab\xa0 " "\xe7\xac\xac" "1\xe7\xab\xa0\n", /* 第0章 第1章 */
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
