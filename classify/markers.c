@@ -376,6 +376,12 @@ static ssize_t reads_as_omitted(const unsigned char *line, size_t len, bool term
 	}
 }
 
+/* An ASCII letter, as reading() gives it (a letter that reads as one too). */
+static bool glued_letter(int r)
+{
+	return r > OPENING && r < 0x80 && ((r | 0x20) >= 'a' && (r | 0x20) <= 'z');
+}
+
 /* Can what starts at c (a visible code point; what follows it from *at)
  * not be read as the start of sbx's line? The allow-list: an ASCII
  * character other than '['; '[' and then a word of ASCII letters and
@@ -412,8 +418,9 @@ static bool start_unclear(const unsigned char *line, size_t len, size_t at, uint
 		return false; /* a letter that reads as an ASCII one */
 	if (!next_glyph(line, len, &at, terminal, false, &g))
 		return false;
-	r = reading(g.cp);
-	return r > OPENING && r < 0x80 && alnum((uint32_t)r) && !(r >= '0' && r <= '9');
+	/* an ASCII digit is itself here ("第0章"), not the 'o' it reads as in a word */
+	r = g.cp < 0x80 ? (int)g.cp : reading(g.cp);
+	return glued_letter(r);
 }
 
 /* Where the last start in the line that start_unclear refuses begins, or
