@@ -120,22 +120,38 @@ static bool unterminated(const char *buf, size_t len)
  * attributes and character set it set are reset (SGR 0, G0 ASCII, SI),
  * so that neither "conceal" nor a colour nor a swallowing OSC string can
  * hide sbx's line. Files and pipes get the bare lines. */
-static void print_markers(const struct sbx_result *result)
+static void start_own_line(const struct sbx_result *result)
 {
-	const char *markers = sbx_result_markers(result);
 	size_t out_len, err_len;
 	const char *out = sbx_result_stdout(result, &out_len);
 	const char *err = sbx_result_stderr(result, &err_len);
 	bool tty = isatty(STDERR_FILENO) == 1;
 
-	if (!*markers)
-		return;
 	if (tty)
 		fputs("\030\033[0m\033(B\017", stderr);
 	if (unterminated(err, err_len) ||
 	    (tty && isatty(STDOUT_FILENO) == 1 && unterminated(out, out_len)))
 		fputc('\n', stderr);
+}
+
+/* Without --json, what sbx put back after the run is said on stderr too:
+ * a run that exited 0 carries no marker, and `sandbox.reverted` is in the
+ * JSON result only, so the change would vanish unannounced. */
+static void print_after(const struct sbx_result *result)
+{
+	const char *markers = sbx_result_markers(result);
+
+	if (!markers[0] && !result->n_reverted)
+		return;
+	start_own_line(result);
 	fputs(markers, stderr);
+	if (!result->n_reverted)
+		return;
+	fputs("[sandbox: put back after this run, as they were before it (protected paths the "
+	      "command changed):", stderr);
+	for (size_t i = 0; i < result->n_reverted; i++)
+		fprintf(stderr, " %s", result->reverted[i]);
+	fputs("]\n", stderr);
 }
 
 int cli_run(int argc, char **argv)
@@ -194,7 +210,7 @@ int cli_run(int argc, char **argv)
 		fputc('\n', stdout);
 		free(s);
 	} else {
-		print_markers(result);
+		print_after(result);
 	}
 	sbx_result_free(result);
 	if (fflush(stdout) == EOF && o.json)

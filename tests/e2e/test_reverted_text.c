@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Without --json, what sbx put back after a run is said on stderr: a run
+ * that exited 0 has no marker, and `sandbox.reverted` is in the JSON result
+ * only, so a protected path the command made (.envrc, a git hook) vanished
+ * with nothing said. The file is checked on disk, the line on stderr, and a
+ * run that changed nothing protected says nothing. Both runners, as the
+ * caller and as nobody. */
+#define RUN_FIXTURE_SUITE reverted_text
+#include "run_fixture.h"
+
+#define SAID "[sandbox: put back after this run, as they were before it (protected paths the command changed):"
+
+static int run_plain(struct fx *f, const char *cmd, struct e2e_out *o)
+{
+	char *argv[] = { (char *)e2e_sbx(), "run", "--config", f->conf, "--runner", f->p.runner,
+			 "--mode", "workspace-write", "--root", f->ws, "--", (char *)cmd, NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f->home), NULL };
+
+	return e2e_run(f->p.who, argv, env, o);
+}
+
+PARAMS(said_on_stderr, params_both);
+ParameterizedTest(struct rp *p, reverted_text, said_on_stderr, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *envrc;
+
+	fx_setup(&f, p);
+	envrc = e2e_fmt("%s/.envrc", f.ws);
+	/* The last stderr line unterminated: sbx's line still starts its own. */
+	int status = run_plain(&f, "echo 'export X=1' > .envrc; printf partial >&2", &o);
+
+	cr_assert_eq(status, 0, "%s exit %d: %s", f.tag, status, o.err);
+	cr_assert(!e2e_exists(envrc), "%s .envrc stayed on disk", f.tag);
+	cr_assert(strstr(o.err, "partial\n" SAID " .envrc]\n"),
+		  "%s no line of what was put back on stderr:\n%s", f.tag, o.err);
+	cr_assert(!strstr(o.out, "[sandbox"), "%s stdout: %s", f.tag, o.out);
+	e2e_out_free(&o);
+
+	status = run_plain(&f, "echo kept > notes.txt", &o);
+	cr_assert_eq(status, 0, "%s exit %d: %s", f.tag, status, o.err);
+	cr_assert_str_eq(o.err, "", "%s a run that changed nothing protected said: %s", f.tag, o.err);
+	e2e_out_free(&o);
+}
