@@ -147,8 +147,11 @@ static void print_after(const struct sbx_result *result)
 	fputs(markers, stderr);
 	if (!result->n_reverted)
 		return;
-	fputs("[sandbox: put back after this run, as they were before it (protected paths the "
-	      "command changed):", stderr);
+	/* "a confined run": the git rules also hold what an earlier run
+	 * changed below the root (another root's tool cache in sbx's state,
+	 * hidden from this command), not only this command's changes. */
+	fputs("[sandbox: put back after this run, as they were before it (protected paths a "
+	      "confined run changed):", stderr);
 	for (size_t i = 0; i < result->n_reverted; i++)
 		fprintf(stderr, " %s", result->reverted[i]);
 	fputs("]\n", stderr);

@@ -8,7 +8,7 @@
 #define RUN_FIXTURE_SUITE reverted_text
 #include "run_fixture.h"
 
-#define SAID "[sandbox: put back after this run, as they were before it (protected paths the command changed):"
+#define SAID "[sandbox: put back after this run, as they were before it (protected paths a confined run changed):"
 
 static int run_plain(struct fx *f, const char *cmd, struct e2e_out *o)
 {
