@@ -481,6 +481,7 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	 * end may walk them (tree.c). */
 	bool gate = tree_spawn_begin();
 
+	run_supervise_began(r);
 	rc = run_pick_and_spawn(r, cfg, err);
 	if (deadman[0] >= 0)
 		close(deadman[0]);

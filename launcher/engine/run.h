@@ -89,6 +89,9 @@ struct run_state {
 
 	/* its clock */
 	uint64_t start_ms;
+	/* Before the command was spawned, one tick of the coarse clock back:
+	 * a change at or after it may be the command's (supervisor). */
+	struct timespec began;
 	uint64_t exit_ms;          /* when bash exited (0: still running) */
 	uint64_t timeout_at;       /* 0: no timeout */
 	uint64_t kill_at;          /* SIGKILL after the grace (0: not yet) */

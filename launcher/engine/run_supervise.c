@@ -10,14 +10,17 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "protect.h"
 #include "run.h"
 #include "run_supervise.h"
 
 #ifdef CONFIG_SUPERVISOR
 #include "scope_thread.h"
 #include "seccomp_notify.h"
+#include "statedir.h"
 #include "supervisor.h"
 
 static void close_opener(struct run_state *r)
@@ -158,8 +161,116 @@ int run_supervise_spawn(struct run_state *r, int clone_flags, struct spawn_outco
 	return rc;
 }
 
+void run_supervise_began(struct run_state *r)
+{
+	struct timespec res = { 0, 0 };
+
+	clock_gettime(CLOCK_REALTIME_COARSE, &r->began);
+	clock_getres(CLOCK_REALTIME_COARSE, &res);
+	r->began.tv_nsec -= res.tv_nsec;
+	if (r->began.tv_nsec < 0) {
+		r->began.tv_nsec += 1000000000L;
+		r->began.tv_sec--;
+	}
+}
+
+struct windows {
+	struct supervise_window *w; /* each below owned */
+	size_t n, cap;
+	const char *shared[STATEDIR_CANDIDATES + 3]; /* where runs write outside roots */
+	size_t n_shared;
+	bool failed;
+};
+
+static void window_add(struct windows *ws, uint64_t from, uint64_t to, const char *below)
+{
+	char *own = strdup(below);
+
+	if (own && ws->n == ws->cap) {
+		size_t cap = ws->cap ? 2 * ws->cap : 32;
+		struct supervise_window *p = realloc(ws->w, cap * sizeof(*p));
+
+		if (p) {
+			ws->w = p;
+			ws->cap = cap;
+		}
+	}
+	if (!own || ws->n == ws->cap) {
+		free(own);
+		ws->failed = true;
+		return;
+	}
+	ws->w[ws->n++] = (struct supervise_window){ from, to, own };
+}
+
+/* A recorded run's window, over its root and over the places outside
+ * roots a run writes: the host's /tmp and /dev/shm where it could (the
+ * first two shared), sbx's state (caches, the namespace runner's /tmp). */
+static void window_of_run(void *ctx, uint64_t from, uint64_t to, bool host_tmp, const char *root)
+{
+	struct windows *ws = ctx;
+
+	window_add(ws, from, to, root);
+	for (size_t i = host_tmp ? 0 : 2; i < ws->n_shared; i++)
+		window_add(ws, from, to, ws->shared[i]);
+}
+
+static bool allows_a_path(const struct sbx_run *cfg)
+{
+	for (size_t i = 0; i < cfg->n_unix_sockets; i++)
+		if (cfg->unix_sockets[i] && cfg->unix_sockets[i][0] == '/')
+			return true;
+	return false;
+}
+
+/* The runs record's windows, for the allow-list's path entries: a socket
+ * named there that a past run linked or renamed in is not the daemon's.
+ * The record holds this caller's workspace-write runs (protect_runs.c),
+ * read in every state directory the caller has. Why a record that cannot
+ * be read becomes one window over everything: fail closed. */
+static void past_windows(struct run_state *r, const struct sbx_run *cfg, struct windows *ws)
+{
+	char cand[STATEDIR_CANDIDATES][PATH_MAX];
+	int dirs[STATEDIR_CANDIDATES];
+	size_t n = 0;
+	bool own = r->protect.n_runs_dir > 0;
+
+	ws->shared[ws->n_shared++] = "/tmp";
+	ws->shared[ws->n_shared++] = "/dev/shm";
+	for (unsigned i = 0; i < STATEDIR_CANDIDATES; i++) {
+		if (statedir_candidate(i, cand[i], sizeof(cand[i])) < 0)
+			continue;
+		ws->shared[ws->n_shared++] = cand[i];
+		if (!own) {
+			int fd = statedir_open_kind(cand[i], "protect");
+
+			if (fd >= 0)
+				dirs[n++] = fd;
+		}
+	}
+	if (cfg->cache_dir && cfg->cache_dir[0] == '/')
+		ws->shared[ws->n_shared++] = cfg->cache_dir;
+	if (protect_runs_each(own ? r->protect.runs_dir : dirs, own ? r->protect.n_runs_dir : n,
+			      window_of_run, ws) < 0)
+		ws->failed = true;
+	for (size_t i = 0; i < n; i++)
+		close(dirs[i]);
+	if (ws->failed) {
+		ws->failed = false;
+		window_add(ws, 0, UINT64_MAX, "/");
+	}
+}
+
+static void windows_free(struct windows *ws)
+{
+	for (size_t i = 0; i < ws->n; i++)
+		free((char *)ws->w[i].below);
+	free(ws->w);
+}
+
 void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 {
+	struct windows ws = { 0 };
 	struct supervisor_params p = { 0 };
 	char tmp[PATH_MAX];
 	int listener, err = 0;
@@ -225,8 +336,16 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 	}
 	p.opener = r->opener_sock[0];
 	p.landlock_abi = r->spec.landlock_abi;
+	p.started = r->began;
+	if (allows_a_path(cfg))
+		past_windows(r, cfg, &ws);
+	if (ws.failed) /* not even the window over all: no path is allowed */
+		p.n_allow = 0;
+	p.past = ws.w;
+	p.n_past = ws.n;
 	r->opener_sock[0] = -1;
 	r->sup = supervisor_start(listener, &p, &err);
+	windows_free(&ws);
 	r->spec.supervised = r->sup != NULL;
 }
 

@@ -32,6 +32,8 @@ bool run_supervise_refusal_named(const struct run_state *r, const char *text, si
 bool run_supervise_refusal_commanded(const struct run_state *r, const char *text, size_t len);
 /* Whether any soft refusal was noted yet. */
 bool run_supervise_noted_any(const struct run_state *r);
+/* Takes the time the run began (r->began): just before its spawn. */
+void run_supervise_began(struct run_state *r);
 /* The run is over (or failed): stop, release. */
 void run_supervise_end(struct run_state *r);
 

@@ -625,16 +625,16 @@ static void prepare_dirs(struct run_state *r, const struct sbx_run *cfg, const c
 		utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
 		statedir_expire(base, "tmp", VIEW_TMP_MAX_AGE_S, key);
 	}
-	if (base && (r->view.protect.n || r->protect.git)) {
+	if (base && (r->view.protect.n || r->protect.git || r->protect.record)) {
 		int rc = statedir_for_root(base, "protect", r->root, 0700, path, sizeof(path), &fd,
 					   &ignored);
 
 		if (rc == 0)
 			r->protect.dir_fd = fd;
-		else if (r->protect.git)
+		else if (r->protect.git || r->protect.record)
 			r->protect.runs_error = rc;
 	}
-	if (r->protect.git) {
+	if (r->protect.git || r->protect.record) {
 		prepare_runs(r, r->protect.dir_fd >= 0 ? base : NULL);
 		/* A state directory that exists but cannot take the record
 		 * (its file system full): the run is refused (protect_begin),
@@ -711,6 +711,10 @@ static void prepare_workspace(struct run_state *r, const struct sbx_run *cfg, co
 	drop_under(&r->view.hide, "/tmp", r->root);
 	drop_under(&r->view.reveal, "/tmp", r->root);
 	prepare_protected(r, cfg);
+	/* Every workspace-write run is in the runs record, also one without
+	 * git's rules (protected_paths = none): what it links or renames in
+	 * stays a run's for later runs (an allow-listed socket name). */
+	r->protect.record = true;
 	prepare_dirs(r, cfg, base);
 	prepare_sockets(r, cfg);
 	prepare_writable(r);
@@ -751,7 +755,7 @@ int view_protect_begin(struct run_state *r, struct sbx_error *err)
 		return sbx_error_set(err, -rc, SBX_E_INTERNAL, r->root,
 				     "unable to start: this run cannot be recorded in sbx's state "
 				     "directory (%s), and a run left out of the record could stage "
-				     "a git directory for a later one", strerror(-rc));
+				     "a git directory or a socket for a later one", strerror(-rc));
 	if (rc == -EWOULDBLOCK)
 		return sbx_error_set(err, EWOULDBLOCK, SBX_E_INTERNAL, r->root,
 				     "unable to start: another sbx has held the protected paths' "

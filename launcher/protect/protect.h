@@ -111,6 +111,9 @@ struct protect_state {
 	/* Git metadata as an allow-list in every repository under the root
 	 * (protect_git.c): set by the engine before protect_begin. */
 	bool git;
+	/* List this run in the runs record (protect_runs.c) even without git's
+	 * rules: every workspace-write run. Set by the engine. */
+	bool record;
 	struct timespec since;  /* changes at or after this are this run's */
 	size_t *git_rec;        /* records of indexed git directories' configs */
 	size_t n_git_rec;
@@ -169,6 +172,15 @@ void protect_free(struct protect_state *ps, int root_fd);
 void protect_git_root_entries(int root_fd, void (*add)(void *ctx, const char *rel), void *ctx);
 /* A directory the run may write outside the root (its identity now). */
 void protect_add_writable(struct protect_state *ps, const char *path);
+/* Every confined run the runs record in these protect/ directories holds
+ * (protect_runs.c): its window (ns since the epoch; to UINT64_MAX while
+ * open), whether it could write the host's /tmp and /dev/shm, and its
+ * root. A list that fails its checks reads as one run on "/" until now.
+ * 0 or -errno. */
+int protect_runs_each(const int *dirs, size_t n_dirs,
+		      void (*each)(void *ctx, uint64_t from, uint64_t to, bool host_tmp,
+				   const char *root),
+		      void *ctx);
 
 /* protect_fs.c: directory work no file below a handle can steer (sbx's
  * state directories use it too). */

@@ -345,21 +345,24 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 			ps->since.tv_sec--;
 		}
 	}
-	if (paths->n == 0 && !ps->git)
-		return 0;
-	if (fstat(root_fd, &st) < 0)
-		return -errno;
 	/* Listed before the command starts, or not run at all: a run whose
-	 * window no record holds could stage what a later run moves in
-	 * (protect_runs.c). */
-	if (ps->git) {
+	 * window no record holds could stage what a later run moves in (a git
+	 * directory, a link to a daemon's socket at an allowed name). */
+	if (ps->git || ps->record) {
 		rc = protect_runs_open(ps, root);
 		if (rc < 0) {
 			ps->runs_failed = true;
 			return rc;
 		}
-		protect_above_take(ps, root_fd, root);
 	}
+	if (paths->n == 0 && !ps->git)
+		return 0;
+	if (fstat(root_fd, &st) < 0) {
+		protect_runs_close(ps, root);
+		return -errno;
+	}
+	if (ps->git)
+		protect_above_take(ps, root_fd, root);
 	ps->root_mode = st.st_mode & 07777;
 	if (ps->dir_fd >= 0 && all_plain(paths))
 		ps->lock_fd = open_lock(ps->dir_fd);

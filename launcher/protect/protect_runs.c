@@ -598,6 +598,29 @@ int protect_runs_when(const struct protect_state *ps, const char *root, struct t
 	return 0;
 }
 
+int protect_runs_each(const int *dirs, size_t n_dirs,
+		      void (*each)(void *ctx, uint64_t from, uint64_t to, bool host_tmp,
+				   const char *root),
+		      void *ctx)
+{
+	for (size_t d = 0; d < n_dirs; d++) {
+		struct runs l;
+		int rc = runs_read(dirs[d], &l);
+
+		if (rc == -ENOENT)
+			continue;
+		if (rc == -EINVAL)
+			rc = runs_all_before_now(&l);
+		if (rc < 0)
+			return rc;
+		for (size_t i = 0; i < l.n; i++)
+			each(ctx, l.r[i].from, l.r[i].to ? l.r[i].to : UINT64_MAX,
+			     l.r[i].flags & RUN_HOST_TMP, l.r[i].root);
+		runs_free(&l);
+	}
+	return 0;
+}
+
 void protect_when_free(struct protect_when *w)
 {
 	free(w->span);

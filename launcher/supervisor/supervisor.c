@@ -49,6 +49,21 @@ static int copy_list(char ***out, size_t *n_out, const char *const *in, size_t n
 	return 0;
 }
 
+static int copy_windows(struct supervisor *sv, const struct supervise_window *in, size_t n)
+{
+	sv->past = calloc(n ? n : 1, sizeof(*sv->past));
+	if (!sv->past)
+		return ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		sv->past[i] = in[i];
+		sv->past[i].below = strdup(in[i].below);
+		if (!sv->past[i].below)
+			return ENOMEM;
+		sv->n_past = i + 1;
+	}
+	return 0;
+}
+
 /* The errno rules' refusals reach us only to be counted: answered with the
  * rules' own errno, never performed. Asked before anything else, since some
  * (chmod with a setgid bit) are calls we would otherwise decide and perform.
@@ -246,7 +261,7 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 	sv->netns_cookie = p->netns_cookie;
 	sv->opener = p->opener;
 	sv->landlock_abi = p->landlock_abi;
-	clock_gettime(CLOCK_REALTIME_COARSE, &sv->started);
+	sv->started = p->started;
 	if (sv->scope)
 		scope_thread_ref(sv->scope);
 	pthread_mutex_init(&sv->lock, NULL);
@@ -270,6 +285,8 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 		rc = copy_list(&sv->hidden, &sv->n_hidden, p->hidden, p->n_hidden);
 	if (rc == 0)
 		rc = copy_list(&sv->revealed, &sv->n_revealed, p->revealed, p->n_revealed);
+	if (rc == 0)
+		rc = copy_windows(sv, p->past, p->n_past);
 	/* Its processes are a run's from the first call we answer on
 	 * (supervisor_runs.c). */
 	if (rc == 0)

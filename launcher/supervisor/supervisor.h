@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "policy.h"
 
@@ -36,6 +37,14 @@ struct supervisor;
 struct sock_fprog;
 struct pty_pool;
 struct scope_thread;
+
+/* A confined run's time window (ns since the epoch; to UINT64_MAX: still
+ * open) and a place it could write (its root, or a place outside it every
+ * run may write: /tmp, /dev/shm, sbx's state). */
+struct supervise_window {
+	uint64_t from, to;
+	const char *below;
+};
 
 struct supervisor_params {
 	bool metadata;           /* decide chmod/chown/utimes/xattrs (landlock runner) */
@@ -73,6 +82,14 @@ struct supervisor_params {
 	int opener;
 	/* The Landlock ABI the run is confined with. */
 	int landlock_abi;
+	/* When the run began, taken before its command was spawned, on the
+	 * clock file systems stamp changes with. */
+	struct timespec started;
+	/* The windows of every recorded confined run (the runs record,
+	 * protect/protect_runs.c): a socket an allow-list entry names that
+	 * changed in one of them was put there by a run. */
+	const struct supervise_window *past;
+	size_t n_past;
 };
 
 /* Take over listener and start answering on threads of our own (serve's loop

@@ -50,7 +50,9 @@ struct supervisor {
 	uint64_t netns_cookie;    /* the landlock runner's --net none namespace (0: none) */
 	int opener;               /* the run's opener's requests (runners/opener.h; -1: none) */
 	int landlock_abi;         /* the run's Landlock ABI */
-	struct timespec started;  /* CLOCK_REALTIME_COARSE at start: the clock of ctimes */
+	struct timespec started;  /* before the command's spawn (CLOCK_REALTIME_COARSE) */
+	struct supervise_window *past; /* past confined runs' windows (owned) */
+	size_t n_past;
 	struct sv_inflight inflight[SV_MAX_INFLIGHT];
 	size_t passing;           /* copies held for this run's sends' SCM_RIGHTS (atomic) */
 	/* supervisor_release.c, under drop_lock */
@@ -288,6 +290,10 @@ size_t sv_runs_list(pid_t *out, size_t max, pid_t skip);
  * socket file, in our network namespace or, where net_unix (the caller's
  * /proc/PID/net/unix, or -1) names another, in that one. */
 bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_unix);
+struct stat;
+/* supervisor_net_bound.c: the listener bound to the file st describes was
+ * bound with exactly path (sock_diag, our network namespace). */
+bool sv_bound_by_that_name(const struct stat *st, const char *path);
 /* On a connection sock (one of ours that nobody else holds) to it: the
  * process that called listen(2) is ours, alive or noted. */
 bool sv_peer_listener_is_ours(struct supervisor *sv, int sock, int socket_file);

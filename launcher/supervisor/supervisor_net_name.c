@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "classify.h" /* path_is_within */
 #include "scope_thread.h"
 #include "supervisor_net.h"
 
@@ -46,28 +48,52 @@ static bool listed(struct supervisor *sv, const char *name)
 	return supervise_socket_listed((const char *const *)sv->allow, sv->n_allow, name);
 }
 
-static bool before_run(const struct supervisor *sv, const struct stat *st)
+/* An entry at view (a directory on the way to a socket, or the socket)
+ * that no confined run put there: changed before this run began, and
+ * outside every window of a past run that could write at view. Why the
+ * past ones too: a hard link or a rename an earlier run made is older
+ * than this run, and the next run would reach it. */
+static bool put_there_by_no_run(const struct supervisor *sv, const char *view,
+				const struct stat *st)
 {
-	return st->st_ctim.tv_sec < sv->started.tv_sec ||
-	       (st->st_ctim.tv_sec == sv->started.tv_sec && st->st_ctim.tv_nsec < sv->started.tv_nsec);
+	uint64_t t;
+
+	if (st->st_ctim.tv_sec > sv->started.tv_sec ||
+	    (st->st_ctim.tv_sec == sv->started.tv_sec && st->st_ctim.tv_nsec >= sv->started.tv_nsec))
+		return false;
+	if (st->st_ctim.tv_sec < 0)
+		return true;
+	t = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
+	for (size_t i = 0; i < sv->n_past; i++) {
+		const struct supervise_window *w = &sv->past[i];
+
+		if (t >= w->from && t <= w->to && path_is_within(view, w->below))
+			return false;
+	}
+	return true;
 }
 
-/* Whether the socket at view, reached through entry, is target and was at
- * that name before the run: walked down by our own look-ups from the
+/* Whether the socket at view, reached through entry, is target and was
+ * named there by its daemon: walked down by our own look-ups from the
  * entry's fixed directory (what precedes its first '*'), each directory
- * below it and the socket held as we go. Why each of them: `*` matches
- * '/', so a directory of another daemon's renamed into the allowed one
- * brings that daemon's socket with its inode (and ctime) untouched; a
- * rename sets the moved directory's ctime, as a link or a rename of the
- * socket sets the socket's. The fixed directory's own ctime changes at
- * every entry made in it (an X server starting) and is not asked. */
+ * below it and the socket held as we go, so that the path names target
+ * for us too. Named by its daemon: its listener was bound with exactly
+ * this path (sv_bound_by_that_name), or, where it was not (a relative
+ * name, a path through a symlink, another network namespace), no confined
+ * run put any of them there (put_there_by_no_run). Why each of them: `*`
+ * matches '/', so a directory of another daemon's renamed into the
+ * allowed one brings that daemon's socket with its inode (and ctime)
+ * untouched; a rename sets the moved directory's ctime, as a link or a
+ * rename of the socket sets the socket's. The fixed directory's own ctime
+ * changes at every entry made in it (an X server starting) and is not
+ * asked. */
 static bool reached_before_run(const struct supervisor *sv, const char *entry, const char *view,
 			       int target)
 {
 	char fixed[PATH_MAX], rest[PATH_MAX];
 	const char *star = strchr(entry, '*'), *slash;
 	struct stat a, b;
-	bool ok = true;
+	bool ok = true, named;
 	int fd;
 
 	slash = star ? memrchr(entry, '/', (size_t)(star - entry)) : strrchr(entry, '/');
@@ -83,6 +109,7 @@ static bool reached_before_run(const struct supervisor *sv, const char *entry, c
 			close(fd);
 		return false;
 	}
+	named = sv_bound_by_that_name(&b, view);
 	for (char *name = rest, *next; ok && name; name = next) {
 		int down;
 
@@ -90,7 +117,7 @@ static bool reached_before_run(const struct supervisor *sv, const char *entry, c
 		if (next)
 			*next++ = '\0';
 		down = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		ok = down >= 0 && fstat(down, &a) == 0 && before_run(sv, &a) &&
+		ok = down >= 0 && fstat(down, &a) == 0 && (named || put_there_by_no_run(sv, view, &a)) &&
 		     (next ? S_ISDIR(a.st_mode) : a.st_dev == b.st_dev && a.st_ino == b.st_ino);
 		close(fd);
 		fd = down;

@@ -61,6 +61,9 @@ void sv_unref(struct supervisor *sv)
 	free_list(sv->allow, sv->n_allow);
 	free_list(sv->hidden, sv->n_hidden);
 	free_list(sv->revealed, sv->n_revealed);
+	for (size_t i = 0; i < sv->n_past; i++)
+		free((char *)sv->past[i].below);
+	free(sv->past);
 	free(sv->listeners);
 	sv_noted_free(sv);
 	pty_pool_unref(sv->pty_pool);

@@ -62,7 +62,7 @@ struct fx {
 	char *tmpdir; /* a directory of who's in the host's /tmp */
 };
 
-static pid_t daemons[8];
+static pid_t daemons[16];
 static size_t n_daemons;
 static char *tmpdirs[4];
 static size_t n_tmpdirs;
@@ -160,7 +160,7 @@ static void start_host_daemon(struct fx *f, const char *sock, const char *witnes
 	char *argv[] = { (char *)e2e_helper("sockserver"), "stream", (char *)sock,
 			 (char *)witness, NULL };
 
-	cr_assert(n_daemons < 8);
+	cr_assert(n_daemons < 15);
 	daemons[n_daemons++] = e2e_spawn(f->who, "/", argv);
 	for (int i = 0; i < 2000 && !e2e_exists(sock); i++)
 		usleep(5000);
@@ -341,7 +341,7 @@ ParameterizedTest(struct cp *p, socket_policy, probe_of_a_stuck_listener_leaves_
 	char *sock = e2e_fmt("%s/stuck", f.tmpdir);
 	char *argv[] = { (char *)e2e_helper("sockserver"), "stuck", sock, NULL };
 
-	cr_assert(n_daemons < 8);
+	cr_assert(n_daemons < 15);
 	daemons[n_daemons++] = e2e_spawn(f.who, "/", argv);
 	for (int i = 0; i < 2000 && !e2e_exists(sock); i++)
 		usleep(5000);
@@ -622,5 +622,147 @@ ParameterizedTest(struct cp *p, socket_policy, allowed_name_given_by_a_renamed_d
 	cr_assert(f.runner == NAMESPACE || (got && strstr(got, "REACHED")),
 		  "%s the allowed socket made before the run was not reached:\n%s%s", f.tag, o.out,
 		  o.err);
+	e2e_out_free(&o);
+}
+
+/* The same staged by an EARLIER run (adversarial pass, round 3, finding
+ * 06): a workspace-write run hard-linked a daemon's socket to an allowed
+ * name and renamed another daemon's directory into the allowed one, and
+ * left them there; the next run, read-only, connected through them. Both
+ * names are older than the second run: a change made while any recorded
+ * confined run that could write there was live is a run's (the runs
+ * record). Here in the root, which both runners may write; the first run
+ * without git's rules (protected_paths = none), which is recorded too. A
+ * socket made before both runs stays reachable. */
+PARAMS(allowed_name_staged_by_an_earlier_run_is_refused, all_params)
+ParameterizedTest(struct cp *p, socket_policy, allowed_name_staged_by_an_earlier_run_is_refused,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *x11 = e2e_fmt("%s/x11", f.R), *d = e2e_fmt("%s/d", f.R), *d2 = e2e_fmt("%s/d2", f.R);
+	char *wit = e2e_fmt("%s/daemon.wit", f.B), *wit2 = e2e_fmt("%s/daemon2.wit", f.B);
+	char *wit0 = e2e_fmt("%s/x0.wit", f.B), *cfg = e2e_fmt("%s/sbx.conf", f.B);
+
+	cr_assert(e2e_mkdir(f.who, x11) == 0 && e2e_mkdir(f.who, d) == 0 &&
+		  e2e_mkdir(f.who, d2) == 0);
+	start_host_daemon(&f, e2e_fmt("%s/daemon.sock", d), wit);
+	start_host_daemon(&f, e2e_fmt("%s/daemon2.sock", d2), wit2);
+	start_host_daemon(&f, e2e_fmt("%s/X0", x11), wit0);
+	usleep(50000); /* the sockets' change times a tick before the runs */
+	cr_assert(e2e_write_file(AS_CALLER, cfg,
+				 e2e_fmt("unix_sockets = %s/X*\nprotected_paths = none\n", x11)) == 0);
+	cr_assert(chmod(cfg, 0644) == 0);
+	const char *send = "import socket,sys\n"
+			   "for a in sys.argv[1:]:\n"
+			   "    s = socket.socket(socket.AF_UNIX)\n"
+			   "    try:\n"
+			   "        s.connect(a); s.sendall(b'REACHED\\n'); print('sent', a)\n"
+			   "    except OSError as e: print('errno', e.errno, a)\n";
+	char *py = script_file(&f, "send.py", send);
+	char *stage = e2e_fmt("ln %s/daemon.sock %s/X77 && mv %s %s/X9", d, x11, d2, x11);
+	char *use = e2e_fmt("python3 %s %s/X77 %s/X9/daemon2.sock %s/X0", py, x11, x11, x11);
+	char *first[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
+			  (char *)runner_name[f.runner], "--mode", "workspace-write", "--root", f.R,
+			  "--", stage, NULL };
+	char *second[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
+			   (char *)runner_name[f.runner], "--mode", "read-only", "--root", f.R,
+			   "--", use, NULL };
+
+	cr_assert(e2e_run(f.who, first, NULL, &o) == 0, "%s the staging run failed:\n%s%s", f.tag,
+		  o.out, o.err);
+	e2e_out_free(&o);
+	cr_assert(e2e_exists(e2e_fmt("%s/X77", x11)) && e2e_exists(e2e_fmt("%s/X9/daemon2.sock", x11)),
+		  "%s the staged names are not on disk", f.tag);
+	e2e_run(f.who, second, NULL, &o);
+	usleep(200000);
+	char *got = e2e_read_file(wit);
+
+	cr_assert(!got, "%s a daemon behind a hard link an earlier run made at an allowed name "
+		  "was reached:\n%s%s", f.tag, o.out, o.err);
+	got = e2e_read_file(wit2);
+	cr_assert(!got, "%s a daemon behind a directory an earlier run renamed into the allowed "
+		  "one was reached:\n%s%s", f.tag, o.out, o.err);
+	got = e2e_read_file(wit0);
+	cr_assert(got && strstr(got, "REACHED"),
+		  "%s the allowed socket made before both runs was not reached:\n%s%s", f.tag,
+		  o.out, o.err);
+	e2e_out_free(&o);
+}
+
+/* What the runs record must not take: a daemon that bound an allowed name
+ * itself while a workspace-write run on the root was live (an X server
+ * started during a long build). Its listener was bound with exactly that
+ * path (sock_diag), so the change times are not asked; a daemon bound by a
+ * relative name then is not told from a link the run made (refused, the
+ * price of failing closed), and one bound by a relative name before any
+ * run is reached. */
+PARAMS(allowed_socket_a_daemon_bound_during_an_earlier_run_is_reached, all_params)
+ParameterizedTest(struct cp *p, socket_policy,
+		  allowed_socket_a_daemon_bound_during_an_earlier_run_is_reached, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+	int status;
+
+	fx_setup(&f, p);
+	char *x11 = e2e_fmt("%s/x11", f.R), *cfg = e2e_fmt("%s/sbx.conf", f.B);
+	char *wit_rel0 = e2e_fmt("%s/rel0.wit", f.B), *wit2 = e2e_fmt("%s/x2.wit", f.B);
+	char *wit_rel2 = e2e_fmt("%s/rel2.wit", f.B);
+
+	cr_assert(e2e_mkdir(f.who, x11) == 0);
+	/* relative to the daemons' working directory, "/" */
+	char *rel[] = { (char *)e2e_helper("sockserver"), "stream", e2e_fmt("%s/R0", x11 + 1),
+			wit_rel0, NULL };
+
+	cr_assert(n_daemons < 7);
+	daemons[n_daemons++] = e2e_spawn(f.who, "/", rel);
+	for (int i = 0; i < 2000 && !e2e_exists(e2e_fmt("%s/R0", x11)); i++)
+		usleep(5000);
+	usleep(50000);
+	cr_assert(e2e_write_file(AS_CALLER, cfg, e2e_fmt("unix_sockets = %s/*\n", x11)) == 0);
+	cr_assert(chmod(cfg, 0644) == 0);
+	char *sleeper[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
+			    (char *)runner_name[f.runner], "--mode", "workspace-write", "--root", f.R,
+			    "--", "sleep 1.5", NULL };
+	pid_t long_run = e2e_spawn(f.who, "/", sleeper);
+
+	usleep(700000);
+	start_host_daemon(&f, e2e_fmt("%s/X2", x11), wit2);
+	rel[2] = e2e_fmt("%s/R2", x11 + 1);
+	rel[3] = wit_rel2;
+	daemons[n_daemons++] = e2e_spawn(f.who, "/", rel);
+	for (int i = 0; i < 2000 && !e2e_exists(e2e_fmt("%s/R2", x11)); i++)
+		usleep(5000);
+	cr_assert(waitpid(long_run, &status, 0) == long_run && WIFEXITED(status) &&
+		  WEXITSTATUS(status) == 0, "%s the long run failed", f.tag);
+	const char *send = "import socket,sys\n"
+			   "for a in sys.argv[1:]:\n"
+			   "    s = socket.socket(socket.AF_UNIX)\n"
+			   "    try:\n"
+			   "        s.connect(a); s.sendall(b'REACHED\\n'); print('sent', a)\n"
+			   "    except OSError as e: print('errno', e.errno, a)\n";
+	char *use = e2e_fmt("python3 %s %s/X2 %s/R0 %s/R2", script_file(&f, "send.py", send), x11,
+			    x11, x11);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
+			 (char *)runner_name[f.runner], "--mode", "read-only", "--root", f.R,
+			 "--", use, NULL };
+
+	e2e_run(f.who, argv, NULL, &o);
+	usleep(200000);
+	char *got = e2e_read_file(wit2);
+
+	cr_assert(got && strstr(got, "REACHED"),
+		  "%s a daemon that bound an allowed name itself during an earlier run was not "
+		  "reached:\n%s%s", f.tag, o.out, o.err);
+	got = e2e_read_file(wit_rel0);
+	cr_assert(got && strstr(got, "REACHED"),
+		  "%s a daemon bound by a relative name before any run was not reached:\n%s%s",
+		  f.tag, o.out, o.err);
+	got = e2e_read_file(wit_rel2);
+	cr_assert(!got, "%s a socket named during an earlier run, not by that path, was "
+		  "reached:\n%s%s", f.tag, o.out, o.err);
 	e2e_out_free(&o);
 }
