@@ -180,53 +180,35 @@ static bool in_run_netns(struct sv_call *c, int sock)
 	return inside;
 }
 
+struct by_name {
+	int type;
+	const char *name;
+	size_t len;
+	unsigned long *ino;
+	size_t n, max;
+};
+
+static void by_name_one(void *ctx, const struct unix_diag_msg *m, const char *name,
+			size_t name_len, const struct unix_diag_vfs *vfs)
+{
+	struct by_name *b = ctx;
+
+	(void)vfs;
+	/* The name exactly: its length too. */
+	if (m->udiag_type == b->type && name && name_len == b->len &&
+	    memcmp(name, b->name, b->len) == 0 && b->n < b->max)
+		b->ino[b->n++] = m->udiag_ino;
+}
+
 /* The sockfs inodes of our namespace's sockets of this type bound to exactly
  * name[0..len) (stream and seqpacket: listening ones): how many, at most max. */
 static size_t bound_to_name(int type, const char *name, size_t len, unsigned long *ino, size_t max)
 {
-	struct {
-		struct nlmsghdr h;
-		struct unix_diag_req r;
-	} req = {
-		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
-		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
-		.r = { .sdiag_family = AF_UNIX,
-		       .udiag_states = type == SOCK_DGRAM ? ~0U : 1U << TCP_LISTEN_STATE,
-		       .udiag_show = UDIAG_SHOW_NAME },
-	};
-	long buf[2048];
-	size_t n = 0;
-	bool done = false;
-	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	struct by_name b = { type, name, len, ino, 0, max };
 
-	if (fd < 0)
-		return 0;
-	if (send(fd, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
-		done = true;
-	while (!done) {
-		ssize_t got = recv(fd, buf, sizeof(buf), 0);
-
-		if (got <= 0)
-			break;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, got); h = NLMSG_NEXT(h, got)) {
-			struct unix_diag_msg *m = NLMSG_DATA(h);
-			int alen = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*m));
-
-			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
-				done = true;
-				break;
-			}
-			if (m->udiag_type != type)
-				continue;
-			for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, alen); a = RTA_NEXT(a, alen))
-				/* The name exactly: its length too. */
-				if (a->rta_type == UNIX_DIAG_NAME && RTA_PAYLOAD(a) == len &&
-				    memcmp(RTA_DATA(a), name, len) == 0 && n < max)
-					ino[n++] = m->udiag_ino;
-		}
-	}
-	close(fd);
-	return n;
+	sv_unix_diag_each(type == SOCK_DGRAM ? ~0U : 1U << TCP_LISTEN_STATE, UDIAG_SHOW_NAME,
+			  by_name_one, &b);
+	return b.n;
 }
 
 int sv_abstract_decide(struct sv_call *c, const struct sv_net_op *op, const struct net_msg *m)

@@ -291,8 +291,18 @@ size_t sv_runs_list(pid_t *out, size_t max, pid_t skip);
  * /proc/PID/net/unix, or -1) names another, in that one. */
 bool sv_bound_listener_is_ours(struct supervisor *sv, int socket_file, int net_unix);
 struct stat;
-/* supervisor_net_bound.c: the listener bound to the file st describes was
- * bound with exactly path (sock_diag, our network namespace). */
+struct unix_diag_msg;
+struct unix_diag_vfs;
+/* supervisor_unix_diag.c: each unix socket of our network namespace in
+ * states (a mask of TCP_* states), with what show asks for: its bound
+ * name's exact bytes (NULL: none asked or unbound) and the file it is
+ * bound to (NULL: none). */
+typedef void (*sv_unix_diag_fn)(void *ctx, const struct unix_diag_msg *m, const char *name,
+				size_t name_len, const struct unix_diag_vfs *vfs);
+void sv_unix_diag_each(uint32_t states, uint32_t show, sv_unix_diag_fn each, void *ctx);
+/* vfs names the file st describes. */
+bool sv_unix_diag_vfs_is(const struct unix_diag_vfs *vfs, const struct stat *st);
+/* The listener bound to the file st describes was bound with exactly path. */
 bool sv_bound_by_that_name(const struct stat *st, const char *path);
 /* On a connection sock (one of ours that nobody else holds) to it: the
  * process that called listen(2) is ours, alive or noted. */

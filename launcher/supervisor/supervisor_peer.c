@@ -389,57 +389,33 @@ static bool held_by_a_run(struct supervisor *sv, const unsigned long *ino, size_
 	return ours;
 }
 
+struct by_file {
+	const struct stat *st;
+	unsigned long *ino;
+	size_t n, max;
+};
+
+static void by_file_one(void *ctx, const struct unix_diag_msg *m, const char *name,
+			size_t name_len, const struct unix_diag_vfs *vfs)
+{
+	struct by_file *b = ctx;
+
+	(void)name;
+	(void)name_len;
+	if (sv_unix_diag_vfs_is(vfs, b->st) && b->n < b->max)
+		b->ino[b->n++] = m->udiag_ino;
+}
+
 /* The sockfs inodes of the listening unix sockets bound to the file st
  * describes, in our network namespace: sock_diag's UDIAG_SHOW_VFS names the
  * inode a socket is bound to (held while it is bound, so never reused), not
- * a path that may name another file by now. The inode is 32 bits there. */
+ * a path that may name another file by now. */
 static size_t listeners_bound_to(const struct stat *st, unsigned long *ino, size_t max)
 {
-	struct {
-		struct nlmsghdr h;
-		struct unix_diag_req r;
-	} req = {
-		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
-		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
-		.r = { .sdiag_family = AF_UNIX, .udiag_states = 1U << 10 /* TCP_LISTEN */,
-		       .udiag_show = UDIAG_SHOW_VFS },
-	};
-	long buf[2048];
-	size_t n = 0;
-	bool done = false;
-	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	struct by_file b = { st, ino, 0, max };
 
-	if (fd < 0)
-		return 0;
-	if (send(fd, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
-		done = true;
-	while (!done) {
-		ssize_t len = recv(fd, buf, sizeof(buf), 0);
-
-		if (len <= 0)
-			break;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
-			struct unix_diag_msg *m = NLMSG_DATA(h);
-			int alen = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*m));
-
-			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
-				done = true;
-				break;
-			}
-			for (struct rtattr *a = (struct rtattr *)(m + 1); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
-				struct unix_diag_vfs *v = RTA_DATA(a);
-
-				/* the kernel's dev_t: major above bit 20 */
-				if (a->rta_type == UNIX_DIAG_VFS && RTA_PAYLOAD(a) >= sizeof(*v) &&
-				    v->udiag_vfs_ino == (uint32_t)st->st_ino &&
-				    v->udiag_vfs_dev >> 20 == major(st->st_dev) &&
-				    (v->udiag_vfs_dev & 0xfffff) == minor(st->st_dev) && n < max)
-					ino[n++] = m->udiag_ino;
-			}
-		}
-	}
-	close(fd);
-	return n;
+	sv_unix_diag_each(1U << 10 /* TCP_LISTEN */, UDIAG_SHOW_VFS, by_file_one, &b);
+	return b.n;
 }
 
 bool sv_peer_listener_is_ours(struct supervisor *sv, int sock, int socket_file)
