@@ -70,6 +70,28 @@ static int setup_fds(const struct child_spec *spec, struct child_status *st)
 	return 0;
 }
 
+/* stdin again, from the null device of the view the runner built (a node
+ * on its read-only /dev), not the host's that sbx opened. Why: fd 0 is the
+ * one file the namespace runner's view did not open, and fchmod, fchown
+ * or futimens on it reached the host's /dev/null, on a mount the view
+ * never made read-only (a root caller made it mode 0 for the host). */
+static int stdin_from_view(const struct child_spec *spec, struct child_status *st)
+{
+	int fd;
+
+	if (!spec->runner || spec->runner->id != SBX_RUNNER_NAMESPACE)
+		return 0;
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || dup2(fd, 0) < 0) {
+		child_status_set(st, STAGE_FDS, errno, "open", "/dev/null");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 /* The command's own process: fds, confinement, filter, session, exec. */
 static int command_main(void *arg)
 {
@@ -96,6 +118,8 @@ static int command_main(void *arg)
 	if (spec->runner && !spec->runner->pid_namespace && spec->runner->enter(spec, &st) < 0)
 		report_and_exit(spec, &st);
 	if (spec->runner && spec->runner->confine && spec->runner->confine(spec, &st) < 0)
+		report_and_exit(spec, &st);
+	if (stdin_from_view(spec, &st) < 0)
 		report_and_exit(spec, &st);
 	/* After the runner's own helpers are started; lowering a limit needs
 	 * no capability, and with none left the command cannot raise it. */

@@ -53,6 +53,43 @@ ParameterizedTest(struct rp *p, host_objects, dev_node_metadata, .timeout = 120)
 	}
 }
 
+/* The command's stdin is /dev/null, which sbx opens before the run: under
+ * the namespace runner that was the host's node on the host's mount, not
+ * the view's read-only one, and a root caller's fchmod/fchown/futimens on
+ * fd 0 changed the host's /dev/null (adversarial pass 3, finding 10: a
+ * fuzzer left it mode 0003 for the whole machine). Harmless here even if
+ * it worked: the same mode and owner; what shows is the change time. */
+PARAMS(stdin_null_metadata, params_both);
+ParameterizedTest(struct rp *p, host_objects, stdin_null_metadata, .timeout = 120)
+{
+	static const char *const modes[] = { "read-only", "workspace-write" };
+	struct fx f;
+	struct stat before, after;
+
+	fx_setup(&f, p);
+	for (size_t m = 0; m < 2; m++) {
+		struct e2e_out o;
+
+		cr_assert(stat("/dev/null", &before) == 0);
+		run_x(&f, modes[m], NULL,
+		      "python3 -c 'import os\n"
+		      "for f in (lambda: os.fchmod(0, 0o666), lambda: os.fchown(0, -1, -1),"
+		      " lambda: os.utime(0), lambda: os.chmod(\"/proc/self/fd/0\", 0o666)):\n"
+		      "    try: f(); print(\"CHANGED\")\n"
+		      "    except OSError as e: print(\"errno\", e.errno)'",
+		      &o);
+		cr_assert(stat("/dev/null", &after) == 0);
+		cr_expect(after.st_ctim.tv_sec == before.st_ctim.tv_sec &&
+				  after.st_ctim.tv_nsec == before.st_ctim.tv_nsec &&
+				  after.st_mode == before.st_mode && after.st_uid == before.st_uid,
+			  "%s %s: the host's /dev/null metadata changed through the command's "
+			  "stdin:\n%s%s", f.tag, modes[m], o.out, o.err);
+		cr_expect(!strstr(o.out, "CHANGED"), "%s %s: a metadata call on stdin worked:\n%s",
+			  f.tag, modes[m], o.out);
+		e2e_out_free(&o);
+	}
+}
+
 /* ---- device nodes outside /dev ---- */
 
 /* A read-only mount does not stop a write to a device node, and /dev is not
