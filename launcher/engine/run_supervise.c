@@ -255,6 +255,12 @@ static void past_windows(struct run_state *r, const struct sbx_run *cfg, struct 
 		ws->failed = true;
 	for (size_t i = 0; i < n; i++)
 		close(dirs[i]);
+	/* This run's own, where the record does not hold it (no state
+	 * directory): a directory it renames in is its doing too. */
+	if (r->mode == SBX_MODE_WORKSPACE_WRITE && !r->protect.run_open)
+		window_of_run(ws,
+			      (uint64_t)r->began.tv_sec * 1000000000u + (uint64_t)r->began.tv_nsec,
+			      UINT64_MAX, true, r->root);
 	if (ws->failed) {
 		ws->failed = false;
 		window_add(ws, 0, UINT64_MAX, "/");

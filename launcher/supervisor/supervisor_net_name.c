@@ -48,76 +48,89 @@ static bool listed(struct supervisor *sv, const char *name)
 	return supervise_socket_listed((const char *const *)sv->allow, sv->n_allow, name);
 }
 
-/* An entry at view (a directory on the way to a socket, or the socket)
- * that no confined run put there: changed before this run began, and
- * outside every window of a past run that could write at view. Why the
- * past ones too: a hard link or a rename an earlier run made is older
- * than this run, and the next run would reach it. */
-static bool put_there_by_no_run(const struct supervisor *sv, const char *view,
-				const struct stat *st)
+/* The entry at path (a directory on the way to a socket, or the socket)
+ * changed outside the window of every recorded confined run that could
+ * have linked or renamed it there: one that could write in a place strictly
+ * above it (this run's own among them). Why the past ones too: a hard link
+ * or a rename an earlier run made is older than this run, and the next run
+ * would reach it. */
+static bool outside_runs(const struct supervisor *sv, const char *path, const struct stat *st)
 {
+	size_t n = strlen(path);
+
 	uint64_t t;
 
-	if (st->st_ctim.tv_sec > sv->started.tv_sec ||
-	    (st->st_ctim.tv_sec == sv->started.tv_sec && st->st_ctim.tv_nsec >= sv->started.tv_nsec))
-		return false;
 	if (st->st_ctim.tv_sec < 0)
 		return true;
 	t = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
 	for (size_t i = 0; i < sv->n_past; i++) {
 		const struct supervise_window *w = &sv->past[i];
 
-		if (t >= w->from && t <= w->to && path_is_within(view, w->below))
+		if (t >= w->from && t <= w->to && path_is_within(path, w->below) &&
+		    (strcmp(w->below, "/") == 0 || n > strlen(w->below)))
 			return false;
 	}
 	return true;
 }
 
+static bool before_run(const struct supervisor *sv, const struct stat *st)
+{
+	return st->st_ctim.tv_sec < sv->started.tv_sec ||
+	       (st->st_ctim.tv_sec == sv->started.tv_sec && st->st_ctim.tv_nsec < sv->started.tv_nsec);
+}
+
 /* Whether the socket at view, reached through entry, is target and was
- * named there by its daemon: walked down by our own look-ups from the
- * entry's fixed directory (what precedes its first '*'), each directory
- * below it and the socket held as we go, so that the path names target
- * for us too. Named by its daemon: its listener was bound with exactly
- * this path (sv_bound_by_that_name), or, where it was not (a relative
- * name, a path through a symlink, another network namespace), no confined
- * run put any of them there (put_there_by_no_run). Why each of them: `*`
- * matches '/', so a directory of another daemon's renamed into the
- * allowed one brings that daemon's socket with its inode (and ctime)
- * untouched; a rename sets the moved directory's ctime, as a link or a
- * rename of the socket sets the socket's. The fixed directory's own ctime
- * changes at every entry made in it (an X server starting) and is not
- * asked. */
+ * named there by its daemon: walked down from "/" by our own look-ups,
+ * following no symlink (view is canonical), each directory and the socket
+ * held as we go, so that the path names target for us too. Named by its
+ * daemon: its listener was bound with exactly this path
+ * (sv_bound_by_that_name); or, where it was not (a relative name, a path
+ * through a symlink, another network namespace), no confined run changed
+ * anything on the way: each directory down to the entry's fixed one (what
+ * precedes its first '*') outside every run's window, each below it and
+ * the socket before this run began too. Why each of them: `*` matches '/',
+ * and a rename moves a directory with its sockets' ctimes untouched, so a
+ * daemon's directory renamed in at or above the allowed place brings its
+ * socket along; a rename sets the moved directory's ctime, a link or a
+ * rename of the socket the socket's. The fixed directory and those above it
+ * are not held to this run's start: an entry made in them by anyone (an X
+ * server starting, a daemon's pid file in /run) sets theirs. */
 static bool reached_before_run(const struct supervisor *sv, const char *entry, const char *view,
 			       int target)
 {
-	char fixed[PATH_MAX], rest[PATH_MAX];
+	char path[PATH_MAX];
 	const char *star = strchr(entry, '*'), *slash;
+	size_t fixed;
 	struct stat a, b;
 	bool ok = true, named;
 	int fd;
 
 	slash = star ? memrchr(entry, '/', (size_t)(star - entry)) : strrchr(entry, '/');
-	if (!slash || (size_t)(slash - entry) >= sizeof(fixed) ||
+	if (!slash || view[0] != '/' || strlen(view) >= sizeof(path) ||
 	    strncmp(view, entry, (size_t)(slash - entry) + 1) != 0)
 		return false;
-	memcpy(fixed, entry, (size_t)(slash - entry));
-	fixed[slash - entry] = '\0';
-	snprintf(rest, sizeof(rest), "%s", view + (slash - entry) + 1);
-	fd = open(fixed[0] ? fixed : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fixed = (size_t)(slash - entry);
+	snprintf(path, sizeof(path), "%s", view + 1);
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fstat(target, &b) < 0) {
 		if (fd >= 0)
 			close(fd);
 		return false;
 	}
 	named = sv_bound_by_that_name(&b, view);
-	for (char *name = rest, *next; ok && name; name = next) {
+	for (char *name = path, *next; ok && name; name = next) {
+		char here[PATH_MAX]; /* this entry's own path: view up to its end */
+		size_t end;
 		int down;
 
 		next = strchr(name, '/');
 		if (next)
 			*next++ = '\0';
+		end = (size_t)(name - path) + 1 + strlen(name);
+		snprintf(here, sizeof(here), "%.*s", (int)end, view);
 		down = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		ok = down >= 0 && fstat(down, &a) == 0 && (named || put_there_by_no_run(sv, view, &a)) &&
+		ok = down >= 0 && fstat(down, &a) == 0 &&
+		     (named || (outside_runs(sv, here, &a) && (end <= fixed || before_run(sv, &a)))) &&
 		     (next ? S_ISDIR(a.st_mode) : a.st_dev == b.st_dev && a.st_ino == b.st_ino);
 		close(fd);
 		fd = down;

@@ -676,6 +676,12 @@ ParameterizedTest(struct cp *p, socket_policy, allowed_name_staged_by_an_earlier
 	e2e_out_free(&o);
 	cr_assert(e2e_exists(e2e_fmt("%s/X77", x11)) && e2e_exists(e2e_fmt("%s/X9/daemon2.sock", x11)),
 		  "%s the staged names are not on disk", f.tag);
+	/* The user makes something in the allowed directory between the runs:
+	 * its ctime is then the user's, and only the staged names' own say
+	 * that a run made them. */
+	usleep(50000);
+	cr_assert(e2e_write_file(f.who, e2e_fmt("%s/notes", x11), "mine\n") == 0);
+	usleep(50000);
 	e2e_run(f.who, second, NULL, &o);
 	usleep(200000);
 	char *got = e2e_read_file(wit);
@@ -712,7 +718,7 @@ ParameterizedTest(struct cp *p, socket_policy,
 	char *wit_rel0 = e2e_fmt("%s/rel0.wit", f.B), *wit2 = e2e_fmt("%s/x2.wit", f.B);
 	char *wit_rel2 = e2e_fmt("%s/rel2.wit", f.B);
 
-	cr_assert(e2e_mkdir(f.who, x11) == 0);
+	cr_assert(e2e_mkdir(f.who, x11) == 0 && e2e_mkdir(f.who, e2e_fmt("%s/late", x11)) == 0);
 	/* relative to the daemons' working directory, "/" */
 	char *rel[] = { (char *)e2e_helper("sockserver"), "stream", e2e_fmt("%s/R0", x11 + 1),
 			wit_rel0, NULL };
@@ -730,11 +736,14 @@ ParameterizedTest(struct cp *p, socket_policy,
 	pid_t long_run = e2e_spawn(f.who, "/", sleeper);
 
 	usleep(700000);
-	start_host_daemon(&f, e2e_fmt("%s/X2", x11), wit2);
-	rel[2] = e2e_fmt("%s/R2", x11 + 1);
+	/* In a directory made before: what is made in x11 itself would change
+	 * x11's own ctime within the run's window, and every name below it
+	 * not bound there by its daemon would then be refused (R0 too). */
+	start_host_daemon(&f, e2e_fmt("%s/late/X2", x11), wit2);
+	rel[2] = e2e_fmt("%s/late/R2", x11 + 1);
 	rel[3] = wit_rel2;
 	daemons[n_daemons++] = e2e_spawn(f.who, "/", rel);
-	for (int i = 0; i < 2000 && !e2e_exists(e2e_fmt("%s/R2", x11)); i++)
+	for (int i = 0; i < 2000 && !e2e_exists(e2e_fmt("%s/late/R2", x11)); i++)
 		usleep(5000);
 	cr_assert(waitpid(long_run, &status, 0) == long_run && WIFEXITED(status) &&
 		  WEXITSTATUS(status) == 0, "%s the long run failed", f.tag);
@@ -744,7 +753,7 @@ ParameterizedTest(struct cp *p, socket_policy,
 			   "    try:\n"
 			   "        s.connect(a); s.sendall(b'REACHED\\n'); print('sent', a)\n"
 			   "    except OSError as e: print('errno', e.errno, a)\n";
-	char *use = e2e_fmt("python3 %s %s/X2 %s/R0 %s/R2", script_file(&f, "send.py", send), x11,
+	char *use = e2e_fmt("python3 %s %s/late/X2 %s/R0 %s/late/R2", script_file(&f, "send.py", send), x11,
 			    x11, x11);
 	char *argv[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
 			 (char *)runner_name[f.runner], "--mode", "read-only", "--root", f.R,
@@ -764,5 +773,58 @@ ParameterizedTest(struct cp *p, socket_policy,
 	got = e2e_read_file(wit_rel2);
 	cr_assert(!got, "%s a socket named during an earlier run, not by that path, was "
 		  "reached:\n%s%s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+}
+
+/* The allowed directory itself, or one above it, renamed in during the run
+ * (adversarial pass 3, finding 03): the entries name ROOT/allowed/STAR
+ * (absent when the run starts) and ROOT/up/fixed/STAR; the command renamed a daemon's
+ * directory to ROOT/allowed, and a directory holding fixed/ with another
+ * daemon's socket to ROOT/up, then connected through the allowed names
+ * (with tmux: a command run outside the sandbox). Neither daemon bound
+ * those paths, and a directory on the way was renamed by this run. */
+PARAMS(allowed_directory_renamed_in_is_refused, all_params)
+ParameterizedTest(struct cp *p, socket_policy, allowed_directory_renamed_in_is_refused,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *d = e2e_fmt("%s/d", f.R), *z = e2e_fmt("%s/z", f.R), *zf = e2e_fmt("%s/z/fixed", f.R);
+	char *wit = e2e_fmt("%s/d.wit", f.B), *wit2 = e2e_fmt("%s/z.wit", f.B);
+	char *cfg = e2e_fmt("%s/sbx.conf", f.B);
+
+	cr_assert(e2e_mkdir(f.who, d) == 0 && e2e_mkdir(f.who, z) == 0 &&
+		  e2e_mkdir(f.who, zf) == 0);
+	start_host_daemon(&f, e2e_fmt("%s/daemon.sock", d), wit);
+	start_host_daemon(&f, e2e_fmt("%s/daemon.sock", zf), wit2);
+	usleep(50000);
+	cr_assert(e2e_write_file(AS_CALLER, cfg,
+				 e2e_fmt("unix_sockets = %s/allowed/*, %s/up/fixed/*\n", f.R,
+					 f.R)) == 0);
+	cr_assert(chmod(cfg, 0644) == 0);
+	const char *send = "import socket,sys\n"
+			   "for a in sys.argv[1:]:\n"
+			   "    s = socket.socket(socket.AF_UNIX)\n"
+			   "    try:\n"
+			   "        s.connect(a); s.sendall(b'REACHED\\n'); print('sent', a)\n"
+			   "    except OSError as e: print('errno', e.errno, a)\n";
+	char *cmd = e2e_fmt("mv %s %s/allowed && mv %s %s/up && python3 %s %s/allowed/daemon.sock "
+			    "%s/up/fixed/daemon.sock; mv %s/allowed %s; mv %s/up %s",
+			    d, f.R, z, f.R, script_file(&f, "send.py", send), f.R, f.R, f.R, d, f.R,
+			    z);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
+			 (char *)runner_name[f.runner], "--mode", "workspace-write", "--root", f.R,
+			 "--", cmd, NULL };
+
+	e2e_run(f.who, argv, NULL, &o);
+	usleep(200000);
+	cr_assert(!e2e_read_file(wit), "%s a daemon whose directory was renamed to the allowed one "
+		  "was reached:\n%s%s", f.tag, o.out, o.err);
+	cr_assert(!e2e_read_file(wit2), "%s a daemon whose directory was renamed above the allowed "
+		  "one was reached:\n%s%s", f.tag, o.out, o.err);
+	cr_assert(strstr(o.out, "errno 13"), "%s the connects were not refused by sbx:\n%s%s",
+		  f.tag, o.out, o.err);
 	e2e_out_free(&o);
 }
