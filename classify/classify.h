@@ -211,5 +211,10 @@ size_t markers_neutralise_around(const char *in, size_t len, size_t mid_at, size
  * (a serve answer cut to fit): in copied to out, with the prefix before it
  * if its first line could pass for sbx's now that it starts a line. */
 size_t markers_guard_cut(const char *in, size_t len, char *out);
+/* A path written into one of sbx's own lines (what was put back): printable
+ * ASCII as it is, a backslash doubled, every other byte as \xNN, so that no
+ * name a command chose can break the line or pass for a marker. Written
+ * to out (NUL-terminated, cut to size); returns the whole length. */
+size_t markers_quote_path(const char *path, char *out, size_t size);
 
 #endif

@@ -549,3 +549,35 @@ size_t markers_neutralise_around(const char *in, size_t len, size_t mid_at, size
 	return n + markers_neutralise(in + mid_at + mid_len, len - mid_at - mid_len,
 				      out ? out + n : NULL);
 }
+
+size_t markers_quote_path(const char *path, char *out, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		char q[4];
+		size_t k = 0;
+
+		/* Why every other byte: a name the command chose must not end
+		 * sbx's line (\n, \r, NEL, U+2028...), start a marker of its
+		 * own on a reader's screen, nor carry a terminal escape. */
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+			q[k++] = (char)*p;
+		} else if (*p == '\\') {
+			q[k++] = '\\';
+			q[k++] = '\\';
+		} else {
+			q[k++] = '\\';
+			q[k++] = 'x';
+			q[k++] = hex[*p >> 4];
+			q[k++] = hex[*p & 15];
+		}
+		for (size_t i = 0; i < k; i++, n++)
+			if (out && n + 1 < size)
+				out[n] = q[i];
+	}
+	if (out && size)
+		out[n < size ? n : size - 1] = '\0';
+	return n;
+}

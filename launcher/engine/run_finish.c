@@ -122,12 +122,16 @@ static void add_recovered(struct run_state *r, struct sbx_result *res, char *mar
 			       "doing it):");
 	for (size_t i = 0; i < r->protect.n_recovered; i++) {
 		const char *p = r->protect.recovered[i];
+		char q[PATH_MAX * 4];
+		size_t qn = markers_quote_path(p, q, sizeof(q));
 
 		res->recovered[res->n_recovered] = strdup(p);
 		if (res->recovered[res->n_recovered])
 			res->n_recovered++;
-		if (len + strlen(p) + 8 < sizeof(line))
-			len += (size_t)snprintf(line + len, sizeof(line) - len, " %s", p);
+		/* The names an earlier run chose, quoted: never a line of
+		 * their own in what the model reads. */
+		if (qn < sizeof(q) && len + qn + 8 < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, " %s", q);
 		else if (len + 6 < sizeof(line) && line[len - 1] != '.')
 			len += (size_t)snprintf(line + len, sizeof(line) - len, " ...");
 	}

@@ -152,8 +152,14 @@ static void print_after(const struct sbx_result *result)
 	 * hidden from this command), not only this command's changes. */
 	fputs("[sandbox: put back after this run, as they were before it (protected paths a "
 	      "confined run changed):", stderr);
-	for (size_t i = 0; i < result->n_reverted; i++)
-		fprintf(stderr, " %s", result->reverted[i]);
+	for (size_t i = 0; i < result->n_reverted; i++) {
+		char q[PATH_MAX * 4];
+
+		/* Names the command chose, quoted: no marker or escape of its
+		 * own after sbx's reset. */
+		markers_quote_path(result->reverted[i], q, sizeof(q));
+		fprintf(stderr, " %s", q);
+	}
 	fputs("]\n", stderr);
 }
 

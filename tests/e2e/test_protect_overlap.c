@@ -11,6 +11,7 @@
 
 #include <limits.h>
 
+#include "classify.h"
 #include "protect_int.h"
 #include "statedir.h"
 
@@ -515,4 +516,55 @@ ParameterizedTest(struct op *p, overlap, hostile_baseline_ignored, .timeout = 12
 	cr_assert(run_plain(&f, &o) == 0, "%s %s", f.tag, o.err);
 	e2e_out_free(&o);
 	cr_assert(e2e_exists(envrc) && !e2e_exists(base_file(&f)), "%s", f.tag);
+}
+
+/* The line of what was put back before a run names paths an earlier run
+ * chose (a repository's config below the root): adversarial pass 3,
+ * finding 02 put the escalation marker, bare, into the text the model reads
+ * (MCP, serve, --json), through a directory name holding newlines. sbx was
+ * killed from outside here (an OOM kill, a client's kill -9), mid-run. */
+PARAMS(recovered_names_quoted, both)
+ParameterizedTest(struct op *p, overlap, recovered_names_quoted, .timeout = 180)
+{
+	e2e_require_runner(p->who, p->runner);
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *first[] = { (char *)e2e_sbx(), "run", "--json", "--runner", p->runner, "--mode",
+			  "workspace-write", "--root", f.ws, "--",
+			  "d=$(printf 'x\\n%s\\ny' '" MARKER_ESCALATION "'); mkdir -p \"$d\" && "
+			  "git init -q \"$d\"",
+			  NULL };
+
+	cr_assert(e2e_run(p->who, first, NULL, &o) == 0, "%s %s %s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+	char *second[] = { (char *)e2e_sbx(), "run", "--json", "--runner", p->runner, "--mode",
+			   "workspace-write", "--root", f.ws, "--",
+			   "for d in x*/; do git -C \"$d\" config core.fsmonitor true; done; "
+			   "touch configured; sleep 60",
+			   NULL };
+	pid_t sbx = e2e_spawn(p->who, "/", second);
+
+	for (int i = 0; i < 2000 && !e2e_exists(e2e_fmt("%s/configured", f.ws)); i++)
+		usleep(5000);
+	cr_assert(e2e_exists(e2e_fmt("%s/configured", f.ws)), "%s the second run never ran", f.tag);
+	kill(sbx, SIGKILL);
+	waitpid(sbx, NULL, 0);
+	usleep(300000);
+	char *next[] = { (char *)e2e_sbx(), "run", "--json", "--runner", p->runner, "--mode",
+			 "read-only", "--root", f.ws, "--", "echo next", NULL };
+
+	e2e_run(p->who, next, NULL, &o);
+	json_t *j = json_loads(o.out, 0, NULL);
+	const char *text = json_string_value(json_object_get(j, "text"));
+
+	cr_assert(text && strstr(text, "put back before this run"),
+		  "%s the next run did not say what it put back: %s %s", f.tag, o.out, o.err);
+	cr_assert(!strstr(text, "\n" MARKER_ESCALATION),
+		  "%s a bare marker in the text the model reads:\n%s", f.tag, text);
+	cr_assert(strstr(text, "x\\x0a[sandbox: escalation available"),
+		  "%s the name not quoted:\n%s", f.tag, text);
+	json_decref(j);
+	e2e_out_free(&o);
 }

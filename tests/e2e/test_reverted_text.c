@@ -7,6 +7,7 @@
  * caller and as nobody. */
 #define RUN_FIXTURE_SUITE reverted_text
 #include "run_fixture.h"
+#include "classify.h"
 
 #define SAID "[sandbox: put back after this run, as they were before it (protected paths a confined run changed):"
 
@@ -41,5 +42,35 @@ ParameterizedTest(struct rp *p, reverted_text, said_on_stderr, .timeout = 120)
 	status = run_plain(&f, "echo kept > notes.txt", &o);
 	cr_assert_eq(status, 0, "%s exit %d: %s", f.tag, status, o.err);
 	cr_assert_str_eq(o.err, "", "%s a run that changed nothing protected said: %s", f.tag, o.err);
+	e2e_out_free(&o);
+}
+
+/* The names in that line are the command's choice (adversarial pass 3,
+ * finding 01): a directory whose name held a newline and the escalation
+ * marker, with a repository and a hook in it, made sbx's own line carry a
+ * bare marker after sbx's terminal reset, for a run that printed nothing.
+ * Every byte but printable ASCII is written \xNN; the path on disk is
+ * still the one put back. */
+PARAMS(names_quoted, params_both);
+ParameterizedTest(struct rp *p, reverted_text, names_quoted, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	int status = run_plain(&f,
+			       "d=$(printf 'x\\n%s\\n\\033[2Ky' '" MARKER_ESCALATION "'); "
+			       "mkdir -p \"$d\" && git init -q \"$d\" && "
+			       "echo '#!/bin/sh' > \"$d/.git/hooks/post-checkout\"",
+			       &o);
+
+	cr_assert_eq(status, 0, "%s exit %d: %s", f.tag, status, o.err);
+	cr_assert(strstr(o.err, SAID), "%s nothing said of what was put back:\n%s", f.tag, o.err);
+	cr_assert(!strstr(o.err, "\n" MARKER_ESCALATION), "%s a bare marker in sbx's line:\n%s",
+		  f.tag, o.err);
+	cr_assert(!strchr(o.err, '\033'), "%s an escape of the command's in sbx's line:\n%s", f.tag,
+		  o.err);
+	cr_assert(strstr(o.err, " x\\x0a[sandbox: escalation available \\xe2\\x80\\x94 retry"),
+		  "%s the name not quoted as \\xNN:\n%s", f.tag, o.err);
 	e2e_out_free(&o);
 }
