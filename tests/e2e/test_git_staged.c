@@ -346,3 +346,50 @@ ParameterizedTest(struct rp *p, git_staged, unrecordable_run_refused, .timeout =
 	cr_expect(!e2e_exists(e2e_fmt("%s/ran", f.ws)), "%s the command ran", f.tag);
 	e2e_out_free(&o);
 }
+
+/* Staged in the host's /tmp by a landlock run on one root and moved into an
+ * unrelated root (not below or above it, not in /tmp) by a later run
+ * (adversarial pass 3, finding 05): the stage is a run's wherever it is
+ * moved on the same file system, and a run that could write /tmp counts
+ * for every root there. */
+static struct rp params_ll[] = { { "landlock", AS_CALLER }, { "landlock", AS_NOBODY } };
+PARAMS(staged_in_tmp_from_an_unrelated_root, params_ll);
+ParameterizedTest(struct rp *p, git_staged, staged_in_tmp_from_an_unrelated_root, .timeout = 240)
+{
+	struct fx f;
+	struct e2e_out o;
+	char tmpl[] = "/tmp/sbx-e2e-stage-XXXXXX";
+
+	fx_setup(&f, p);
+	cr_assert(mkdtemp(tmpl) && chown(tmpl, e2e_uid(p->who), e2e_gid(p->who)) == 0);
+	char *x = e2e_fmt("%s/x", f.base), *y = e2e_fmt("%s/y", f.base);
+	char *witness = e2e_fmt("%s/planted-ran", f.base);
+
+	cr_assert(e2e_mkdir(p->who, x) == 0 && e2e_mkdir(p->who, y) == 0);
+	char *proj = e2e_fmt("%s/proj", y);
+	char *stage = e2e_fmt("PLANT='touch %s'; cd %s && " STAGE
+			      "printf '#!/bin/sh\\n%%s\\n' \"$PLANT\" > stage/dotgit/hooks/pre-commit && "
+			      "chmod +x stage/dotgit/hooks/pre-commit",
+			      witness, tmpl);
+	char *move = e2e_fmt("mkdir %s && mv %s/stage/dotgit %s/.git && "
+			     "echo 'ref: refs/heads/main' > %s/.git/HEAD",
+			     proj, tmpl, proj, proj);
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+	char *one[] = { (char *)e2e_sbx(), "run", "--json", "--config", f.conf, "--runner",
+			f.p.runner, "--mode", "workspace-write", "--root", x, "--", stage, NULL };
+	char *two[] = { (char *)e2e_sbx(), "run", "--json", "--config", f.conf, "--runner",
+			f.p.runner, "--mode", "workspace-write", "--root", y, "--", move, NULL };
+
+	e2e_run(p->who, one, env, &o);
+	cr_assert(exit_code(&o) == 0, "%s the staging run failed: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	pause_a_little();
+	e2e_run(p->who, two, env, &o);
+	cr_assert(exit_code(&o) == 0, "%s the moving run failed: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	cr_assert(e2e_exists(e2e_fmt("%s/.git", proj)), "%s nothing moved in", f.tag);
+	user_works_in(&f, proj);
+	cr_expect(!e2e_exists(witness), "%s the user's git ran what a run on another root staged "
+		  "in /tmp", f.tag);
+	e2e_rm_rf(tmpl);
+}
