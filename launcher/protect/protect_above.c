@@ -25,13 +25,16 @@
  * "Changed by a run" is protect_runs.c's: under the namespace runner,
  * whose /tmp is private, only what earlier runs (landlock ones) changed
  * there counts, never what the user did during this run. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "protect_int.h"
@@ -244,6 +247,74 @@ size_t protect_above_end(struct protect_state *ps, int root_fd, const struct pro
 	while (n)
 		close(fds[--n]);
 	return ps->n_git_changed - before;
+}
+
+/* In dir, the name of the entry that is st's inode (by identity, each
+ * entry asked with fstatat): copied to out, or false. */
+static bool name_of(int dir, const struct stat *st, char *out, size_t size)
+{
+	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	struct stat es;
+	bool found = false;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (!found && (e = readdir(d)))
+		found = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+			fstatat(dirfd(d), e->d_name, &es, AT_SYMLINK_NOFOLLOW) == 0 && same(&es, st) &&
+			(size_t)snprintf(out, size, "%s", e->d_name) < size;
+	closedir(d);
+	return found;
+}
+
+bool protect_above_root_back(struct protect_state *ps, int root_fd)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	const char *root = ps->base.root, *base;
+	char parent[PATH_MAX], now_name[NAME_MAX + 1];
+	struct stat rs, pst, st;
+	bool back = false, there;
+	int pfd, now;
+
+	if (ps->n_above == 0 || !root || root[0] != '/' || fstat(root_fd, &rs) < 0)
+		return false;
+	base = strrchr(root, '/');
+	snprintf(parent, sizeof(parent), "%.*s", base == root ? 1 : (int)(base - root), root);
+	base++;
+	pfd = (int)syscall(SYS_openat2, AT_FDCWD, parent, &how, sizeof(how));
+	there = pfd >= 0 && fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (there && same(&st, &rs)) {
+		close(pfd);
+		return false;
+	}
+	/* The parent must be the one the root was in when the run began
+	 * (ps->above[0]); anything else, and the user's path is not ours to
+	 * mend: said, as a git pass that could not look everywhere. */
+	if (pfd < 0 || fstat(pfd, &pst) < 0 || ps->above[0].dev != (uint64_t)pst.st_dev ||
+	    ps->above[0].ino != (uint64_t)pst.st_ino) {
+		if (pfd >= 0)
+			close(pfd);
+		ps->git_partial = true;
+		return false;
+	}
+	now = openat(root_fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (now >= 0 && name_of(now, &rs, now_name, sizeof(now_name)))
+		back = syscall(SYS_renameat2, now, now_name, pfd, base,
+			       there ? RENAME_EXCHANGE : RENAME_NOREPLACE) == 0;
+	if (now >= 0)
+		close(now);
+	close(pfd);
+	if (back)
+		note(ps, 0, ".");
+	else
+		ps->git_partial = true;
+	return back;
 }
 
 void protect_above_free(struct protect_state *ps)

@@ -458,6 +458,8 @@ size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted,
 	if (ps->git) {
 		size_t before = ps->n_git_changed;
 
+		/* First: the user's next git runs at the root's path. */
+		protect_above_root_back(ps, root_fd);
 		git_pass(ps, root_fd, &ps->base, ps->since, true);
 		above(ps, root_fd);
 		for (size_t i = before; i < ps->n_git_changed; i++)

@@ -112,6 +112,14 @@ int protect_git_open_beneath(int root_fd, const char *rel);
  * ps->git_changed, relative to the root: "../../.git"). */
 void protect_above_take(struct protect_state *ps, int root_fd, const char *root);
 size_t protect_above_end(struct protect_state *ps, int root_fd, const struct protect_when *when);
+/* The root's own path given back: where a run that could write its parent
+ * (a root in the host's /tmp) renamed the root aside and left something
+ * else, or nothing, at its name, the root (found by its inode in the
+ * directory it is in now) and that are swapped back, so the user's path
+ * names the root the run was held to (noted as "."). The parent is the one
+ * of the run's start, reached with no symlink; otherwise the result says
+ * partial. true when it moved something. */
+bool protect_above_root_back(struct protect_state *ps, int root_fd);
 void protect_above_free(struct protect_state *ps);
 
 /* protect_index.c: the git directories the last run's end found, kept in

@@ -135,6 +135,11 @@ ParameterizedTest(struct rp *p, git_hidden, above_root_in_tmp, .timeout = 300)
 		  "git config -f config core.worktree \"$PWD\" && arm .",
 		  "a/HEAD", false },
 		{ "arm ../../../.git", NULL, true },
+		/* The root itself renamed aside, a repository made at its name
+		 * (adversarial pass 3, finding 04): its path is given back. */
+		{ "cd .. && mv proj .proj-old && mkdir proj && cp -a .proj-old/. proj/ && cd proj && "
+		  GIT " init -q . && arm .git",
+		  NULL, false },
 	};
 
 	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
