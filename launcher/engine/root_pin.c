@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "protect.h"
+#include "statedir.h"
 
 #define ROOT_MAX_LINKS 40
 
@@ -29,6 +31,52 @@ static bool in_confined_writable(const char *path)
 		if (path_is_within(path, confined_writable[i]))
 			return true;
 	return false;
+}
+
+struct link_check {
+	const char *link;
+	uint64_t ctime;
+	bool by_a_run;
+};
+
+static void link_in_window(void *ctx, uint64_t from, uint64_t to, bool host_tmp, const char *root)
+{
+	struct link_check *c = ctx;
+
+	(void)host_tmp;
+	if (c->ctime >= from && c->ctime <= to && path_is_within(c->link, root))
+		c->by_a_run = true;
+}
+
+/* The symlink at link (lstat st) was made or changed while a recorded
+ * confined run whose root holds it was live (the runs record, in every
+ * state directory the caller has). Why: a workspace is a place confined
+ * runs write; a symlink one left there names a directory outside it, and a
+ * later root opened through it would hand that directory to a run as its
+ * writable root (adversarial pass 3). A record that cannot be read: as if
+ * it were. */
+static bool made_by_a_run(const char *link, const struct stat *st)
+{
+	struct link_check c = { link,
+				(uint64_t)st->st_ctim.tv_sec * 1000000000u +
+					(uint64_t)st->st_ctim.tv_nsec,
+				false };
+	char cand[PATH_MAX];
+	int dirs[STATEDIR_CANDIDATES];
+	size_t n = 0;
+
+	for (unsigned i = 0; i < STATEDIR_CANDIDATES; i++) {
+		int fd;
+
+		if (statedir_candidate(i, cand, sizeof(cand)) == 0 &&
+		    (fd = statedir_open_kind(cand, "protect")) >= 0)
+			dirs[n++] = fd;
+	}
+	if (protect_runs_each(dirs, n, link_in_window, &c) < 0)
+		c.by_a_run = true;
+	while (n)
+		close(dirs[--n]);
+	return c.by_a_run;
 }
 
 /* Follow `given` component by component as the kernel would, and refuse it
@@ -69,6 +117,12 @@ static int refuse_planted_symlinks(const char *given, struct sbx_error *err)
 						     "root %s is reached through the symlink %s, which "
 						     "lies where a confined command could have made it; "
 						     "name the directory itself",
+						     given, next);
+			if (made_by_a_run(next, &st))
+				return sbx_error_set(err, EPERM, SBX_E_USAGE, next,
+						     "root %s is reached through the symlink %s, which "
+						     "a confined run made in its workspace; name the "
+						     "directory itself if you mean it",
 						     given, next);
 			n = readlink(next, target, sizeof(target) - 1);
 			if (n < 0 || ++links > ROOT_MAX_LINKS)

@@ -341,6 +341,52 @@ ParameterizedTest(struct rp *p, escape, spill_dir_inside_root_refused, .timeout 
 	free(base);
 }
 
+/* A symlink a run left in its own workspace, pointing outside it, and a
+ * later root opened through it (adversarial pass 3, finding 07): that run
+ * would get the outside directory as its writable root (a stand-in for
+ * $HOME, where it wrote .local/bin/git). Refused before the command runs;
+ * a symlink the user made between runs still leads to its root. */
+PARAMS(root_through_a_symlink_a_run_made_refused)
+ParameterizedTest(struct rp *p, escape, root_through_a_symlink_a_run_made_refused, .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	char *base = e2e_tmpdir(p->who);
+	char *ws = e2e_fmt("%s/ws", base), *outside = e2e_fmt("%s/outside", base);
+	char *mine = e2e_fmt("%s/mine", base);
+	struct e2e_out o;
+
+	cr_assert_eq(e2e_mkdir(p->who, ws), 0);
+	cr_assert_eq(e2e_mkdir(p->who, e2e_fmt("%s/sub", ws)), 0);
+	cr_assert_eq(e2e_mkdir(p->who, outside), 0);
+	cr_assert_eq(e2e_mkdir(p->who, mine), 0);
+	int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--mode", "workspace-write",
+			     "--root", ws, "--", e2e_fmt("rmdir sub && ln -s %s sub", outside), NULL);
+
+	cr_assert_eq(rc, 0, "[%s %s] the first run failed: %s%s", p->runner,
+		     e2e_user_name(p->who), o.out, o.err);
+	e2e_out_free(&o);
+	usleep(100000);
+	rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--mode", "workspace-write", "--root",
+			 e2e_fmt("%s/sub", ws), "--", "echo planted > planted", NULL);
+	cr_expect_eq(rc, 125, "[%s %s] exit %d: %s%s", p->runner, e2e_user_name(p->who), rc, o.out,
+		     o.err);
+	cr_expect(strstr(o.err, "a confined run made"), "[%s %s] stderr: %s", p->runner,
+		  e2e_user_name(p->who), o.err);
+	cr_expect(!e2e_exists(e2e_fmt("%s/planted", outside)),
+		  "[%s %s] the run wrote in the directory its workspace's symlink named", p->runner,
+		  e2e_user_name(p->who));
+	e2e_out_free(&o);
+	/* The user's own symlink, made after the run: it still leads. */
+	cr_assert(symlink(mine, e2e_fmt("%s/link", ws)) == 0);
+	rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--mode", "workspace-write", "--root",
+			 e2e_fmt("%s/link", ws), "--", "echo ok > ok", NULL);
+	cr_expect_eq(rc, 0, "[%s %s] a symlink the user made was refused: %s%s", p->runner,
+		     e2e_user_name(p->who), o.out, o.err);
+	cr_expect(e2e_exists(e2e_fmt("%s/ok", mine)), "[%s %s] nothing written through the "
+		  "user's symlink", p->runner, e2e_user_name(p->who));
+	e2e_out_free(&o);
+}
+
 /* Even SIGKILL to sbx (no handler can run) leaves nothing: the kernel closes
  * sbx's end of the dead-man pipe and the helper ends the run. */
 PARAMS(sigkill_to_sbx_ends_the_tree)
