@@ -352,6 +352,15 @@ static int resolve_following(struct sv_call *c, int dirfd, char *path, size_t si
 	return h;
 }
 
+/* st lies on the file system of /dev or of /dev/pts. */
+static bool on_dev_fs(const struct stat *st)
+{
+	struct stat d;
+
+	return (stat("/dev", &d) == 0 && d.st_dev == st->st_dev) ||
+	       (stat("/dev/pts", &d) == 0 && d.st_dev == st->st_dev);
+}
+
 static bool fifo_mount_writable(int handle)
 {
 	struct statfs sf;
@@ -391,6 +400,16 @@ static int resolve(struct sv_call *c, struct sv_open_op *op, int dirfd, char *pa
 		 * not read-only. Under the landlock runner Landlock refuses it
 		 * itself (EACCES). */
 		if (S_ISFIFO(st.st_mode) && !c->sv->metadata && !fifo_mount_writable(h)) {
+			close(h);
+			return sv_refuse(c->sv, EACCES);
+		}
+		/* A device node outside /dev's own file systems (one in the
+		 * workspace: a copy of a disk's or /dev/kmsg's node, a chroot's
+		 * dev/) under the landlock runner, which has no nodev: Landlock
+		 * grants only the nodes of /dev it lists, and a copy elsewhere
+		 * took a root caller's writes to the host's log and disks. */
+		if (c->sv->metadata && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) &&
+		    !on_dev_fs(&st)) {
 			close(h);
 			return sv_refuse(c->sv, EACCES);
 		}

@@ -158,6 +158,54 @@ ParameterizedTest(struct rp *p, host_objects, device_nodes, .timeout = 120)
 		  content);
 }
 
+/* The landlock runner has no nodev: a device node in the workspace (a copy
+ * of a disk's node, a chroot's dev/) took a workspace-write run's writes
+ * (adversarial pass 3, finding 08: /dev/kmsg's copy wrote the host's log,
+ * a disk's copy the disk). Opens for writing pass through the supervisor,
+ * which refuses a device node outside /dev's own file systems. A loop
+ * device over an image stands in for the disk; the image is checked after.
+ * (Reading it stays possible: security.md says so.) */
+static struct rp params_ll[] = { { "landlock", AS_CALLER }, { "landlock", AS_NOBODY } };
+PARAMS(device_node_in_root_not_writable_landlock, params_ll);
+ParameterizedTest(struct rp *p, host_objects, device_node_in_root_not_writable_landlock,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct stat st;
+	struct e2e_out o;
+	char *argv[8];
+
+	fx_setup(&f, p);
+	char *img = e2e_fmt("%s/disk.img", f.base);
+	cr_assert(e2e_write_file(AS_CALLER, img, "ORIGINAL") == 0 && truncate(img, 65536) == 0);
+	argv[0] = "losetup", argv[1] = "-f", argv[2] = "--show", argv[3] = img, argv[4] = NULL;
+	e2e_run(AS_CALLER, argv, NULL, &o);
+	cr_assert(o.status == 0, "losetup: %s", o.err);
+	char *loop = strndup(o.out, strcspn(o.out, "\n"));
+	e2e_out_free(&o);
+	cr_assert(stat(loop, &st) == 0 && S_ISBLK(st.st_mode));
+	char *node = e2e_fmt("%s/disk", f.ws);
+	bool made = mknod(node, S_IFBLK | 0600, st.st_rdev) == 0 &&
+		    chown(node, e2e_uid(p->who), e2e_gid(p->who)) == 0;
+
+	if (made)
+		run_x(&f, "workspace-write", NULL,
+		      e2e_fmt("printf HACKED__ | dd of=%s conv=notrunc oflag=direct 2>&1; "
+			      "printf HACKED__ > %s; echo done", node, node),
+		      &o);
+	argv[0] = "losetup", argv[1] = "-d", argv[2] = loop, argv[3] = NULL;
+	struct e2e_out d;
+	e2e_run(AS_CALLER, argv, NULL, &d);
+	e2e_out_free(&d);
+	cr_assert(made, "%s mknod: %s", f.tag, strerror(errno));
+	char *content = e2e_read_file(img);
+	cr_assert(content);
+	cr_expect(strncmp(content, "ORIGINAL", 8) == 0, "%s the disk was written through a node in "
+		  "the workspace: %.8s\n%s", f.tag, content, o.out);
+	cr_expect(strstr(o.out, "done"), "%s no run: %s%s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+}
+
 /* ---- the PID namespace's init ---- */
 
 /* Below ABI 6 the namespace runner gives the command no Landlock domain (no
