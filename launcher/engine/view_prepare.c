@@ -26,7 +26,13 @@
 const char *const view_default_protected[] = {
 	".gitmodules", ".envrc", ".vscode", ".idea", ".mcp.json",
 	".claude", ".codex", ".agents", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
-	".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", NULL,
+	".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
+	/* What else a login, a shell or a session runs from $HOME (a root
+	 * there): Debian's .bashrc sources .bash_aliases; fish, systemd's
+	 * user units, desktop autostart, X session scripts, and the first
+	 * directory of a user's PATH (a `git` there shadows git). */
+	".bash_aliases", ".config/fish", ".config/systemd", ".config/autostart", ".xprofile",
+	".xsessionrc", ".local/bin", NULL,
 };
 
 /* A workspace's /tmp and tool cache not used for this long go (a few at

@@ -74,3 +74,36 @@ ParameterizedTest(struct rp *p, reverted_text, names_quoted, .timeout = 120)
 		  "%s the name not quoted as \\xNN:\n%s", f.tag, o.err);
 	e2e_out_free(&o);
 }
+
+/* What a shell, a login or a session runs from $HOME, beyond the rc files
+ * (adversarial pass 3b, finding 04: with the root at $HOME, Debian's
+ * .bashrc sourced the .bash_aliases a run wrote, and the user's next
+ * interactive bash ran it; fish's config, systemd user units, autostart
+ * entries, X session scripts and ~/.local/bin/git the same way). Gone
+ * after the run, under both runners. */
+PARAMS(startup_files_put_back, params_both);
+ParameterizedTest(struct rp *p, reverted_text, startup_files_put_back, .timeout = 120)
+{
+	static const char *const made[] = { ".bash_aliases", ".config/fish/config.fish",
+					    ".config/systemd/user/x.service",
+					    ".config/autostart/x.desktop", ".xprofile", ".xsessionrc",
+					    ".local/bin/git" };
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	int status = run_plain(&f,
+			       "mkdir -p .config/fish .config/systemd/user .config/autostart "
+			       ".local/bin && for f in .bash_aliases .config/fish/config.fish "
+			       ".config/systemd/user/x.service .config/autostart/x.desktop "
+			       ".xprofile .xsessionrc .local/bin/git; do echo 'id' > $f; done; "
+			       "mkdir -p src && echo kept > src/a",
+			       &o);
+
+	cr_assert_eq(status, 0, "%s exit %d: %s", f.tag, status, o.err);
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		cr_expect(!e2e_exists(e2e_fmt("%s/%s", f.ws, made[i])), "%s %s stayed on disk",
+			  f.tag, made[i]);
+	cr_expect(e2e_exists(e2e_fmt("%s/src/a", f.ws)), "%s the run's own file went", f.tag);
+	e2e_out_free(&o);
+}
