@@ -180,13 +180,12 @@ static void add_pinned(struct run_state *r, const char *c)
 		free(real);
 }
 
-static const char *home_dir(void)
+/* The caller's home as the user database gives it (what OpenSSH reads its
+ * keys from, whatever $HOME says). */
+static const char *passwd_home(void)
 {
-	const char *home = getenv("HOME");
 	struct passwd *pw;
 
-	if (home && home[0] == '/')
-		return home;
 #ifndef CONFIG_STATIC
 	pw = getpwuid(getuid());
 	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
@@ -207,6 +206,22 @@ static const char *home_dir(void)
 	if (f)
 		fclose(f);
 	return found[0] ? found : NULL;
+}
+
+static const char *home_dir(void)
+{
+	const char *home = getenv("HOME");
+
+	return home && home[0] == '/' ? home : passwd_home();
+}
+
+/* The passwd home where it is not $HOME (sudo -E, su without -, a CI
+ * runner or container that sets HOME to a work directory), or NULL. */
+static const char *other_home(const char *home)
+{
+	const char *pw = passwd_home();
+
+	return pw && home && strcmp(pw, home) != 0 ? pw : NULL;
 }
 
 static char *expand(const char *entry, size_t len, const char *home)
@@ -311,10 +326,11 @@ static void add_env_hidden(struct run_state *r)
 
 /* Each default credential store: in its default place, and in the XDG
  * directory the caller's environment moves it to (read once, here). */
-static void add_default_hidden(struct run_state *r, const char *home)
+static void add_default_hidden(struct run_state *r, const char *home, bool home_only)
 {
-	const char *config = xdg("XDG_CONFIG_HOME"), *data = xdg("XDG_DATA_HOME");
-	const char *runtime = xdg("XDG_RUNTIME_DIR");
+	const char *config = home_only ? NULL : xdg("XDG_CONFIG_HOME");
+	const char *data = home_only ? NULL : xdg("XDG_DATA_HOME");
+	const char *runtime = home_only ? NULL : xdg("XDG_RUNTIME_DIR");
 
 	for (size_t i = 0; view_default_hidden[i].rel; i++) {
 		const struct view_hidden *h = &view_default_hidden[i];
@@ -419,16 +435,26 @@ static void settle_holding_dirs(struct run_state *r)
 
 static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const char *base)
 {
-	const char *home = home_dir();
+	const char *home = home_dir(), *pw = other_home(home);
 
+	/* Both homes where they differ: the tools read their stores in
+	 * $HOME, OpenSSH (and what else asks the user database) in the
+	 * passwd home, and a key left readable there is a key read. */
 	if (cfg->deny_read && strcmp(cfg->deny_read, "none") != 0) {
 		add_list(r, &r->view.hide, cfg->deny_read, home);
+		if (pw)
+			add_list(r, &r->view.hide, cfg->deny_read, pw);
 	} else if (!cfg->deny_read) {
-		add_default_hidden(r, home);
+		add_default_hidden(r, home, false);
+		if (pw)
+			add_default_hidden(r, pw, true);
 		add_env_hidden(r);
 	}
-	if (cfg->deny_read_add)
+	if (cfg->deny_read_add) {
 		add_list(r, &r->view.hide, cfg->deny_read_add, home);
+		if (pw)
+			add_list(r, &r->view.hide, cfg->deny_read_add, pw);
+	}
 	add_holding_dirs(r);
 	/* sbx's own state: other roots' /tmp and caches, spill files. This
 	 * run's own /tmp and cache are mounted back on top. Why every place a
@@ -458,6 +484,8 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 		add_pinned(r, c);
 	}
 	reveal_ssh(r, home);
+	if (pw)
+		reveal_ssh(r, pw);
 }
 
 /* What a run may write outside the root: a repository there that a

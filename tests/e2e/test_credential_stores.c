@@ -10,6 +10,9 @@
 #define RUN_FIXTURE_SUITE credential_stores
 #include "run_fixture.h"
 
+#include <sched.h>
+#include <sys/mount.h>
+
 /* Relative to the home, the moved config, data or runtime directory. */
 static const char *const home_stores[] = {
 	".config/git/credentials",
@@ -264,4 +267,45 @@ ParameterizedTest(struct rp *p, credential_stores, docker_certificates_readable,
 			  !strstr(o.out, "SECRET .docker/key.pem") && strstr(o.out, "end"),
 		  "%s %s", f.tag, o.out);
 	e2e_out_free(&o);
+}
+
+/* The passwd home where $HOME is elsewhere (sudo -E, su without -, a CI
+ * runner that sets HOME to a work directory): OpenSSH reads its keys from
+ * the passwd home, and they were readable (adversarial pass 3b, finding
+ * 02). The user database is changed in a mount namespace of this test's
+ * own: a copy of /etc/passwd with who's home moved, bound over it. */
+PARAMS(passwd_home_places, params_both);
+ParameterizedTest(struct rp *p, credential_stores, passwd_home_places, .timeout = 300)
+{
+	static const char *const stores[] = { ".ssh/id_ed25519", ".netrc", ".aws/credentials",
+					      ".config/gh/hosts.yml" };
+	size_t n = sizeof(stores) / sizeof(stores[0]);
+	char *paths[sizeof(stores) / sizeof(stores[0])];
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *pwhome = e2e_fmt("%s/pwhome", f.base), *passwd = e2e_fmt("%s/passwd", f.base);
+
+	cr_assert(e2e_mkdir(p->who, pwhome) == 0);
+	for (size_t i = 0; i < n; i++)
+		paths[i] = plant(&f, pwhome, stores[i]);
+	char *sh[] = { "sh", "-c",
+		       e2e_fmt("awk -F: -v OFS=: -v u=%u -v h=%s '$3==u{$6=h}1' /etc/passwd > %s",
+			       e2e_uid(p->who), pwhome, passwd),
+		       NULL };
+	struct e2e_out o;
+
+	cr_assert(e2e_run(AS_CALLER, sh, NULL, &o) == 0, "passwd copy: %s", o.err);
+	e2e_out_free(&o);
+	cr_assert(chmod(passwd, 0644) == 0);
+	cr_assert(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+	cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	cr_assert(mount(passwd, "/etc/passwd", NULL, MS_BIND, NULL) == 0, "bind: %s",
+		  strerror(errno));
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("XDG_DATA_HOME");
+	unsetenv("XDG_RUNTIME_DIR");
+	check(&f, paths, n, env);
 }
