@@ -361,6 +361,44 @@ static bool on_dev_fs(const struct stat *st)
 	       (stat("/dev/pts", &d) == 0 && d.st_dev == st->st_dev);
 }
 
+/* A kernel interface, not a store of files: what is written there changes
+ * processes or the kernel (a procfs, sysfs or cgroupfs mounted in a chroot
+ * tree that is the workspace). */
+static bool kernel_interface(int handle)
+{
+	static const unsigned long magic[] = {
+		0x9fa0 /* proc */,	      0x62656572 /* sysfs */,	 0x27e0eb /* cgroup */,
+		0x63677270 /* cgroup2 */,     0x64626720 /* debugfs */,	 0x74726163 /* tracefs */,
+		0x73636673 /* securityfs */, 0xcafe4a11 /* bpf */,	 0x62656570 /* configfs */,
+		0xde5e81e4 /* efivarfs */,    0x6165676c /* pstore */,	 0xf97cff8c /* selinuxfs */,
+		0x43415d53 /* smackfs */,     0x42494e4d /* binfmt_misc */, 0x65735543 /* fusectl */,
+	};
+	struct statfs sf;
+
+	if (fstatfs(handle, &sf) < 0)
+		return true;
+	for (size_t i = 0; i < sizeof(magic) / sizeof(magic[0]); i++)
+		if ((unsigned long)sf.f_type == magic[i])
+			return true;
+	return false;
+}
+
+/* handle lies on the very mount the command's /proc is (by mount id). */
+static bool on_own_proc(struct sv_call *c, int handle)
+{
+	struct statx a, b;
+	int proc = sv_resolve(c, AT_FDCWD, "/proc", SV_FOLLOW);
+	bool same = proc >= 0 &&
+		    statx(handle, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) == 0 &&
+		    statx(proc, "", AT_EMPTY_PATH, STATX_MNT_ID, &b) == 0 &&
+		    (a.stx_mask & STATX_MNT_ID) && (b.stx_mask & STATX_MNT_ID) &&
+		    a.stx_mnt_id == b.stx_mnt_id;
+
+	if (proc >= 0)
+		close(proc);
+	return same;
+}
+
 static bool fifo_mount_writable(int handle)
 {
 	struct statfs sf;
@@ -400,6 +438,15 @@ static int resolve(struct sv_call *c, struct sv_open_op *op, int dirfd, char *pa
 		 * not read-only. Under the landlock runner Landlock refuses it
 		 * itself (EACCES). */
 		if (S_ISFIFO(st.st_mode) && !c->sv->metadata && !fifo_mount_writable(h)) {
+			close(h);
+			return sv_refuse(c->sv, EACCES);
+		}
+		/* A kernel interface file system other than the command's own
+		 * /proc: one mounted in the workspace (a chroot tree's proc and
+		 * sys) let a run write the host's processes' files (another
+		 * process's oom_score_adj) and kernel settings. Its own /proc
+		 * stays (the run's processes may write their own files). */
+		if (kernel_interface(h) && !on_own_proc(c, h)) {
 			close(h);
 			return sv_refuse(c->sv, EACCES);
 		}

@@ -13,6 +13,11 @@
 #define RUN_FIXTURE_SUITE host_objects
 #include "run_fixture.h"
 
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
 /* ---- the namespace runner's /dev nodes ---- */
 
 PARAMS(dev_node_metadata, params_ns);
@@ -165,6 +170,56 @@ ParameterizedTest(struct rp *p, host_objects, device_nodes, .timeout = 120)
  * which refuses a device node outside /dev's own file systems. A loop
  * device over an image stands in for the disk; the image is checked after.
  * (Reading it stays possible: security.md says so.) */
+/* A chroot tree as the workspace, with proc and sys mounted in it (as
+ * debootstrap and image builds have them): writes there reached the host's
+ * processes and kernel (adversarial pass 3b, finding 03: a run set another
+ * process's oom_score_adj). A sleep of who's outside the run is the victim;
+ * the mounts are made in this test's own mount namespace. The run's own
+ * /proc stays writable for its processes (checked too, namespace runner:
+ * the landlock runner grants no /proc write). */
+PARAMS(kernel_interfaces_in_root_not_writable, params_both);
+ParameterizedTest(struct rp *p, host_objects, kernel_interfaces_in_root_not_writable,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *sleeper[] = { "sleep", "60", NULL };
+
+	fx_setup(&f, p);
+	char *proc = e2e_fmt("%s/proc", f.ws), *sys = e2e_fmt("%s/sys", f.ws);
+
+	cr_assert(e2e_mkdir(p->who, proc) == 0 && e2e_mkdir(p->who, sys) == 0);
+	pid_t victim = e2e_spawn(p->who, "/", sleeper);
+	char *adj = e2e_fmt("/proc/%d/oom_score_adj", (int)victim);
+
+	usleep(100000);
+	char *before = e2e_read_file(adj);
+	cr_assert(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+	cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	cr_assert(mount("proc", proc, "proc", 0, NULL) == 0, "mount proc: %s", strerror(errno));
+	cr_assert(mount("sysfs", sys, "sysfs", 0, NULL) == 0, "mount sysfs: %s", strerror(errno));
+	run_x(&f, "workspace-write", NULL,
+	      e2e_fmt("echo 777 > %s/%d/oom_score_adj; "
+		      "python3 -c 'import os\n"
+		      "try: os.close(os.open(\"%s/kernel/mm/transparent_hugepage/enabled\", os.O_WRONLY)); print(\"SYSFS-OPEN\")\n"
+		      "except OSError as e: print(\"sysfs\", e.errno)'; "
+		      "echo 500 > /proc/self/oom_score_adj && echo OWN-$(cat /proc/self/oom_score_adj)",
+		      proc, (int)victim, sys),
+	      &o);
+	char *after = e2e_read_file(adj);
+
+	kill(victim, SIGKILL);
+	waitpid(victim, NULL, 0);
+	cr_assert(before && after);
+	cr_expect_str_eq(after, before, "%s a host process's oom_score_adj was written through the "
+			 "workspace's proc: %s\n%s", f.tag, after, o.out);
+	cr_expect(!strstr(o.out, "SYSFS-OPEN"), "%s a sysfs knob opened for writing:\n%s", f.tag,
+		  o.out);
+	cr_expect(strcmp(p->runner, "namespace") != 0 || strstr(o.out, "OWN-500"),
+		  "%s the run's own /proc was not writable:\n%s", f.tag, o.out);
+	e2e_out_free(&o);
+}
+
 static struct rp params_ll[] = { { "landlock", AS_CALLER }, { "landlock", AS_NOBODY } };
 PARAMS(device_node_in_root_not_writable_landlock, params_ll);
 ParameterizedTest(struct rp *p, host_objects, device_node_in_root_not_writable_landlock,
