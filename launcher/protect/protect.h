@@ -8,8 +8,7 @@
  * at the bottom directory work no planted symlink can steer (protect_fs.c).
  * Calls run one way, down that list; internals are in protect_int.h.
  *
- * When a run is over, every protected path goes back to the root's baseline: When a run is
- * over, every protected path goes back to the root's baseline: what was
+ * When a run is over, every protected path goes back to the root's baseline: what was
  * absent is removed (the namespace runner's read-only binds cannot cover a
  * path that did not exist, and a placeholder would write into the user's
  * workspace), what existed is put back from a snapshot if it changed (the
@@ -120,6 +119,12 @@ struct protect_state {
 	char **git_changed;     /* what the git pass put back (reported) */
 	size_t n_git_changed;
 	bool git_partial;       /* the git pass could not look everywhere */
+	/* A protected path the end could not put back (a write failed: the
+	 * file system full): the result says "partial". */
+	bool incomplete;
+	/* The baseline is a stale one this run could not put back whole when
+	 * it began (the file system full): its end puts back all of it. */
+	bool stale;
 	/* What the run may write outside the root (/tmp, /dev/shm, the tool
 	 * cache): a repository a run-made config points to there is not
 	 * kept (protect_git.c). */

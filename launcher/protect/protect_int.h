@@ -7,13 +7,14 @@
 #include "protect.h"
 
 /* protect_record.c: one record, taken from what is on disk now, put back to what
- * it holds (true: it had changed). */
+ * it holds: 1 it had changed and is put back, 0 it had not, -errno it could
+ * not be put back (what the run left there was removed where it could be). */
 void protect_record_take(struct protect_record *rec, int root_fd);
-bool protect_record_restore(const struct protect_record *rec, int root_fd);
+int protect_record_restore(const struct protect_record *rec, int root_fd);
 void protect_base_clear(struct protect_base *b);
 /* protect_ancestors.c: the same for a directory on the way. */
 void protect_ancestor_take(struct protect_record *rec, int root_fd);
-bool protect_ancestor_restore(const struct protect_record *rec, int root_fd);
+int protect_ancestor_restore(const struct protect_record *rec, int root_fd);
 
 /* protect_base_file.c: the baseline file in dir_fd ("base"), written
  * whole or not at all, read back with every field checked. */
@@ -25,7 +26,8 @@ void protect_base_remove(int dir_fd);
 /* A relative path of plain components (none empty, "." or ".."). */
 bool protect_path_plain(const char *p, size_t len);
 
-/* protect_snapshot.c */
+/* protect_snapshot.c. put_back: 0 (*changed: it differed and is put back)
+ * or -errno: not put back, and what was at name removed if it could be. */
 int protect_snapshot_take(struct protect_snapshot *ps, int parent_fd, const char *name);
 int protect_snapshot_put_back(const struct protect_snapshot *ps, int parent_fd, const char *name,
 			      bool *changed);
