@@ -14,7 +14,9 @@
  * workspace), what existed is put back from a snapshot if it changed (the
  * landlock runner has no mounts at all; a bind of the namespace runner can
  * be detached under it by another run's restore). The directories on the
- * way (.git) are kept too (protect_ancestors.c).
+ * way (.git) are kept too (protect_ancestors.c). Before the command starts
+ * and after the run, a protected file with another name (a hard link)
+ * gets a copy of its own (protect_alias.c): a read-only bind guards a name.
  *
  * One baseline per root, shared by the runs that overlap on it
  * (protect_base.c): the first run records it in sbx's state directory, the
@@ -120,11 +122,15 @@ struct protect_state {
 	size_t n_git_changed;
 	bool git_partial;       /* the git pass could not look everywhere */
 	/* A protected path the end could not put back (a write failed: the
-	 * file system full): the result says "partial". */
+	 * file system full), or whose files could not all be kept to a name
+	 * of their own (protect_alias.c): the result says "partial". */
 	bool incomplete;
 	/* The baseline is a stale one this run could not put back whole when
 	 * it began (the file system full): its end puts back all of it. */
 	bool stale;
+	/* protect_begin: a protected path whose file has another name (a hard
+	 * link) sbx could not give a copy of its own; the run is refused. */
+	const char *aliased;
 	/* What the run may write outside the root (/tmp, /dev/shm, the tool
 	 * cache): a repository a run-made config points to there is not
 	 * kept (protect_git.c). */

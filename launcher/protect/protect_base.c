@@ -350,6 +350,16 @@ static void join_or_record(struct protect_state *ps, int root_fd, const struct s
 	ps->shared = alone;
 }
 
+static void note(const char **list, size_t *n, size_t max, const char *path)
+{
+	if (!list || *n >= max)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(list[i], path) == 0)
+			return;
+	list[(*n)++] = path;
+}
+
 /* The run's records, in sets: the directories on the way first (what lies
  * below them is found through them), its protected paths, the recorded
  * git configs. */
@@ -367,6 +377,34 @@ static size_t run_set(const struct protect_state *ps, size_t set, const size_t *
 		*idx = ps->git_rec;
 		return ps->n_git_rec;
 	}
+}
+
+/* Every protected file of the run (the protected paths and what is in
+ * them, a gitfile on the way, the recorded git configs) kept to a name of
+ * its own (protect_alias.c), each path that had another name noted. The
+ * first that could not be: its record, and *err why. */
+static const struct protect_record *unalias(struct protect_state *ps, int root_fd,
+					    const char **list, size_t *n, size_t max, int *err)
+{
+	const struct protect_record *failed = NULL;
+
+	for (size_t k = 0; k < RUN_SETS; k++) {
+		const size_t *idx;
+		size_t count = run_set(ps, k, &idx);
+
+		for (size_t i = 0; i < count; i++) {
+			const struct protect_record *rec = &ps->base.rec[idx[i]];
+			int rc = protect_record_unalias(rec, root_fd, &ps->incomplete);
+
+			if (rc > 0)
+				note(list, n, max, rec->path);
+			if (rc < 0 && !failed) {
+				failed = rec;
+				*err = rc;
+			}
+		}
+	}
+	return failed;
 }
 
 int protect_begin(struct protect_state *ps, int root_fd, const char *root,
@@ -446,6 +484,18 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 		protect_base_remove(ps->dir_fd);
 		ps->shared = false;
 	}
+	/* Before the command starts, so before the namespace runner's
+	 * read-only binds, which guard a name: a protected file with another
+	 * name gets a copy of its own, whoever made that name (a landlock
+	 * run, an older sbx, a tool of the user's: sbx cannot tell, nor find
+	 * the other name). One that cannot be (the file system full) would
+	 * stay writable under its other name: the run is refused. */
+	if (rc == 0 && ps->record) {
+		const struct protect_record *failed = unalias(ps, root_fd, NULL, NULL, 0, &rc);
+
+		if (failed)
+			ps->aliased = failed->path;
+	}
 	if (ps->lock_fd >= 0)
 		lock_byte(ps->lock_fd, F_UNLCK, LOCK_TURN);
 	for (size_t i = 0; i < ps->n_paths; i++) {
@@ -455,12 +505,6 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 			ps->partial = true;
 	}
 	return rc;
-}
-
-static void note(const char **list, size_t *n, size_t max, const char *path)
-{
-	if (list && *n < max)
-		list[(*n)++] = path;
 }
 
 size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted, size_t max)
@@ -503,6 +547,12 @@ size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted,
 	if (ps->stale && !restore_all(ps, &ps->base, root_fd))
 		failed = true;
 	if (failed)
+		ps->incomplete = true;
+	/* A name the run gave a protected file (a landlock run's `ln
+	 * .git/config x`) is one a later run writes it through past the
+	 * namespace runner's binds: the file gets a copy of its own, and the
+	 * path is named. One that cannot be makes the protection partial. */
+	if (ps->record && unalias(ps, root_fd, reverted, &n, max, &rc))
 		ps->incomplete = true;
 	/* Every git directory under the root, held to the allow-list: what
 	 * the run made or changed there that has no record. */

@@ -115,6 +115,22 @@ int protect_record_restore(const struct protect_record *rec, int root_fd)
 	return rec->was == PROTECT_ABSENT || changed ? 1 : 0;
 }
 
+int protect_record_unalias(const struct protect_record *rec, int root_fd, bool *unsure)
+{
+	const char *last;
+	int dir, rc;
+
+	if (rec->was == PROTECT_ABSENT && !rec->ancestor)
+		return 0; /* removed if it is there: no name of it stays */
+	dir = open_parent(root_fd, rec->path, &last);
+	if (dir < 0)
+		return 0;
+	/* A directory on the way (.git) is not walked: only a gitfile there. */
+	rc = protect_alias_break(dir, last, !rec->ancestor, unsure);
+	close(dir);
+	return rc;
+}
+
 void protect_base_clear(struct protect_base *b)
 {
 	for (size_t i = 0; i < b->n; i++) {

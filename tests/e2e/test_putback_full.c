@@ -6,7 +6,8 @@
  * leave the run's version there for the user's git to run, say so
  * ("protected": "partial", the paths not named as put back), and keep what
  * it could not put back for the next run, which puts it back once there is
- * room (sandbox.recovered).
+ * room (sandbox.recovered). A run that cannot give a linked protected file a
+ * copy of its own (protect_alias.c) is refused rather than run.
  *
  * The root is a 1 MiB tmpfs mounted over the fixture's workspace in a mount
  * namespace of this test's own process (Criterion runs each test in a
@@ -148,5 +149,45 @@ ParameterizedTest(struct rp *p, putback_full, restore_fails_when_full, .timeout 
 			 "%s the user's hook is not back", f.tag);
 	cr_expect_str_eq(e2e_read_file(e2e_fmt("%s/.git/config", f.ws)), config,
 			 "%s the user's config is not back", f.tag);
+	small_root_gone(&f);
+}
+
+/* A protected file with another name (the user's, made between runs) that
+ * sbx cannot give a copy of its own, the file system being full: the run
+ * is refused, since the other name would stay writable. With room again,
+ * the next run goes and the file has one name. */
+PARAMS(link_refused_when_full, params_both);
+ParameterizedTest(struct rp *p, putback_full, link_refused_when_full, .timeout = 180)
+{
+	struct fx f;
+	struct e2e_out o;
+	struct stat cfg, other;
+
+	fx_setup(&f, p);
+	small_root(&f);
+	user_ok(&f, "git init -q . && " GIT " commit -q --allow-empty -m init && "
+		    "ln .git/config .l2");
+	char *config = e2e_read_file(e2e_fmt("%s/.git/config", f.ws));
+
+	user_ok(&f, FILL "; true");
+	run_x(&f, "workspace-write", NULL, "touch ran", &o);
+	cr_expect(o.status == 125 && has(&o, "another name"),
+		  "%s a run went with a protected file sbx could not unlink: %d %s", f.tag, o.status,
+		  o.out);
+	e2e_out_free(&o);
+	cr_expect(!e2e_exists(e2e_fmt("%s/ran", f.ws)), "%s the command ran", f.tag);
+	cr_expect_str_eq(e2e_read_file(e2e_fmt("%s/.git/config", f.ws)), config,
+			 "%s the user's config changed", f.tag);
+
+	user_ok(&f, "rm -f fill fill2");
+	run_x(&f, "workspace-write", NULL, "touch ran", &o);
+	cr_expect(exit_code(&o) == 0, "%s the run with room: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	cr_assert(lstat(e2e_fmt("%s/.git/config", f.ws), &cfg) == 0);
+	cr_assert(lstat(e2e_fmt("%s/.l2", f.ws), &other) == 0);
+	cr_expect(cfg.st_nlink == 1 && cfg.st_ino != other.st_ino,
+		  "%s .git/config still has another name", f.tag);
+	cr_expect_str_eq(e2e_read_file(e2e_fmt("%s/.git/config", f.ws)), config,
+			 "%s the user's config changed", f.tag);
 	small_root_gone(&f);
 }
