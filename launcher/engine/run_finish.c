@@ -205,8 +205,10 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 	bool refused = classify_run(r, res);
 	bool reverted = sweep_protected(r, res);
 
+	/* incomplete: a path the end could not put back, or keep to one name
+	 * (the file system full): never "restored". */
 	if (r->runner && r->mode == SBX_MODE_WORKSPACE_WRITE && (r->view.protect.n || r->protect.git))
-		res->protected_how = r->protect.git_partial	      ? "partial"
+		res->protected_how = r->protect.git_partial || r->protect.incomplete ? "partial"
 				     : r->runner->protects_by_mounts ? "read-only"
 				     : r->protect.partial	      ? "partial"
 								      : "restored";

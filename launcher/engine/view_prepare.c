@@ -790,6 +790,12 @@ int view_protect_begin(struct run_state *r, struct sbx_error *err)
 				     "unable to start: this run cannot be recorded in sbx's state "
 				     "directory (%s), and a run left out of the record could stage "
 				     "a git directory or a socket for a later one", strerror(-rc));
+	if (rc < 0 && r->protect.aliased)
+		return sbx_error_set(err, -rc, SBX_E_INTERNAL, r->root,
+				     "unable to start: the protected path %s holds a file with "
+				     "another name (a hard link), which a confined run could write "
+				     "it through, and sbx could not give it a copy of its own (%s)",
+				     r->protect.aliased, strerror(-rc));
 	if (rc == -EWOULDBLOCK)
 		return sbx_error_set(err, EWOULDBLOCK, SBX_E_INTERNAL, r->root,
 				     "unable to start: another sbx has held the protected paths' "

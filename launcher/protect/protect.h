@@ -8,14 +8,15 @@
  * at the bottom directory work no planted symlink can steer (protect_fs.c).
  * Calls run one way, down that list; internals are in protect_int.h.
  *
- * When a run is over, every protected path goes back to the root's baseline: When a run is
- * over, every protected path goes back to the root's baseline: what was
+ * When a run is over, every protected path goes back to the root's baseline: what was
  * absent is removed (the namespace runner's read-only binds cannot cover a
  * path that did not exist, and a placeholder would write into the user's
  * workspace), what existed is put back from a snapshot if it changed (the
  * landlock runner has no mounts at all; a bind of the namespace runner can
  * be detached under it by another run's restore). The directories on the
- * way (.git) are kept too (protect_ancestors.c).
+ * way (.git) are kept too (protect_ancestors.c). Before the command starts
+ * and after the run, a protected file with another name (a hard link)
+ * gets a copy of its own (protect_alias.c): a read-only bind guards a name.
  *
  * One baseline per root, shared by the runs that overlap on it
  * (protect_base.c): the first run records it in sbx's state directory, the
@@ -120,6 +121,16 @@ struct protect_state {
 	char **git_changed;     /* what the git pass put back (reported) */
 	size_t n_git_changed;
 	bool git_partial;       /* the git pass could not look everywhere */
+	/* A protected path the end could not put back (a write failed: the
+	 * file system full), or whose files could not all be kept to a name
+	 * of their own (protect_alias.c): the result says "partial". */
+	bool incomplete;
+	/* The baseline is a stale one this run could not put back whole when
+	 * it began (the file system full): its end puts back all of it. */
+	bool stale;
+	/* protect_begin: a protected path whose file has another name (a hard
+	 * link) sbx could not give a copy of its own; the run is refused. */
+	const char *aliased;
 	/* What the run may write outside the root (/tmp, /dev/shm, the tool
 	 * cache): a repository a run-made config points to there is not
 	 * kept (protect_git.c). */

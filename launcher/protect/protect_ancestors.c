@@ -53,20 +53,21 @@ void protect_ancestor_take(struct protect_record *rec, int root_fd)
 		close(dir);
 }
 
-bool protect_ancestor_restore(const struct protect_record *rec, int root_fd)
+int protect_ancestor_restore(const struct protect_record *rec, int root_fd)
 {
 	const char *last;
 	bool changed = false;
 	struct stat st;
-	int dir = parent_nofollow(root_fd, rec->path, &last);
+	int dir = parent_nofollow(root_fd, rec->path, &last), rc = 0;
 
 	if (dir < 0)
-		return false;
-	if (rec->was == PROTECT_PRESENT)
-		protect_snapshot_put_back(&rec->snap, dir, last, &changed);
-	else if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
-		changed = unlinkat(dir, last, 0) == 0;
-	else if (rec->was == PROTECT_DIR) {
+		return 0;
+	if (rec->was == PROTECT_PRESENT) {
+		rc = protect_snapshot_put_back(&rec->snap, dir, last, &changed);
+	} else if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) {
+		rc = unlinkat(dir, last, 0) < 0 ? -errno : 0;
+		changed = rc == 0;
+	} else if (rec->was == PROTECT_DIR) {
 		/* A run that closed it (chmod 000 .git) kept us from the
 		 * protected paths below, and git opens it again for the hook
 		 * planted there: without write and search for its owner it is
@@ -79,5 +80,5 @@ bool protect_ancestor_restore(const struct protect_record *rec, int root_fd)
 		}
 	}
 	close(dir);
-	return changed;
+	return rc < 0 ? rc : changed;
 }

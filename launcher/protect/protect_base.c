@@ -228,18 +228,36 @@ static void above(struct protect_state *ps, int root_fd)
 		protect_when_free(&w);
 }
 
-/* Put back what a run whose sbx died left changed (ancestors first: what
- * lies below them is found through them), noting what that was. */
-static void recover(struct protect_state *ps, const struct protect_base *stale, int root_fd)
+/* Every path of a baseline put back (ancestors first: what lies below them
+ * is found through them), what changed noted as recovered. false: one
+ * could not be. */
+static bool restore_all(struct protect_state *ps, const struct protect_base *b, int root_fd)
 {
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < stale->n; i++) {
-			const struct protect_record *rec = &stale->rec[i];
+	bool all = true;
 
-			if (rec->ancestor != (pass == 0) || !protect_record_restore(rec, root_fd))
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < b->n; i++) {
+			const struct protect_record *rec = &b->rec[i];
+			int rc;
+
+			if (rec->ancestor != (pass == 0))
 				continue;
-			note_recovered(ps, rec->path);
+			rc = protect_record_restore(rec, root_fd);
+			if (rc < 0)
+				all = false;
+			if (rc > 0)
+				note_recovered(ps, rec->path);
 		}
+	return all;
+}
+
+/* Put back what a run whose sbx died (or whose end could not put it all
+ * back) left changed, noting what that was. false: something could not be
+ * put back. */
+static bool recover(struct protect_state *ps, const struct protect_base *stale, int root_fd)
+{
+	bool all = restore_all(ps, stale, root_fd);
+
 	/* What that run changed in git directories: made inert, from when it
 	 * began (a baseline of an older sbx does not say: passed over). */
 	if (stale->since_ns)
@@ -247,6 +265,7 @@ static void recover(struct protect_state *ps, const struct protect_base *stale, 
 			 (struct timespec){ (time_t)(stale->since_ns / 1000000000u),
 					    (long)(stale->since_ns % 1000000000u) },
 			 false);
+	return all;
 }
 
 /* The configs of the git directories the last run's end found (the index):
@@ -296,7 +315,9 @@ static bool all_plain(const struct ns_path_list *paths)
 }
 
 /* Under the turn: join the root's baseline, or (alone) recover a stale one
- * and record afresh. Sets ps->shared when the file is the baseline. */
+ * and record afresh. Sets ps->shared when the file is the baseline, and
+ * ps->stale when a stale one could not be put back whole and is kept as
+ * this run's. */
 static void join_or_record(struct protect_state *ps, int root_fd, const struct stat *root_st,
 			   const char *root, bool alone)
 {
@@ -305,10 +326,16 @@ static void join_or_record(struct protect_state *ps, int root_fd, const struct s
 		    found.root_dev == (uint64_t)root_st->st_dev &&
 		    found.root_ino == (uint64_t)root_st->st_ino && strcmp(found.root, root) == 0;
 
+	/* Why kept when not all of it could be put back (the file system
+	 * full): it holds the user's files, which are nowhere else; this
+	 * run's end tries again, and leaves it for the next run if it fails
+	 * too. */
 	if (ours && alone) {
-		recover(ps, &found, root_fd);
-		protect_base_clear(&found);
-		ours = false;
+		ps->stale = !recover(ps, &found, root_fd);
+		if (!ps->stale) {
+			protect_base_clear(&found);
+			ours = false;
+		}
 	}
 	if (ours) {
 		ps->base = found;
@@ -321,6 +348,63 @@ static void join_or_record(struct protect_state *ps, int root_fd, const struct s
 	 * directory made anew): replaced when alone; when another run is
 	 * live it is that run's, and this run keeps its own view. */
 	ps->shared = alone;
+}
+
+static void note(const char **list, size_t *n, size_t max, const char *path)
+{
+	if (!list || *n >= max)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(list[i], path) == 0)
+			return;
+	list[(*n)++] = path;
+}
+
+/* The run's records, in sets: the directories on the way first (what lies
+ * below them is found through them), its protected paths, the recorded
+ * git configs. */
+#define RUN_SETS 3
+static size_t run_set(const struct protect_state *ps, size_t set, const size_t **idx)
+{
+	switch (set) {
+	case 0:
+		*idx = ps->anc_rec;
+		return ps->n_anc;
+	case 1:
+		*idx = ps->path_rec;
+		return ps->n_paths;
+	default:
+		*idx = ps->git_rec;
+		return ps->n_git_rec;
+	}
+}
+
+/* Every protected file of the run (the protected paths and what is in
+ * them, a gitfile on the way, the recorded git configs) kept to a name of
+ * its own (protect_alias.c), each path that had another name noted. The
+ * first that could not be: its record, and *err why. */
+static const struct protect_record *unalias(struct protect_state *ps, int root_fd,
+					    const char **list, size_t *n, size_t max, int *err)
+{
+	const struct protect_record *failed = NULL;
+
+	for (size_t k = 0; k < RUN_SETS; k++) {
+		const size_t *idx;
+		size_t count = run_set(ps, k, &idx);
+
+		for (size_t i = 0; i < count; i++) {
+			const struct protect_record *rec = &ps->base.rec[idx[i]];
+			int rc = protect_record_unalias(rec, root_fd, &ps->incomplete);
+
+			if (rc > 0)
+				note(list, n, max, rec->path);
+			if (rc < 0 && !failed) {
+				failed = rec;
+				*err = rc;
+			}
+		}
+	}
+	return failed;
 }
 
 int protect_begin(struct protect_state *ps, int root_fd, const char *root,
@@ -394,11 +478,23 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 	if (rc == 0 && ps->git)
 		rc = collect_git(ps, root_fd, &added);
 	if (rc == 0 && ps->shared && (added || alone) &&
-	    protect_base_write(ps->dir_fd, &ps->base) < 0 && alone) {
+	    protect_base_write(ps->dir_fd, &ps->base) < 0 && alone && !ps->stale) {
 		/* No baseline for others to join; and none left behind that
 		 * a later run would take for a dead sbx's. */
 		protect_base_remove(ps->dir_fd);
 		ps->shared = false;
+	}
+	/* Before the command starts, so before the namespace runner's
+	 * read-only binds, which guard a name: a protected file with another
+	 * name gets a copy of its own, whoever made that name (a landlock
+	 * run, an older sbx, a tool of the user's: sbx cannot tell, nor find
+	 * the other name). One that cannot be (the file system full) would
+	 * stay writable under its other name: the run is refused. */
+	if (rc == 0 && ps->record) {
+		const struct protect_record *failed = unalias(ps, root_fd, NULL, NULL, 0, &rc);
+
+		if (failed)
+			ps->aliased = failed->path;
 	}
 	if (ps->lock_fd >= 0)
 		lock_byte(ps->lock_fd, F_UNLCK, LOCK_TURN);
@@ -411,17 +507,12 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 	return rc;
 }
 
-static void note(const char **list, size_t *n, size_t max, const char *path)
-{
-	if (list && *n < max)
-		list[(*n)++] = path;
-}
-
 size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted, size_t max)
 {
 	size_t n = 0;
 	struct stat st;
-	bool turn;
+	bool turn, failed = false;
+	int rc;
 
 	if (!ps->begun)
 		return 0;
@@ -434,25 +525,35 @@ size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted,
 	 * the run changed the root's mode, never a user's own setting. */
 	if (fstat(root_fd, &st) == 0 && (st.st_mode & 07777) != ps->root_mode)
 		protect_dir_reopen(root_fd);
-	/* The ancestors first: what lies below them is found through them. */
-	for (size_t k = 0; k < ps->n_anc; k++) {
-		const struct protect_record *rec = &ps->base.rec[ps->anc_rec[k]];
+	/* A path that could not be put back is not named as put back. */
+	for (size_t k = 0; k < RUN_SETS; k++) {
+		const size_t *idx;
+		size_t count = run_set(ps, k, &idx);
 
-		if (protect_record_restore(rec, root_fd))
-			note(reverted, &n, max, rec->path);
-	}
-	for (size_t i = 0; i < ps->n_paths; i++) {
-		const struct protect_record *rec = &ps->base.rec[ps->path_rec[i]];
+		for (size_t i = 0; i < count; i++) {
+			const struct protect_record *rec = &ps->base.rec[idx[i]];
 
-		if (protect_record_restore(rec, root_fd))
-			note(reverted, &n, max, rec->path);
+			rc = protect_record_restore(rec, root_fd);
+			if (rc > 0)
+				note(reverted, &n, max, rec->path);
+			if (rc < 0)
+				failed = true;
+		}
 	}
-	for (size_t i = 0; i < ps->n_git_rec; i++) {
-		const struct protect_record *rec = &ps->base.rec[ps->git_rec[i]];
-
-		if (protect_record_restore(rec, root_fd))
-			note(reverted, &n, max, rec->path);
-	}
+	/* A baseline kept at the start because not all of it could be put
+	 * back: all of it, not only this run's paths (one that is absent now
+	 * is none of them), or it would be removed below with the user's
+	 * files in it. */
+	if (ps->stale && !restore_all(ps, &ps->base, root_fd))
+		failed = true;
+	if (failed)
+		ps->incomplete = true;
+	/* A name the run gave a protected file (a landlock run's `ln
+	 * .git/config x`) is one a later run writes it through past the
+	 * namespace runner's binds: the file gets a copy of its own, and the
+	 * path is named. One that cannot be makes the protection partial. */
+	if (ps->record && unalias(ps, root_fd, reverted, &n, max, &rc))
+		ps->incomplete = true;
 	/* Every git directory under the root, held to the allow-list: what
 	 * the run made or changed there that has no record. */
 	if (ps->git) {
@@ -472,9 +573,19 @@ size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted,
 		lock_byte(ps->lock_fd, F_UNLCK, LOCK_LIVE);
 		/* The last one out: the baseline is done. Without the turn it
 		 * stays, and the next run puts the paths back to it first,
-		 * which is what this run just did. */
-		if (turn && ps->shared && !others_live(ps->lock_fd))
+		 * which is what this run just did. So it does when a path could
+		 * not be put back: it holds the user's files, which are nowhere
+		 * else, and the next run tries again (sandbox.recovered). */
+		if (turn && ps->shared && !others_live(ps->lock_fd) && !failed)
 			protect_base_remove(ps->dir_fd);
+		/* Kept for its records only: the git pass above was this
+		 * run's, and one from this run's start at the next run's
+		 * would cut what the user changes in git directories until
+		 * then (best effort: the file system may be full). */
+		if (turn && ps->shared && failed && ps->base.since_ns) {
+			ps->base.since_ns = 0;
+			protect_base_write(ps->dir_fd, &ps->base);
+		}
 		close(ps->lock_fd); /* the turn goes with it */
 		ps->lock_fd = -1;
 	}

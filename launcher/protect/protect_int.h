@@ -7,13 +7,16 @@
 #include "protect.h"
 
 /* protect_record.c: one record, taken from what is on disk now, put back to what
- * it holds (true: it had changed). */
+ * it holds: 1 it had changed and is put back, 0 it had not, -errno it could
+ * not be put back (what the run left there was removed where it could be). */
 void protect_record_take(struct protect_record *rec, int root_fd);
-bool protect_record_restore(const struct protect_record *rec, int root_fd);
+int protect_record_restore(const struct protect_record *rec, int root_fd);
+/* Its files given names of their own (protect_alias_break, below). */
+int protect_record_unalias(const struct protect_record *rec, int root_fd, bool *unsure);
 void protect_base_clear(struct protect_base *b);
 /* protect_ancestors.c: the same for a directory on the way. */
 void protect_ancestor_take(struct protect_record *rec, int root_fd);
-bool protect_ancestor_restore(const struct protect_record *rec, int root_fd);
+int protect_ancestor_restore(const struct protect_record *rec, int root_fd);
 
 /* protect_base_file.c: the baseline file in dir_fd ("base"), written
  * whole or not at all, read back with every field checked. */
@@ -25,11 +28,19 @@ void protect_base_remove(int dir_fd);
 /* A relative path of plain components (none empty, "." or ".."). */
 bool protect_path_plain(const char *p, size_t len);
 
-/* protect_snapshot.c */
+/* protect_snapshot.c. put_back: 0 (*changed: it differed and is put back)
+ * or -errno: not put back, and what was at name removed if it could be. */
 int protect_snapshot_take(struct protect_snapshot *ps, int parent_fd, const char *name);
 int protect_snapshot_put_back(const struct protect_snapshot *ps, int parent_fd, const char *name,
 			      bool *changed);
 void protect_snapshot_free(struct protect_snapshot *ps);
+
+/* protect_alias.c: every regular file at name below parent_fd (and, with
+ * tree, below it) that has another name (a hard link) gets a copy of its
+ * own at this name. 1 one was copied, 0 none had another name, -errno one
+ * could not be copied (its other name stays). *unsure is set where a tree
+ * was past a snapshot's bounds or could not be looked into. */
+int protect_alias_break(int parent_fd, const char *name, bool tree, bool *unsure);
 
 /* protect_git.c, protect_walk.c: the git pass after a run (see
  * protect_git.c): every git directory under the root, each held to the

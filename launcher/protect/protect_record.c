@@ -88,29 +88,47 @@ void protect_record_take(struct protect_record *rec, int root_fd)
 	close(dir);
 }
 
-bool protect_record_restore(const struct protect_record *rec, int root_fd)
+int protect_record_restore(const struct protect_record *rec, int root_fd)
 {
 	const char *last;
 	bool changed = false;
-	int dir;
+	int dir, rc;
 
 	if (rec->ancestor)
 		return protect_ancestor_restore(rec, root_fd);
 	if (rec->was == PROTECT_ABSENT && !resolves(root_fd, rec->path))
-		return false;
+		return 0;
 	if (rec->was == PROTECT_PRESENT && !rec->snap.snap)
-		return false; /* too big to snapshot: the protection is partial */
+		return 0; /* too big to snapshot: the protection is partial */
 	dir = open_parent(root_fd, rec->path, &last);
 	if (dir < 0)
-		return false;
+		return 0;
 	/* Why remove rather than restore an absent one: nothing was there,
 	 * and what a run put there would run later outside any sandbox. */
 	if (rec->was == PROTECT_ABSENT)
-		changed = protect_remove_tree(dir, last) == 0;
+		rc = protect_remove_tree(dir, last);
 	else
-		protect_snapshot_put_back(&rec->snap, dir, last, &changed);
+		rc = protect_snapshot_put_back(&rec->snap, dir, last, &changed);
 	close(dir);
-	return changed;
+	if (rc < 0)
+		return rc;
+	return rec->was == PROTECT_ABSENT || changed ? 1 : 0;
+}
+
+int protect_record_unalias(const struct protect_record *rec, int root_fd, bool *unsure)
+{
+	const char *last;
+	int dir, rc;
+
+	if (rec->was == PROTECT_ABSENT && !rec->ancestor)
+		return 0; /* removed if it is there: no name of it stays */
+	dir = open_parent(root_fd, rec->path, &last);
+	if (dir < 0)
+		return 0;
+	/* A directory on the way (.git) is not walked: only a gitfile there. */
+	rc = protect_alias_break(dir, last, !rec->ancestor, unsure);
+	close(dir);
+	return rc;
 }
 
 void protect_base_clear(struct protect_base *b)

@@ -8,8 +8,9 @@
  * snapshotted and the result says the protection was partial.
  *
  * sbx does this unconfined on the user's workspace: everything is relative
- * to handles, no symlink is ever followed, and a directory that changed type
- * is removed (never followed) before it is rebuilt. */
+ * to handles, no symlink is ever followed, and what is put back is built
+ * whole beside the protected place and swapped in (never written into what
+ * the run left there, never half of it left there). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -207,7 +208,8 @@ static int make_entry(const struct snap_entry *e, int parent, const char *last)
 	if (fd < 0)
 		return -errno;
 	rc = write_all_fd(fd, e->data, e->len);
-	close(fd);
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
 	return rc;
 }
 
@@ -239,16 +241,16 @@ static void set_owner_mode(const struct snap_entry *e, int parent, const char *l
 
 #define RESTORE_DEPTH 34
 
-/* Rebuild what the snapshot holds at name below dirfd (removed first). The
+/* Build what the snapshot holds at name below dirfd, where nothing is. The
  * entries come parents first (a pre-order walk); each directory made is
  * opened with O_NOFOLLOW and its children are made relative to that handle,
  * so nothing a concurrent process swaps in on the way is followed. Modes are
  * set last, children before parents, so a read-only directory is filled
  * before it closes. */
-static int snap_restore(const struct snap *s, int dirfd, const char *name)
+static int snap_build(const struct snap *s, int dirfd, const char *name)
 {
 	int dirs[RESTORE_DEPTH + 1];
-	int rc = protect_remove_tree(dirfd, name);
+	int rc = 0;
 
 	for (int i = 0; i <= RESTORE_DEPTH; i++)
 		dirs[i] = -1;
@@ -308,6 +310,52 @@ static int snap_restore(const struct snap *s, int dirfd, const char *name)
 	return 0;
 }
 
+/* The built tree (at tmp) into name's place: exchanged with what is there,
+ * which then goes from tmp, or renamed in where nothing is. */
+static int swap_in(int dirfd, const char *tmp, const char *name)
+{
+	if (renameat2(dirfd, tmp, dirfd, name, RENAME_EXCHANGE) == 0) {
+		protect_remove_tree(dirfd, tmp);
+		return 0;
+	}
+	if (errno == EINVAL) {
+		/* No RENAME_EXCHANGE on this file system: what is there goes
+		 * first (a directory cannot be renamed over one that is not
+		 * empty). */
+		int rc = protect_remove_tree(dirfd, name);
+
+		if (rc < 0)
+			return rc;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	return renameat(dirfd, tmp, dirfd, name) < 0 ? -errno : 0;
+}
+
+/* Why under a temporary name, swapped in only when whole: a write that
+ * fails half-way (the file system full: a run can fill it before it ends)
+ * must never leave half a put-back in the protected place, an empty hook
+ * or config taken for the user's (issue 29, adversarial pass 3, finding
+ * 06). On failure the temporary goes. */
+static int build_in(const struct snap *s, int dirfd, const char *name)
+{
+	static unsigned long seq;
+	char tmp[64];
+	int rc;
+
+	/* Unique per call: serve's clean-ups of several runs are threads. */
+	snprintf(tmp, sizeof(tmp), ".sbx-back-%d-%lu", (int)getpid(),
+		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	rc = protect_remove_tree(dirfd, tmp);
+	if (rc == 0)
+		rc = snap_build(s, dirfd, tmp);
+	if (rc == 0)
+		rc = swap_in(dirfd, tmp, name);
+	if (rc < 0)
+		protect_remove_tree(dirfd, tmp);
+	return rc;
+}
+
 int protect_snapshot_take(struct protect_snapshot *ps, int parent_fd, const char *name)
 {
 	struct snap *s = calloc(1, sizeof(*s));
@@ -341,8 +389,15 @@ int protect_snapshot_put_back(const struct protect_snapshot *ps, int parent_fd, 
 		return 0;
 	}
 	protect_snap_free(&now);
-	*changed = true;
-	return snap_restore(ps->snap, parent_fd, name);
+	rc = build_in(ps->snap, parent_fd, name);
+	/* Not put back: what the run left there must not stay for the
+	 * user's git or editor to run (a hook, a config naming a command),
+	 * so it goes, whatever it is; then one more try, in the room that
+	 * frees. Failing that the place is left empty, never the run's. */
+	if (rc < 0 && protect_remove_tree(parent_fd, name) == 0)
+		rc = build_in(ps->snap, parent_fd, name);
+	*changed = rc == 0;
+	return rc;
 }
 
 void protect_snapshot_free(struct protect_snapshot *ps)
