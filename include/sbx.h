@@ -239,8 +239,8 @@ int sbx_run_set_spill_max_bytes(struct sbx_run *run, uint64_t bytes);
  * regular file, -ENOENT when it is already gone. */
 int sbx_spill_remove(const char *path);
 /* Remove sbx's own spill directories (the caller's, nothing else in them)
- * that nothing touched for max_age_ms; 0 removes nothing. `sbx run --json`
- * and `sbx serve` do this when they start, with spill_max_age. Returns how
+ * that nothing touched for max_age_ms; 0 removes nothing. `sbx run --json`,
+ * `sbx serve` and `sbx mcp` do this when they start, with spill_max_age. Returns how
  * many directories were removed. A run still going on another thread whose
  * output has been quiet for max_age_ms loses its spill directory too: call
  * this before runs start, or with an age longer than any run. */

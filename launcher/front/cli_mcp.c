@@ -88,6 +88,9 @@ usage:
 	signal(SIGPIPE, SIG_IGN);
 	if (cli_load_config(config, &cfg, &err) < 0)
 		return cli_fail(&err, false);
+	/* A bash call past the output limit spills, as serve's runs do: sbx's
+	 * own old spill directories go when it starts, as with serve. */
+	sbx_spill_cleanup(cfg.spill_max_age_ms);
 	if (!o.has_mode && !cfg.has_mode) {
 		o.has_mode = true;
 		o.mode = SBX_MODE_READ_ONLY;
