@@ -176,7 +176,7 @@ int cli_probe(int argc, char **argv)
 			struct sbx_error err;
 
 			sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "unknown option '%s' (sbx probe --help lists them)", argv[i]);
-			return cli_fail(&err, false);
+			return cli_fail(&err, cli_wants_json(argc, argv));
 		}
 	}
 	if (cli_load_config(config, &cfg, &cerr) < 0)

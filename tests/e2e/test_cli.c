@@ -219,6 +219,33 @@ Test(cli, errors_say_what_to_do)
 	usage_error((char *[]){ "version", "x", NULL }, "sbx: USAGE: 'version' takes no arguments");
 }
 
+/* With --json (run, probe) the usage error is also one JSON error object on
+ * stdout (troubleshooting.md, choices.md); probe's said nothing there. */
+static void usage_error_json(char *const args[], const char *says)
+{
+	struct e2e_out o;
+	json_error_t je;
+	int rc = sbx(&o, args);
+
+	cr_assert_eq(rc, 125, "exit %d", rc);
+	json_t *j = json_loads(o.out, 0, &je);
+	cr_assert_not_null(j, "stdout is no JSON object (%s): '%s'", je.text, o.out);
+	json_t *e = json_object_get(j, "error");
+	cr_assert_str_eq(json_string_value(json_object_get(e, "code")), "USAGE");
+	cr_assert(strstr(json_string_value(json_object_get(e, "message")), says), "%s", o.out);
+	cr_assert(strstr(o.err, says), "stderr lacks '%s': %s", says, o.err);
+	json_decref(j);
+	e2e_out_free(&o);
+}
+
+Test(cli, json_usage_errors_are_json)
+{
+	usage_error_json((char *[]){ "run", "--json", "--frob", "--", "true", NULL },
+			 "unknown option '--frob' (sbx run --help lists them)");
+	usage_error_json((char *[]){ "probe", "--json", "--frob", NULL },
+			 "unknown option '--frob' (sbx probe --help lists them)");
+}
+
 /* A bad config value stops everything before the command: the message
  * names the file, the line, the key and what the key allows. */
 Test(cli, config_error_names_file_line_key_range)
