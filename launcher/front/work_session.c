@@ -194,6 +194,7 @@ int work_run_build(struct work *w, const struct work_session *sess,
 	if (!run)
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 	rc = run_apply_policy(run, &pol, err);
+	run->cwd_name = w->cwd_name;
 	if (rc == 0 && (sbx_run_set_command(run, call->command) < 0 ||
 			run_set_pinned_root(run, sess->root, sess->root_fd) < 0 ||
 			(cwd && sbx_run_set_cwd(run, cwd) < 0) ||

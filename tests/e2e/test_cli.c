@@ -203,6 +203,9 @@ Test(cli, errors_say_what_to_do)
 	usage_error((char *[]){ "run", "--mode", "write", "--", "true", NULL },
 		    "sbx: USAGE: --mode: bad value 'write' (expected read-only, workspace-write or "
 		    "danger-full-access)");
+	/* The working directory is named as the caller gave it: --cwd. */
+	usage_error((char *[]){ "run", "--cwd", "/nonexistent-sbx-cwd", "--", "true", NULL },
+		    "sbx: USAGE: --cwd /nonexistent-sbx-cwd: No such file or directory");
 	usage_error((char *[]){ "run", "true", NULL },
 		    "sbx: USAGE: missing '--' before the command (at 'true'): write sbx run [OPTIONS] -- COMMAND");
 	usage_error((char *[]){ "serve", "--frob", NULL },

@@ -435,6 +435,13 @@ Test(serve, cwd_and_bounded_answers, .timeout = 120)
 	json_object_set_new(p, "cwd", json_string("sub"));
 	char *want = e2e_fmt("%s\n", sub);
 	cr_assert_str_eq(str_at(result_of(rpc_call(&s, 2, "run", p)), "stdout"), want);
+	/* a cwd that does not exist is named as the request named it: cwd */
+	p = run_params(a, "true");
+	json_object_set_new(p, "cwd", json_string("nope"));
+	json_t *e = assert_error(rpc_call(&s, 4, "run", p), "USAGE");
+	char *says = e2e_fmt("cwd %s/nope: No such file or directory", root);
+	cr_assert_str_eq(json_string_value(json_object_get(e, "message")), says);
+	free(says);
 	/* control characters escape to six bytes each in JSON: the answer
 	 * would pass 256 KiB without the cut */
 	json_t *res = run_ok(&s, 3, a,
