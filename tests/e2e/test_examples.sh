@@ -349,6 +349,23 @@ links_resolve() {
 	return $bad
 }
 t "every link in README.md and docs/ resolves" links_resolve
+# A page named in prose, not linked, must be in the tree too; and the docs
+# cite no outside "contract": a reader has docs/ and the man pages only.
+pages_exist() {
+	bad=0
+	for page in $(grep -ohE '[A-Za-z0-9_-]+\.md\b' README.md docs/*.md man/sbx.1 man/sbx.conf.5 | sort -u); do
+		[ -n "$(find . -name node_modules -prune -o -name "$page" -print | head -n 1)" ] && continue
+		grep -nF "$page" README.md docs/*.md man/sbx.1 man/sbx.conf.5
+		echo "not in the tree: $page"
+		bad=1
+	done
+	if grep -niE 'contract' README.md docs/*.md man/sbx.1 man/sbx.conf.5; then
+		echo "the docs cite a contract the tree does not hold"
+		bad=1
+	fi
+	return $bad
+}
+t "every page README.md, docs/ and the man pages name is in the tree" pages_exist
 
 # Each reason sbx gives when it refuses is quoted in docs/troubleshooting.md.
 nofeature=$top/tests/helpers/nofeature
