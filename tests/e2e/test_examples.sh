@@ -366,6 +366,10 @@ pages_exist() {
 	return $bad
 }
 t "every page README.md, docs/ and the man pages name is in the tree" pages_exist
+# A list item run into the line before it (`...)).- Next item`) renders as
+# part of the paragraph: a sentence's end, then "- " and a word.
+t "no list item in README.md or docs/ is run into the line before it" \
+	sh -c '! grep -nE "[.):;]- [[:alnum:]\`*[]" README.md docs/*.md'
 
 # Each reason sbx gives when it refuses is quoted in docs/troubleshooting.md.
 nofeature=$top/tests/helpers/nofeature
