@@ -161,7 +161,8 @@ bool sbx_result_cancelled(const struct sbx_result *result);
  * and *result is set; a negative errno with err filled when sbx could not run it
  * (then the command did not run). Safe from several threads at once. Refused
  * (USAGE) while SIGCHLD is ignored (SIG_IGN or SA_NOCLDWAIT): exit statuses
- * would be lost.
+ * would be lost; and (USAGE) while SBX_COLLECTOR holds anything but io_uring,
+ * poll or nothing (sbx(1), ENVIRONMENT).
  *
  * Your process is left as it was found: a run waits for and signals only the
  * processes it started (through their pids and pidfds, never waitpid(-1)),

@@ -249,6 +249,57 @@ Test(cli, json_usage_errors_are_json)
 			 "unknown option '--frob' (sbx probe --help lists them)");
 }
 
+/* SBX_COLLECTOR takes io_uring or poll (sbx(1) ENVIRONMENT); any other
+ * value is a usage error naming the variable, the value and what is
+ * accepted, in every front end that collects output, before anything runs
+ * (it was accepted in silence). */
+Test(cli, bad_collector_is_refused, .timeout = 60)
+{
+	char *dir = e2e_tmpdir(AS_CALLER);
+	char *cmd = e2e_fmt("touch %s/ran", dir);
+	char *ran = e2e_fmt("%s/ran", dir);
+	char *env[] = { "SBX_COLLECTOR=bogus", NULL };
+	const char *says = "sbx: USAGE: SBX_COLLECTOR: bad value 'bogus' (expected io_uring or "
+			   "poll, or unset for the default)";
+	char *fronts[][10] = {
+		{ (char *)e2e_sbx(), "run", "--mode", "danger-full-access", "--", cmd, NULL },
+		{ (char *)e2e_sbx(), "run", "--json", "--mode", "danger-full-access", "--", cmd, NULL },
+		{ (char *)e2e_sbx(), "serve", NULL },
+		{ (char *)e2e_sbx(), "mcp", "--root", dir, NULL },
+		{ (char *)e2e_sbx(), "probe", NULL },
+	};
+	for (size_t i = 0; i < sizeof(fronts) / sizeof(fronts[0]); i++) {
+		struct e2e_out o;
+		int rc = e2e_run(AS_CALLER, fronts[i], env, &o);
+
+		cr_assert_eq(rc, 125, "%s: exit %d: %s", fronts[i][1], rc, o.err);
+		cr_assert(strstr(o.err, says), "%s: stderr lacks '%s': %s", fronts[i][1], says, o.err);
+		if (i == 1) {
+			json_error_t je;
+			json_t *j = json_loads(o.out, 0, &je);
+
+			cr_assert_not_null(j, "run --json: stdout is no JSON (%s): '%s'", je.text, o.out);
+			cr_assert_str_eq(json_string_value(json_object_get(
+						 json_object_get(j, "error"), "code")), "USAGE");
+			json_decref(j);
+		} else {
+			cr_assert_eq(o.out_len, 0, "%s: stdout: %s", fronts[i][1], o.out);
+		}
+		e2e_out_free(&o);
+		cr_assert(!e2e_exists(ran), "%s: the command ran", fronts[i][1]);
+	}
+	/* the two values it takes are still taken */
+	char *good[] = { "SBX_COLLECTOR=poll", NULL };
+	struct e2e_out o;
+
+	cr_assert_eq(e2e_run(AS_CALLER, fronts[0], good, &o), 0, "%s", o.err);
+	e2e_out_free(&o);
+	cr_assert(e2e_exists(ran));
+	free(ran);
+	free(cmd);
+	free(dir);
+}
+
 /* A bad config value stops everything before the command: the message
  * names the file, the line, the key and what the key allows. */
 Test(cli, config_error_names_file_line_key_range)
