@@ -161,7 +161,8 @@ bool sbx_result_cancelled(const struct sbx_result *result);
  * and *result is set; a negative errno with err filled when sbx could not run it
  * (then the command did not run). Safe from several threads at once. Refused
  * (USAGE) while SIGCHLD is ignored (SIG_IGN or SA_NOCLDWAIT): exit statuses
- * would be lost.
+ * would be lost; and (USAGE) while SBX_COLLECTOR holds anything but io_uring,
+ * poll or nothing (sbx(1), ENVIRONMENT).
  *
  * Your process is left as it was found: a run waits for and signals only the
  * processes it started (through their pids and pidfds, never waitpid(-1)),
@@ -239,8 +240,8 @@ int sbx_run_set_spill_max_bytes(struct sbx_run *run, uint64_t bytes);
  * regular file, -ENOENT when it is already gone. */
 int sbx_spill_remove(const char *path);
 /* Remove sbx's own spill directories (the caller's, nothing else in them)
- * that nothing touched for max_age_ms; 0 removes nothing. `sbx run --json`
- * and `sbx serve` do this when they start, with spill_max_age. Returns how
+ * that nothing touched for max_age_ms; 0 removes nothing. `sbx run --json`,
+ * `sbx serve` and `sbx mcp` do this when they start, with spill_max_age. Returns how
  * many directories were removed. A run still going on another thread whose
  * output has been quiet for max_age_ms loses its spill directory too: call
  * this before runs start, or with an age longer than any run. */

@@ -32,6 +32,8 @@ struct sbx_run {
 	char *root;
 	int root_fd;            /* a pinned root (root_pin), borrowed; -1: none */
 	char *cwd;
+	const char *cwd_name;   /* what the caller calls cwd, for its messages ("--cwd",
+				   "workdir"; a static string); NULL: "cwd" */
 	enum sbx_runner runner;
 	uint64_t timeout_ms;
 	size_t output_limit;
@@ -65,6 +67,9 @@ struct sbx_run {
 struct sbx_policy;
 /* run_builder.c: a resolved policy onto a builder. */
 int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct sbx_error *err);
+/* The run's working directory as its caller named it, for messages: the
+ * front end's word (--cwd, workdir), "cwd", or "root" when none was given. */
+const char *run_cwd_name(const struct sbx_run *run);
 
 /* ---- root_pin.c: the workspace root as a handle ---- */
 /* Resolve given (absolute) once and open it O_PATH. Refused when a symlink on

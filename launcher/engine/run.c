@@ -75,13 +75,17 @@ uint64_t run_now_ms(void)
 }
 /* A directory the caller cannot enter is the caller's to fix, not a
  * sandbox failure: said before any runner is asked (it was reported as
- * SANDBOX_UNAVAILABLE from the child's chdir). */
-static int cwd_enterable(const char *cwd, struct sbx_error *err)
+ * SANDBOX_UNAVAILABLE from the child's chdir). name: what the caller gave
+ * it as; the root (no cwd given) is sbx run's current directory by default. */
+static int cwd_enterable(const char *cwd, const char *name, struct sbx_error *err)
 {
 	if (access(cwd, X_OK) < 0)
-		return sbx_error_set(err, errno, SBX_E_USAGE, cwd,
-				     "cwd %s: %s: run from a directory you can enter, or pass "
-				     "--root/--cwd", cwd, strerror(errno));
+		return sbx_error_set(err, errno, SBX_E_USAGE, cwd, "%s %s: %s: %s", name, cwd,
+				     strerror(errno),
+				     strcmp(name, "root") == 0
+					     ? "run from a directory you can enter, or pass "
+					       "--root/--cwd"
+					     : "give a directory you can enter");
 	return 0;
 }
 
@@ -125,20 +129,21 @@ static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct 
 
 	if (!cfg->cwd) {
 		snprintf(r->cwd, sizeof(r->cwd), "%s", r->root);
-		return cwd_enterable(r->cwd, err);
+		return cwd_enterable(r->cwd, run_cwd_name(cfg), err);
 	}
 	/* A relative --cwd is taken from the root. */
 	if (cfg->cwd[0] == '/')
 		snprintf(want, sizeof(want), "%s", cfg->cwd);
 	else if (snprintf(want, sizeof(want), "%s/%s", r->root, cfg->cwd) >= (int)sizeof(want))
-		return sbx_error_set(err, ENAMETOOLONG, SBX_E_USAGE, NULL, "cwd too long");
+		return sbx_error_set(err, ENAMETOOLONG, SBX_E_USAGE, NULL, "%s too long",
+				     run_cwd_name(cfg));
 	if (!realpath(want, r->cwd))
-		return sbx_error_set(err, errno, SBX_E_USAGE, want, "cwd %s: %s", want,
-				     strerror(errno));
+		return sbx_error_set(err, errno, SBX_E_USAGE, want, "%s %s: %s", run_cwd_name(cfg),
+				     want, strerror(errno));
 	if (stat(r->cwd, &st) < 0 || !S_ISDIR(st.st_mode))
-		return sbx_error_set(err, ENOTDIR, SBX_E_USAGE, r->cwd, "cwd %s: not a directory",
-				     r->cwd);
-	return cwd_enterable(r->cwd, err);
+		return sbx_error_set(err, ENOTDIR, SBX_E_USAGE, r->cwd, "%s %s: not a directory",
+				     run_cwd_name(cfg), r->cwd);
+	return cwd_enterable(r->cwd, run_cwd_name(cfg), err);
 }
 
 void run_evidence_ready(struct run_state *r)

@@ -75,6 +75,11 @@ int sbx_run_set_cwd(struct sbx_run *run, const char *cwd)
 	return set_string(&run->cwd, cwd);
 }
 
+const char *run_cwd_name(const struct sbx_run *run)
+{
+	return !run->cwd ? "root" : run->cwd_name ? run->cwd_name : "cwd";
+}
+
 int sbx_run_set_spill_dir(struct sbx_run *run, const char *dir)
 {
 	return set_string(&run->spill_dir, dir);

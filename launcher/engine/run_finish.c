@@ -246,10 +246,13 @@ int run_finish(struct run_state *r, struct sbx_result **result, struct sbx_error
 
 int sbx_run_execute(struct sbx_run *run, struct sbx_result **result, struct sbx_error *err)
 {
-	struct loop *loop = loop_new(loop_prefer_poll(true));
+	struct loop *loop;
 	struct run_state *r;
 	int rc;
 
+	if (loop_collector_check(err) < 0)
+		return -EINVAL;
+	loop = loop_new(loop_prefer_poll(true));
 	if (!loop)
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 	rc = run_start(run, loop, &r, err);

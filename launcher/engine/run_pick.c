@@ -197,15 +197,16 @@ static void describe_failure(const struct runner_ops *r, const struct spawn_outc
 /* The namespace runner shows the command a view of its own: a private /tmp
  * (workspace-write) and /dev cover what the host has there. A cwd hidden by
  * them is the caller's mistake, said before anything starts. */
-static int check_cwd_visible(const struct run_state *r, struct sbx_error *err)
+static int check_cwd_visible(const struct run_state *r, const struct sbx_run *cfg,
+			     struct sbx_error *err)
 {
 	if (path_is_within(r->cwd, "/dev") ||
 	    (r->mode == SBX_MODE_WORKSPACE_WRITE && path_is_within(r->cwd, "/tmp") &&
 	     !path_is_within(r->cwd, r->root)))
 		return sbx_error_set(err, EINVAL, SBX_E_USAGE, r->cwd,
-				     "cwd %s is not visible in the namespace sandbox (its private "
+				     "%s %s is not visible in the namespace sandbox (its private "
 				     "/tmp and /dev cover it); use a directory inside the root",
-				     r->cwd);
+				     run_cwd_name(cfg), r->cwd);
 	return 0;
 }
 
@@ -397,7 +398,7 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 			continue;
 		}
 		probed_ok[runner->id] = true;
-		if (runner->id == SBX_RUNNER_NAMESPACE && check_cwd_visible(r, err) < 0)
+		if (runner->id == SBX_RUNNER_NAMESPACE && check_cwd_visible(r, cfg, err) < 0)
 			return -EINVAL;
 		/* A fact about this run, not the machine: never remembered. */
 		if (runner->id == SBX_RUNNER_LANDLOCK &&

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_options.h"
 
 static const char usage[] =
 	"usage: sbx run [OPTIONS] -- COMMAND...   run one command under the policy\n"
@@ -59,9 +60,15 @@ int main(int argc, char **argv)
 {
 	struct sbx_error err = { 0 };
 
-	/* Before anything else: a privileged sbx is a bug, not a feature. */
-	if (sbx_check_no_privilege(&err) < 0)
-		return cli_fail(&err, false);
+	/* Before anything else: a privileged sbx is a bug, not a feature. A
+	 * harness that asked for JSON (run, probe) reads its refusal there. */
+	if (sbx_check_no_privilege(&err) < 0) {
+		bool json = argc > 1 &&
+			    (strcmp(argv[1], "run") == 0 || strcmp(argv[1], "probe") == 0) &&
+			    cli_wants_json(argc - 1, argv + 1);
+
+		return cli_fail(&err, json);
+	}
 	/* Why: an ignored SIGCHLD survives execve, and a parent that ignored
 	 * it had the kernel reap our children before we read their status: a
 	 * command's `exit 42`, or a refused write, came back as exit 0. Ours

@@ -86,8 +86,11 @@ usage:
 	}
 	/* A client that goes away must not kill us before we reap the trees. */
 	signal(SIGPIPE, SIG_IGN);
-	if (cli_load_config(config, &cfg, &err) < 0)
+	if (cli_load_config(config, &cfg, &err) < 0 || loop_collector_check(&err) < 0)
 		return cli_fail(&err, false);
+	/* A bash call past the output limit spills, as serve's runs do: sbx's
+	 * own old spill directories go when it starts, as with serve. */
+	sbx_spill_cleanup(cfg.spill_max_age_ms);
 	if (!o.has_mode && !cfg.has_mode) {
 		o.has_mode = true;
 		o.mode = SBX_MODE_READ_ONLY;

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cli_options.h"
+#include "output.h"
 #include "probe.h"
 
 static const char *str(const json_t *o, const char *key)
@@ -176,10 +177,12 @@ int cli_probe(int argc, char **argv)
 			struct sbx_error err;
 
 			sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "unknown option '%s' (sbx probe --help lists them)", argv[i]);
-			return cli_fail(&err, false);
+			return cli_fail(&err, cli_wants_json(argc, argv));
 		}
 	}
-	if (cli_load_config(config, &cfg, &cerr) < 0)
+	/* A bad SBX_COLLECTOR refuses every run, probe's trial runs too: said
+	 * as what it is, not as runners that do not work. */
+	if (cli_load_config(config, &cfg, &cerr) < 0 || loop_collector_check(&cerr) < 0)
 		return cli_fail(&cerr, json);
 	facts = probe_facts();
 	if (!facts)

@@ -72,6 +72,7 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 	if (rc < 0)
 		return sbx_error_set(err, -rc, SBX_E_USAGE, NULL, "unable to set the command: %s",
 				     strerror(-rc));
+	run->cwd_name = "--cwd";
 	rc = sbx_run_set_landlock_abi(run, o->landlock_abi);
 	if (rc == 0 && o->cwd)
 		rc = sbx_run_set_cwd(run, o->cwd);

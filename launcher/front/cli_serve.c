@@ -115,7 +115,7 @@ usage:
 	}
 	/* A client that goes away must not kill us before we reap the trees. */
 	signal(SIGPIPE, SIG_IGN);
-	if (cli_load_config(config, &cfg, &err) < 0)
+	if (cli_load_config(config, &cfg, &err) < 0 || loop_collector_check(&err) < 0)
 		return cli_fail(&err, false);
 	/* One age for both: sbx's old spill directories removed at start, and
 	 * a session's own spills while it lives. */

@@ -257,8 +257,9 @@ static struct work_task *task_arg(struct rpc_server *s, struct mcp *mc, struct m
 	name = rpc_str(args, "task_id");
 	task = work_task_find(mc->sess, name);
 	if (!task) {
-		sbx_error_set(&err, ENOENT, SBX_E_NOT_FOUND, NULL, "no task '%s'",
-			      rpc_quote(q, name, strlen(name)));
+		sbx_error_set(&err, ENOENT, SBX_E_NOT_FOUND,
+			      "use a task_id a bash call with run_in_background answered with",
+			      "no task '%s'", rpc_quote(q, name, strlen(name)));
 		answer(s, c, mcp_tool_error(&err));
 	}
 	return task;

@@ -213,6 +213,7 @@ int mcp_main(const struct sbx_config *cfg, const struct mcp_opts *o, int in_fd, 
 	work_init(&mc.w, cfg);
 	mc.w.escalation_fix = "start sbx mcp with --escalation, where the deployment allows it";
 	mc.w.line_max = RPC_LINE_MAX_DEFAULT;
+	mc.w.cwd_name = "workdir";
 	if (o->escalation && cfg->has_escalation && !cfg->escalation)
 		return sbx_error_set(err, EPERM, SBX_E_CONFIG, NULL,
 				     "--escalation: escalation is off in this deployment (config "

@@ -69,7 +69,9 @@ static void m_session_open(struct rpc_server *s, struct serve *sv, struct rpc_ms
 		return;
 	mode_name = rpc_str(m->params, "mode");
 	if (mode_name && sbx_mode_parse(mode_name, &mode) < 0) {
-		sbx_error_set(&err, EINVAL, SBX_E_BAD_REQUEST, NULL,
+		sbx_error_set(&err, EINVAL, SBX_E_BAD_REQUEST,
+			      "send mode as read-only, workspace-write or danger-full-access, or "
+			      "leave it out for the config's mode",
 			      "mode must be read-only, workspace-write or danger-full-access");
 		answer_error(s, m, &err);
 		return;

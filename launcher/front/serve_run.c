@@ -169,7 +169,9 @@ static void start_background(struct rpc_server *s, struct serve *sv, struct rpc_
 	struct serve_job *j;
 
 	if (sv->w.running >= sv->w.max_background) {
-		sbx_error_set(&err, EAGAIN, SBX_E_TOO_MANY, NULL,
+		sbx_error_set(&err, EAGAIN, SBX_E_TOO_MANY,
+			      "wait for a task/settled notification, or end a task with task/kill, "
+			      "then send the run again (the config's max_background sets how many)",
 			      "%u background tasks are running (max_background); wait for one to "
 			      "settle or kill one",
 			      sv->w.running);
@@ -268,8 +270,12 @@ static struct work_task *task_of(struct rpc_server *s, struct serve *sv, struct 
 	name = rpc_str(m->params, "task");
 	task = work_task_find(sess, name);
 	if (!task) {
-		sbx_error_set(&err, ENOENT, SBX_E_NOT_FOUND, NULL, "no task '%s' in session %s",
-			      rpc_quote(q, name, strlen(name)), sess->name);
+		sbx_error_set(&err, ENOENT, SBX_E_NOT_FOUND,
+			      "name a task this session's background run answered with "
+			      "(run with background: true answers {\"task\": ...}), before "
+			      "session/close",
+			      "no task '%s' in session %s", rpc_quote(q, name, strlen(name)),
+			      sess->name);
 		answer_error(s, m->id, &err);
 	}
 	return task;

@@ -68,6 +68,7 @@ struct work {
 	size_t line_max;            /* bytes of one input line */
 	json_t *facts;              /* probe facts, once */
 	const char *escalation_fix; /* how this front end's caller gets escalation */
+	const char *cwd_name;       /* its bash tool's name for cwd (mcp: workdir); NULL: cwd */
 };
 
 /* One call of the bash tool, as either front end received it. */

@@ -44,11 +44,15 @@ int work_session_open(struct work *w, const char *root, bool has_mode, enum sbx_
 	/* Why a ceiling: the deployment decides whether a model may ever be
 	 * offered a wider mode; a client cannot turn that back on. */
 	if (has_escalation && escalation && !ceiling_allows_escalation(w->cfg))
-		return sbx_error_set(err, EPERM, SBX_E_BAD_REQUEST, NULL,
+		return sbx_error_set(err, EPERM, SBX_E_BAD_REQUEST,
+				     "open the session without escalation; only the deployment's "
+				     "config can allow it",
 				     "escalation is off in this deployment (config escalation = "
 				     "false); a session cannot turn it on");
 	if (!root || root[0] != '/')
-		return sbx_error_set(err, EINVAL, SBX_E_BAD_REQUEST, NULL,
+		return sbx_error_set(err, EINVAL, SBX_E_BAD_REQUEST,
+				     "send root as an absolute path: sbx has no directory of "
+				     "yours to take a relative one from",
 				     "root must be an absolute path");
 	sess = calloc(1, sizeof(*sess));
 	if (!sess)
@@ -64,7 +68,9 @@ int work_session_open(struct work *w, const char *root, bool has_mode, enum sbx_
 	if (sess->mode == SBX_MODE_WORKSPACE_WRITE && strcmp(sess->root, "/") == 0) {
 		close(sess->root_fd);
 		free(sess);
-		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL,
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE,
+				     "take the project's directory as the root, or mode "
+				     "danger-full-access if every file is meant",
 				     "refusing root / with workspace-write: that is every file; "
 				     "use danger-full-access if that is what you mean");
 	}
@@ -181,7 +187,9 @@ int work_run_build(struct work *w, const struct work_session *sess,
 				     "danger-full-access)",
 				     call->sandbox_permissions);
 	if (call->justification && !call->sandbox_permissions)
-		return sbx_error_set(err, EINVAL, SBX_E_BAD_REQUEST, NULL,
+		return sbx_error_set(err, EINVAL, SBX_E_BAD_REQUEST,
+				     "send justification only beside sandbox_permissions (the "
+				     "escalation it explains), or leave it out",
 				     "justification without sandbox_permissions: it explains an "
 				     "escalation, and there is none");
 	rc = policy_resolve(w->cfg, &session, call->sandbox_permissions, &pol, err);
@@ -194,6 +202,7 @@ int work_run_build(struct work *w, const struct work_session *sess,
 	if (!run)
 		return sbx_error_set(err, ENOMEM, SBX_E_INTERNAL, NULL, "out of memory");
 	rc = run_apply_policy(run, &pol, err);
+	run->cwd_name = w->cwd_name;
 	if (rc == 0 && (sbx_run_set_command(run, call->command) < 0 ||
 			run_set_pinned_root(run, sess->root, sess->root_fd) < 0 ||
 			(cwd && sbx_run_set_cwd(run, cwd) < 0) ||

@@ -59,6 +59,20 @@ bool loop_prefer_poll(bool one_shot)
 	return one_shot;
 }
 
+/* Why refuse: a comparison run with a misspelt collector measured the
+ * default in silence. Unset or empty is the default. */
+int loop_collector_check(struct sbx_error *err)
+{
+	const char *want = getenv("SBX_COLLECTOR");
+
+	if (!want || !want[0] || strcmp(want, "io_uring") == 0 || strcmp(want, "poll") == 0)
+		return 0;
+	return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL,
+			     "SBX_COLLECTOR: bad value '%.64s' (expected io_uring or poll, or unset "
+			     "for the default)",
+			     want);
+}
+
 enum loop_backend loop_backend_of(const struct loop *l)
 {
 	return l->ops->backend;

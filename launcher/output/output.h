@@ -117,6 +117,8 @@ enum loop_backend { LOOP_URING, LOOP_POLL };
 struct loop *loop_new(bool prefer_poll);
 /* prefer_poll for a loop of one run (one_shot) or of a whole serve. */
 bool loop_prefer_poll(bool one_shot);
+/* SBX_COLLECTOR is unset, empty, io_uring or poll; else USAGE. */
+int loop_collector_check(struct sbx_error *err);
 enum loop_backend loop_backend_of(const struct loop *l);
 const char *loop_backend_name(const struct loop *l);
 int loop_add(struct loop *l, struct loop_watch *w);

@@ -2,8 +2,8 @@
 /* The lifetime of spill files (docs/output.md): a caller removes the files a
  * result names when it is done with them (sbx_spill_remove; serve does so
  * when a task or session is closed), and sbx removes its own spill
- * directories that nobody touched for spill_max_age when it starts
- * (sbx_spill_cleanup).
+ * directories that nobody touched for spill_max_age when a front end that
+ * spills starts: sbx run --json, serve, mcp (sbx_spill_cleanup).
  *
  * Both delete only what sbx itself made: a directory named sbx-spill-<hex>,
  * owned by the caller, mode 0700, holding nothing but at most one stdout-*

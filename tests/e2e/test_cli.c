@@ -203,6 +203,9 @@ Test(cli, errors_say_what_to_do)
 	usage_error((char *[]){ "run", "--mode", "write", "--", "true", NULL },
 		    "sbx: USAGE: --mode: bad value 'write' (expected read-only, workspace-write or "
 		    "danger-full-access)");
+	/* The working directory is named as the caller gave it: --cwd. */
+	usage_error((char *[]){ "run", "--cwd", "/nonexistent-sbx-cwd", "--", "true", NULL },
+		    "sbx: USAGE: --cwd /nonexistent-sbx-cwd: No such file or directory");
 	usage_error((char *[]){ "run", "true", NULL },
 		    "sbx: USAGE: missing '--' before the command (at 'true'): write sbx run [OPTIONS] -- COMMAND");
 	usage_error((char *[]){ "serve", "--frob", NULL },
@@ -217,6 +220,84 @@ Test(cli, errors_say_what_to_do)
 		    "danger-full-access)");
 	usage_error((char *[]){ "help", "frob", NULL }, "sbx: USAGE: no help for 'frob'");
 	usage_error((char *[]){ "version", "x", NULL }, "sbx: USAGE: 'version' takes no arguments");
+}
+
+/* With --json (run, probe) the usage error is also one JSON error object on
+ * stdout (troubleshooting.md, choices.md); probe's said nothing there. */
+static void usage_error_json(char *const args[], const char *says)
+{
+	struct e2e_out o;
+	json_error_t je;
+	int rc = sbx(&o, args);
+
+	cr_assert_eq(rc, 125, "exit %d", rc);
+	json_t *j = json_loads(o.out, 0, &je);
+	cr_assert_not_null(j, "stdout is no JSON object (%s): '%s'", je.text, o.out);
+	json_t *e = json_object_get(j, "error");
+	cr_assert_str_eq(json_string_value(json_object_get(e, "code")), "USAGE");
+	cr_assert(strstr(json_string_value(json_object_get(e, "message")), says), "%s", o.out);
+	cr_assert(strstr(o.err, says), "stderr lacks '%s': %s", says, o.err);
+	json_decref(j);
+	e2e_out_free(&o);
+}
+
+Test(cli, json_usage_errors_are_json)
+{
+	usage_error_json((char *[]){ "run", "--json", "--frob", "--", "true", NULL },
+			 "unknown option '--frob' (sbx run --help lists them)");
+	usage_error_json((char *[]){ "probe", "--json", "--frob", NULL },
+			 "unknown option '--frob' (sbx probe --help lists them)");
+}
+
+/* SBX_COLLECTOR takes io_uring or poll (sbx(1) ENVIRONMENT); any other
+ * value is a usage error naming the variable, the value and what is
+ * accepted, in every front end that collects output, before anything runs
+ * (it was accepted in silence). */
+Test(cli, bad_collector_is_refused, .timeout = 60)
+{
+	char *dir = e2e_tmpdir(AS_CALLER);
+	char *cmd = e2e_fmt("touch %s/ran", dir);
+	char *ran = e2e_fmt("%s/ran", dir);
+	char *env[] = { "SBX_COLLECTOR=bogus", NULL };
+	const char *says = "sbx: USAGE: SBX_COLLECTOR: bad value 'bogus' (expected io_uring or "
+			   "poll, or unset for the default)";
+	char *fronts[][10] = {
+		{ (char *)e2e_sbx(), "run", "--mode", "danger-full-access", "--", cmd, NULL },
+		{ (char *)e2e_sbx(), "run", "--json", "--mode", "danger-full-access", "--", cmd, NULL },
+		{ (char *)e2e_sbx(), "serve", NULL },
+		{ (char *)e2e_sbx(), "mcp", "--root", dir, NULL },
+		{ (char *)e2e_sbx(), "probe", NULL },
+	};
+	for (size_t i = 0; i < sizeof(fronts) / sizeof(fronts[0]); i++) {
+		struct e2e_out o;
+		int rc = e2e_run(AS_CALLER, fronts[i], env, &o);
+
+		cr_assert_eq(rc, 125, "%s: exit %d: %s", fronts[i][1], rc, o.err);
+		cr_assert(strstr(o.err, says), "%s: stderr lacks '%s': %s", fronts[i][1], says, o.err);
+		if (i == 1) {
+			json_error_t je;
+			json_t *j = json_loads(o.out, 0, &je);
+
+			cr_assert_not_null(j, "run --json: stdout is no JSON (%s): '%s'", je.text, o.out);
+			cr_assert_str_eq(json_string_value(json_object_get(
+						 json_object_get(j, "error"), "code")), "USAGE");
+			json_decref(j);
+		} else {
+			cr_assert_eq(o.out_len, 0, "%s: stdout: %s", fronts[i][1], o.out);
+		}
+		e2e_out_free(&o);
+		cr_assert(!e2e_exists(ran), "%s: the command ran", fronts[i][1]);
+	}
+	/* the two values it takes are still taken */
+	char *good[] = { "SBX_COLLECTOR=poll", NULL };
+	struct e2e_out o;
+
+	cr_assert_eq(e2e_run(AS_CALLER, fronts[0], good, &o), 0, "%s", o.err);
+	e2e_out_free(&o);
+	cr_assert(e2e_exists(ran));
+	free(ran);
+	free(cmd);
+	free(dir);
 }
 
 /* A bad config value stops everything before the command: the message

@@ -4,7 +4,10 @@
 # DESTDIR=... PREFIX=/usr` into a temporary DESTDIR (and `make install-strip`
 # with Debian's multiarch LIBDIR; the AppArmor profile under
 # DESTDIR/etc/apparmor.d: its path, its userns rule, its syntax by
-# apparmor_parser without loading it), libsbx.so.0 exporting
+# apparmor_parser without loading it; written for a system PREFIX only, or
+# when asked, and never over another sbx's profile unless asked; a private
+# PREFIX touched nothing outside DESTDIR/PREFIX, nor /etc without DESTDIR),
+# libsbx.so.0 exporting
 # exactly what sbx.h declares, pkg-config on the staged sbx.pc,
 # examples/embed.c compiled the ordinary way (shared) and the --static way
 # against the installed files and run, man -l on the installed pages, no
@@ -57,6 +60,9 @@ done
 # naming the installed sbx, granting userns.
 profile=$dest/etc/apparmor.d/sbx
 t "installed etc/apparmor.d/sbx" test -f "$profile"
+t "install.sh names the AppArmor profile it wrote" \
+	sh -c 'scripts/install.sh "$1" /usr | grep -qxF "AppArmor: wrote $1/etc/apparmor.d/sbx, the profile of /usr/bin/sbx"' \
+	_ "$dest"
 t "the AppArmor profile names the installed sbx" \
 	grep -qxF "profile sbx \"$prefix/bin/sbx\" flags=(unconfined) {" "$profile"
 t "the AppArmor profile grants userns (inside the profile)" \
@@ -76,8 +82,8 @@ aa_check() {
 	fi
 }
 odd_prefix='/opt/s b"x[1]*'
-t "install.sh with a PREFIX holding a space and pattern characters" \
-	sh -c 'scripts/install.sh "$1" "$2" && grep -qxF "profile sbx \"/opt/s b\\\"x\\[1\\]\\*/bin/sbx\" flags=(unconfined) {" "$1/etc/apparmor.d/sbx"' \
+t "install.sh with a PREFIX holding a space and pattern characters (SBX_APPARMOR=1)" \
+	sh -c 'SBX_APPARMOR=1 scripts/install.sh "$1" "$2" && grep -qxF "profile sbx \"/opt/s b\\\"x\\[1\\]\\*/bin/sbx\" flags=(unconfined) {" "$1/etc/apparmor.d/sbx"' \
 	_ "$work/dest-odd" "$odd_prefix"
 if PATH=$PATH:/usr/sbin:/sbin have apparmor_parser; then
 	PATH=$PATH:/usr/sbin:/sbin
@@ -87,6 +93,59 @@ else
 	failed=$((failed + 1))
 	echo "FAIL  apparmor_parser is missing (scripts/deps.sh all installs apparmor)"
 fi
+# Nothing outside DESTDIR/PREFIX unless asked: a private PREFIX gets no
+# profile (in /etc, it would replace the one of the sbx the host runs), an
+# existing profile of another sbx is kept unless SBX_APPARMOR=1, and the
+# output says which.
+only_under() { # DIR PREFIX: DIR holds PREFIX's tree and its parents, nothing else
+	find "$1" -mindepth 1 | while IFS= read -r f; do
+		case $1$2/ in "$f"/*) continue ;; esac
+		case $f in "$1$2"/*) continue ;; esac
+		echo "outside DESTDIR/PREFIX: $f"
+	done | grep . && return 1
+	return 0
+}
+private_prefix() {
+	out=$(scripts/install.sh "$work/dest-private" /opt/sbx-private) || return 1
+	echo "$out"
+	echo "$out" | grep -qxF "AppArmor: no profile written (PREFIX /opt/sbx-private is not /usr or /usr/local; SBX_APPARMOR=1 writes it)" &&
+		only_under "$work/dest-private" /opt/sbx-private
+}
+t "install.sh into a private PREFIX: nothing outside DESTDIR/PREFIX, and says why no profile" private_prefix
+# A real install (no DESTDIR) into a scratch PREFIX, as root: the host's
+# /etc/apparmor.d and loader cache are left as they were.
+etc_state() {
+	stat -c '%n %y' /etc/apparmor.d 2>&1
+	ls -lA --full-time /etc/apparmor.d 2>&1
+	[ ! -f /etc/apparmor.d/sbx ] || sha256sum /etc/apparmor.d/sbx
+	ls -la --full-time /etc/ld.so.cache 2>&1
+}
+etc_untouched() {
+	etc_state >"$work/etc-before"
+	scripts/install.sh "" "$work/prefix-real" || return 1
+	etc_state >"$work/etc-after"
+	diff "$work/etc-before" "$work/etc-after"
+}
+t "install.sh without DESTDIR into a scratch PREFIX leaves /etc untouched" etc_untouched
+other_profile() {
+	d=$work/dest-other
+	mkdir -p "$d/etc/apparmor.d" &&
+	sed 's|^profile sbx "/usr/bin/sbx"|profile sbx "/elsewhere/bin/sbx"|' "$profile" >"$d/etc/apparmor.d/sbx" &&
+	cp "$d/etc/apparmor.d/sbx" "$work/other-profile" || return 1
+	scripts/install.sh "$d" /usr >"$work/other-out" 2>&1 || { cat "$work/other-out"; return 1; }
+	cat "$work/other-out"
+	cmp "$d/etc/apparmor.d/sbx" "$work/other-profile" &&
+	grep -qF "install.sh: note: kept $d/etc/apparmor.d/sbx, which holds the profile of \"/elsewhere/bin/sbx\"; none written for /usr/bin/sbx (SBX_APPARMOR=1 replaces it)" "$work/other-out" &&
+	SBX_APPARMOR=1 scripts/install.sh "$d" /usr >"$work/other-out" 2>&1 &&
+	cat "$work/other-out" &&
+	grep -qxF "AppArmor: wrote $d/etc/apparmor.d/sbx, the profile of /usr/bin/sbx (replacing the profile of \"/elsewhere/bin/sbx\")" "$work/other-out" &&
+	cmp "$d/etc/apparmor.d/sbx" "$profile"
+}
+t "an existing profile of another sbx is kept and said; SBX_APPARMOR=1 replaces it, and says so" other_profile
+t "SBX_APPARMOR=0: no profile for a system PREFIX either" \
+	sh -c 'SBX_APPARMOR=0 scripts/install.sh "$1" /usr | grep -qxF "AppArmor: no profile written (SBX_APPARMOR=0)" &&
+		[ ! -e "$1/etc" ]' _ "$work/dest-noaa"
+t "SBX_APPARMOR=yes is refused" sh -c '! SBX_APPARMOR=yes scripts/install.sh "$1" /usr && [ ! -e "$1" ]' _ "$work/dest-yes"
 t "lib/libsbx.so.0 -> libsbx.so.$version" sh -c '[ "$(readlink "$1/libsbx.so.0")" = "libsbx.so.$2" ]' \
 	_ "$staged/lib" "$version"
 t "lib/libsbx.so -> libsbx.so.0" sh -c '[ "$(readlink "$1/libsbx.so")" = libsbx.so.0 ]' _ "$staged/lib"
@@ -290,6 +349,27 @@ links_resolve() {
 	return $bad
 }
 t "every link in README.md and docs/ resolves" links_resolve
+# A page named in prose, not linked, must be in the tree too; and the docs
+# cite no outside "contract": a reader has docs/ and the man pages only.
+pages_exist() {
+	bad=0
+	for page in $(grep -ohE '[A-Za-z0-9_-]+\.md\b' README.md docs/*.md man/sbx.1 man/sbx.conf.5 | sort -u); do
+		[ -n "$(find . -name node_modules -prune -o -name "$page" -print | head -n 1)" ] && continue
+		grep -nF "$page" README.md docs/*.md man/sbx.1 man/sbx.conf.5
+		echo "not in the tree: $page"
+		bad=1
+	done
+	if grep -niE 'contract' README.md docs/*.md man/sbx.1 man/sbx.conf.5; then
+		echo "the docs cite a contract the tree does not hold"
+		bad=1
+	fi
+	return $bad
+}
+t "every page README.md, docs/ and the man pages name is in the tree" pages_exist
+# A list item run into the line before it (`...)).- Next item`) renders as
+# part of the paragraph: a sentence's end, then "- " and a word.
+t "no list item in README.md or docs/ is run into the line before it" \
+	sh -c '! grep -nE "[.):;]- [[:alnum:]\`*[]" README.md docs/*.md'
 
 # Each reason sbx gives when it refuses is quoted in docs/troubleshooting.md.
 nofeature=$top/tests/helpers/nofeature

@@ -7,7 +7,8 @@
  *    (danger-full-access) does inject: the test proves the filter, not the
  *    kernel's own TIOCSTI rules;
  *  - a setuid, setgid or file-capability copy of sbx refuses to run (exit 125,
- *    one `sbx: ` line) and the command never runs;
+ *    one `sbx: ` line) and the command never runs; asked for --json (run,
+ *    probe), it says so as a JSON error object on stdout too;
  *  - the confined command holds no capability (a root caller: only its few
  *    file capabilities). */
 #include "common.h"
@@ -15,6 +16,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -342,6 +344,40 @@ static void assert_refuses(struct fx *f, const char *bin, const char *what, cons
 	free(sentinel);
 }
 
+/* A harness that reads stdout gets the refusal there (troubleshooting.md:
+ * with --json a usage error is also a JSON object on stdout); stdout held
+ * nothing before. */
+static void assert_refuses_json(struct fx *f, const char *bin, const char *what,
+				const char *sub)
+{
+	char *sentinel = e2e_fmt("%s/sentinel-json-%s-%s", f->R, what, sub);
+	char *cmd = e2e_fmt("touch %s", sentinel);
+	char *run_argv[] = {(char *)bin, "run", "--json", "--mode", "danger-full-access", "--root",
+			    f->R, "--", cmd, NULL};
+	char *probe_argv[] = {(char *)bin, "probe", "--json", NULL};
+	struct e2e_out o;
+	json_error_t je;
+
+	e2e_run(f->who, strcmp(sub, "run") == 0 ? run_argv : probe_argv, NULL, &o);
+	cr_assert(o.status == 125, "%s %s copy, %s --json: exit %d, expected 125\nstderr:\n%s",
+		  f->tag, what, sub, o.status, o.err);
+	json_t *j = json_loads(o.out, 0, &je);
+	cr_assert_not_null(j, "%s %s copy, %s --json: stdout is no JSON object (%s): '%s'",
+			   f->tag, what, sub, je.text, o.out);
+	json_t *e = json_object_get(j, "error");
+	const char *code = json_string_value(json_object_get(e, "code"));
+	const char *msg = json_string_value(json_object_get(e, "message"));
+	cr_assert(code && strcmp(code, "USAGE") == 0 && msg && strstr(msg, "setuid or setgid"),
+		  "%s %s copy, %s --json: not the USAGE refusal: %s", f->tag, what, sub, o.out);
+	cr_assert(strstr(o.err, "sbx: USAGE: ") != NULL, "%s %s copy, %s --json: stderr lost its line:\n%s",
+		  f->tag, what, sub, o.err);
+	cr_assert(!e2e_exists(sentinel), "%s %s copy of sbx ran the command", f->tag, what);
+	json_decref(j);
+	e2e_out_free(&o);
+	free(cmd);
+	free(sentinel);
+}
+
 PARAMS(privileged_copy_refuses)
 ParameterizedTest(enum e2e_user *who, hardening, privileged_copy_refuses)
 {
@@ -366,11 +402,14 @@ ParameterizedTest(enum e2e_user *who, hardening, privileged_copy_refuses)
 	cr_assert(chown(suid, 0, 0) == 0 && chmod(suid, 04755) == 0, "chmod 4755: %s",
 		  strerror(errno));
 	assert_refuses(&f, suid, "setuid", "setuid");
+	assert_refuses_json(&f, suid, "setuid", "run");
+	assert_refuses_json(&f, suid, "setuid", "probe");
 
 	char *sgid = copy_sbx(bindir, "sbx-setgid");
 	cr_assert(chown(sgid, 0, 0) == 0 && chmod(sgid, 02755) == 0, "chmod 2755: %s",
 		  strerror(errno));
 	assert_refuses(&f, sgid, "setgid", "setgid");
+	assert_refuses_json(&f, sgid, "setgid", "run");
 
 	char *capped = copy_sbx(bindir, "sbx-fcaps");
 	cr_assert(chmod(capped, 0755) == 0);

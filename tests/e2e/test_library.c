@@ -50,6 +50,39 @@ Test(library, timeout_out_of_range_is_refused, .timeout = 60)
 	free(root);
 }
 
+/* SBX_COLLECTOR is io_uring or poll (sbx(1) ENVIRONMENT); any other value
+ * is refused (USAGE) before the command runs, as sbx's front ends refuse
+ * it: it used to be ignored in silence. Empty counts as unset. */
+Test(library, bad_collector_is_refused, .timeout = 60)
+{
+	struct sbx_run *run = sbx_run_new();
+	struct sbx_result *res = NULL;
+	struct sbx_error err = { 0 };
+	char *root = e2e_tmpdir(AS_CALLER);
+	char *cmd = e2e_fmt("touch %s/ran", root);
+	char *ran = e2e_fmt("%s/ran", root);
+
+	cr_assert_not_null(run);
+	cr_assert_eq(sbx_run_set_command(run, cmd), 0);
+	cr_assert_eq(sbx_run_set_root(run, root), 0);
+	cr_assert_eq(sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE), 0);
+	cr_assert_eq(setenv("SBX_COLLECTOR", "bogus", 1), 0);
+	cr_assert_lt(sbx_run_execute(run, &res, &err), 0, "SBX_COLLECTOR=bogus was accepted");
+	cr_assert_str_eq(err.code, "USAGE");
+	cr_assert_str_eq(err.message, "SBX_COLLECTOR: bad value 'bogus' (expected io_uring or poll, "
+				      "or unset for the default)");
+	cr_assert(!e2e_exists(ran), "the command ran");
+	cr_assert_eq(setenv("SBX_COLLECTOR", "", 1), 0);
+	cr_assert_eq(sbx_run_execute(run, &res, &err), 0, "%s: %s", err.code, err.message);
+	cr_assert(e2e_exists(ran), "the command did not run with SBX_COLLECTOR empty");
+	unsetenv("SBX_COLLECTOR");
+	sbx_result_free(res);
+	sbx_run_free(run);
+	free(ran);
+	free(cmd);
+	free(root);
+}
+
 /* The setter takes what --output-limit takes, no more: 1073741825 used to
  * be accepted by the library while the CLI and sbx.conf refused it. */
 Test(library, output_limit_bounds_are_the_cli_s)

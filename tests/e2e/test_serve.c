@@ -215,6 +215,53 @@ Test(serve, bad_input, .timeout = 120)
 	free(root);
 }
 
+/* Every refusal of a well-formed request says how to fix it in data.detail
+ * (protocol.md, Messages): these said nothing there. Each names the fix. */
+Test(serve, refusals_say_how_to_fix, .timeout = 120)
+{
+	char *root = e2e_tmpdir(AS_CALLER);
+	char *cfg = write_config("escalation = false\n");
+	struct srv s;
+	srv_start(&s, AS_CALLER, cfg);
+	const char *sess = open_session(&s, 1, root, "read-only");
+	struct {
+		const char *method;
+		json_t *params;
+		const char *code;
+		const char *fix; /* a phrase of the detail */
+	} cases[] = {
+		{ "run", json_pack("{s:s, s:s, s:s}", "session", sess, "command", "true",
+				   "justification", "why"),
+		  "BAD_REQUEST", "sandbox_permissions" },
+		{ "task/output", json_pack("{s:s, s:s}", "session", sess, "task", "t99"),
+		  "NOT_FOUND", "background" },
+		{ "task/kill", json_pack("{s:s, s:s}", "session", sess, "task", "t99"),
+		  "NOT_FOUND", "background" },
+		{ "session/open", json_pack("{s:s}", "root", "relative"), "BAD_REQUEST", "absolute" },
+		{ "session/open", json_pack("{s:s, s:b}", "root", root, "escalation", 1),
+		  "BAD_REQUEST", "escalation" },
+		{ "session/open", json_pack("{s:s, s:s}", "root", root, "mode", "write"),
+		  "BAD_REQUEST", "workspace-write" },
+		{ "session/open", json_pack("{s:s, s:s}", "root", "/", "mode", "workspace-write"),
+		  "USAGE", "danger-full-access" },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		json_t *e = assert_error(rpc_call(&s, 10 + (long long)k, cases[k].method,
+						  cases[k].params), cases[k].code);
+		char *text = json_dumps(e, JSON_COMPACT);
+		const char *detail = str_at(json_object_get(e, "data"), "detail");
+
+		cr_assert(detail && *detail, "case %zu (%s): no detail: %s", k, cases[k].method,
+			  text);
+		cr_assert(strstr(detail, cases[k].fix), "case %zu (%s): the detail does not say "
+			  "how to fix it (%s): %s", k, cases[k].method, cases[k].fix, text);
+		free(text);
+	}
+	srv_stop(&s);
+	free(cfg);
+	free(root);
+}
+
 /* ---- 4. initialize, version, schema ---- */
 
 Test(serve, initialize, .timeout = 60)
@@ -347,7 +394,9 @@ ParameterizedTest(enum e2e_user *who, serve, background_limit, .timeout = 180)
 	start_bg(&s, id++, a, m2);
 	json_t *p = run_params(a, m3);
 	json_object_set_new(p, "background", json_true());
-	assert_error(rpc_call(&s, id++, "run", p), "TOO_MANY_PROCESSES");
+	json_t *e = assert_error(rpc_call(&s, id++, "run", p), "TOO_MANY_PROCESSES");
+	/* the detail says how to get a place (protocol.md: it was empty) */
+	cr_assert(strstr(str_at(json_object_get(e, "data"), "detail"), "task/kill"));
 	cr_assert_str_eq(str_at(run_ok(&s, id++, a, "echo fg"), "stdout"), "fg\n");
 	wait_proc(m1);
 	result_of(rpc_call(&s, id++, "task/kill", task_params(a, t1)));
@@ -435,6 +484,13 @@ Test(serve, cwd_and_bounded_answers, .timeout = 120)
 	json_object_set_new(p, "cwd", json_string("sub"));
 	char *want = e2e_fmt("%s\n", sub);
 	cr_assert_str_eq(str_at(result_of(rpc_call(&s, 2, "run", p)), "stdout"), want);
+	/* a cwd that does not exist is named as the request named it: cwd */
+	p = run_params(a, "true");
+	json_object_set_new(p, "cwd", json_string("nope"));
+	json_t *e = assert_error(rpc_call(&s, 4, "run", p), "USAGE");
+	char *says = e2e_fmt("cwd %s/nope: No such file or directory", root);
+	cr_assert_str_eq(json_string_value(json_object_get(e, "message")), says);
+	free(says);
 	/* control characters escape to six bytes each in JSON: the answer
 	 * would pass 256 KiB without the cut */
 	json_t *res = run_ok(&s, 3, a,

@@ -816,6 +816,36 @@ Test(spill, cleanup_at_serve_start, .timeout = 60)
 	cleanup_by(AS_NOBODY, (char *[]){ "serve", NULL });
 }
 
+/* mcp spills too (a bash call past the limit), so it cleans up when it
+ * starts as well (it left them to pile up). */
+Test(spill, cleanup_at_mcp_start_as_caller, .timeout = 60)
+{
+	cleanup_by(AS_CALLER, (char *[]){ "mcp", NULL });
+}
+
+Test(spill, cleanup_at_mcp_start_as_nobody, .timeout = 60)
+{
+	cleanup_by(AS_NOBODY, (char *[]){ "mcp", NULL });
+}
+
+/* A streaming sbx run spills nothing, and so sweeps nothing: its launch
+ * reads no spill home and no $TMPDIR (sbx(1) FILES, sbx.conf(5)
+ * spill_max_age say which front ends do). */
+Test(spill, streaming_run_leaves_old_spills, .timeout = 60)
+{
+	struct cleanup_fixture f;
+	struct e2e_out o;
+
+	cleanup_fixture(&f, AS_NOBODY);
+	int rc = sbx(&f.w, &o, (char *[]){ "run", "--", "true", NULL });
+
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, o.err);
+	e2e_out_free(&o);
+	cr_assert(e2e_exists(f.old_real), "a streaming run removed an old spill");
+	cr_assert(e2e_exists(f.old_in_tmp), "a streaming run removed an old spill in $TMPDIR");
+	check_kept(&f);
+}
+
 /* spill_max_age: younger than it stays, older goes; `never` keeps all. */
 Test(spill, cleanup_honours_spill_max_age, .timeout = 60)
 {

@@ -91,6 +91,12 @@ async function basics() {
         'in.txt is on disk with its content');
   check(/\(exit code 0\)$/.test(text(r)), 'the text ends with how the command ended', text(r));
 
+  // a workdir that does not exist: refused, and the text the model reads
+  // names the argument it sent (workdir), not sbx's own word for it
+  r = await client.callTool({ name: 'bash', arguments: { command: 'touch ran', workdir: 'nope' } });
+  check(r.isError === true && text(r).startsWith(`USAGE: workdir ${join(root, 'nope')}: No such file`) &&
+        !existsSync(join(root, 'ran')), 'a bad workdir is refused, naming workdir', text(r));
+
   // a write outside: denied, marker in the text, nothing on disk
   r = await client.callTool({ name: 'bash', arguments: { command: `echo x > ${outside}/out.txt` } });
   check(r.isError === true, 'write outside: isError', JSON.stringify(r));
