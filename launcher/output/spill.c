@@ -166,15 +166,8 @@ static int home_open(const char *path, bool make_parent)
 	return fd;
 }
 
-static bool under_any(const char *path, const char *const *writable, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (path_is_within(path, writable[i]) && strcmp(path, writable[i]) != 0)
-			return true;
-	return false;
-}
-
-/* under_any, or one of them itself. */
+/* Below one of them, or one of them itself: a spill dir that IS the root,
+ * /tmp or /dev/shm takes files the command can rewrite as well as one below. */
 static bool within_any(const char *path, const char *const *writable, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -249,7 +242,7 @@ int spill_place_choose(struct spill_place *p, const char *explicit_dir,
 		if (!realpath(explicit_dir, p->base))
 			return sbx_error_set(err, errno, SBX_E_USAGE, explicit_dir, "spill dir %s: %s",
 					     explicit_dir, strerror(errno));
-		if (under_any(p->base, writable, n_writable))
+		if (within_any(p->base, writable, n_writable))
 			return sbx_error_set(err, EINVAL, SBX_E_USAGE, p->base,
 					     "spill dir %s lies inside what the command may write; "
 					     "choose one outside the root, /tmp and /dev/shm",

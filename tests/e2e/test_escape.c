@@ -341,6 +341,35 @@ ParameterizedTest(struct rp *p, escape, spill_dir_inside_root_refused, .timeout 
 	free(base);
 }
 
+/* The root itself, /tmp or /dev/shm as the spill directory (new-user pass,
+ * issue 32): accepted where only a directory below them was refused, and
+ * the command rewrote its own spill file before sbx handed its name over. */
+PARAMS(spill_dir_that_is_the_root_or_tmp_refused)
+ParameterizedTest(struct rp *p, escape, spill_dir_that_is_the_root_or_tmp_refused, .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	char *base = e2e_tmpdir(p->who);
+	char *root = e2e_fmt("%s/ws", base);
+	const char *dirs[] = { root, "/tmp", "/dev/shm" };
+
+	cr_assert_eq(e2e_mkdir(p->who, root), 0);
+	for (size_t i = 0; i < 3; i++) {
+		struct e2e_out o;
+		int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--mode", "workspace-write",
+				     "--root", root, "--spill-dir", dirs[i], "--output-limit", "16",
+				     "--json", "--", "seq 1 1000; touch ran", NULL);
+
+		cr_expect_eq(rc, 125, "[%s %s] --spill-dir %s: exit %d: %s", p->runner,
+			     e2e_user_name(p->who), dirs[i], rc, o.out);
+		cr_expect(strstr(o.out, "lies inside what the command may write"),
+			  "[%s %s] --spill-dir %s: %s", p->runner, e2e_user_name(p->who), dirs[i],
+			  o.out);
+		cr_expect(!e2e_exists(e2e_fmt("%s/ran", root)), "[%s %s] --spill-dir %s: the command "
+			  "ran", p->runner, e2e_user_name(p->who), dirs[i]);
+		e2e_out_free(&o);
+	}
+}
+
 /* A symlink a run left in its own workspace, pointing outside it, and a
  * later root opened through it (adversarial pass 3, finding 07): that run
  * would get the outside directory as its writable root (a stand-in for
