@@ -224,11 +224,15 @@ static bool hidden_inside_root(const struct run_state *r, bool namespace_unusabl
 		return false;
 	/* The same for one under /tmp, which workspace-write grants whole. */
 	if (r->hidden_in_tmp) {
-		snprintf(reason, size, "cannot hide %.80s inside /tmp (workspace-write grants the "
-			 "host's /tmp whole under Landlock): use %s",
-			 r->hidden_in_tmp,
-			 namespace_unusable ? "a deny_read without it"
-					    : "the namespace runner or a deny_read without it");
+		/* sbx's state is hidden whatever deny_read says: the way out
+		 * is a HOME and XDG_CACHE_HOME outside /tmp. */
+		bool state = statedir_is_candidate(r->hidden_in_tmp);
+
+		snprintf(reason, size, "cannot hide %.80s%s inside /tmp (workspace-write grants the "
+			 "host's /tmp whole under Landlock): use %s%s",
+			 r->hidden_in_tmp, state ? " (sbx's state)" : "",
+			 namespace_unusable ? "" : "the namespace runner or ",
+			 state ? "a HOME and XDG_CACHE_HOME outside /tmp" : "a deny_read without it");
 		return true;
 	}
 	for (size_t i = 0; i < r->view.hide.n; i++) {

@@ -372,3 +372,28 @@ Test(cli, config_root_is_named_as_the_configs)
 	cr_assert_not(strstr(o.err, "workspace_root"), "%s", o.err);
 	e2e_out_free(&o);
 }
+
+/* A HOME under /tmp (a CI container's): the landlock runner cannot hide
+ * sbx's state there in workspace-write, and no deny_read can take it out;
+ * the refusal said to use "a deny_read without it" (new-user pass 2, issue
+ * 32). It now names the way that works. */
+Test(cli, state_in_tmp_refusal_names_the_fix)
+{
+	char tmpl[] = "/tmp/sbx-e2e-home-XXXXXX";
+	struct e2e_out o;
+
+	cr_assert(mkdtemp(tmpl));
+	char *root = e2e_tmpdir(AS_CALLER);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", "landlock", "--mode",
+			 "workspace-write", "--root", root, "--", "true", NULL };
+	char *env[] = { e2e_fmt("HOME=%s", tmpl), "XDG_CACHE_HOME=", NULL };
+	int rc = e2e_run(AS_CALLER, argv, env, &o);
+
+	cr_expect_eq(rc, 125, "exit %d: %s", rc, o.err);
+	cr_expect(strstr(o.err, "(sbx's state)") &&
+			  strstr(o.err, "a HOME and XDG_CACHE_HOME outside /tmp") &&
+			  !strstr(o.err, "deny_read"),
+		  "stderr: %s", o.err);
+	e2e_out_free(&o);
+	e2e_rm_rf(tmpl);
+}
