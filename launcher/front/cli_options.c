@@ -32,17 +32,29 @@ static int parse_size(const char *s, size_t max, size_t *out)
 int cli_load_config(const char *flag_path, struct sbx_config *cfg, struct sbx_error *err)
 {
 	const char *path = flag_path;
+	bool from_env = false;
+	int rc;
 
 	config_init(cfg);
-	if (!path)
+	if (!path) {
 		path = getenv("SBX_CONFIG");
+		from_env = path && *path;
+	}
 	if (path && !*path)
 		path = NULL;
 	if (!path && access("/etc/sbx.conf", F_OK) == 0)
 		path = "/etc/sbx.conf";
 	if (!path)
 		return 0;
-	return config_parse_file(path, cfg, err);
+	rc = config_parse_file(path, cfg, err);
+	/* A path nobody typed on this command line: say where it came from. */
+	if (rc < 0 && from_env && err) {
+		size_t n = strlen(err->message);
+
+		snprintf(err->message + n, sizeof(err->message) - n,
+			 " (the path is $SBX_CONFIG's: fix or unset it, or give --config)");
+	}
+	return rc;
 }
 
 /* Every option of `sbx run`, in the order --help lists them. metavar NULL:

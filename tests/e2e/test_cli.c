@@ -397,3 +397,18 @@ Test(cli, state_in_tmp_refusal_names_the_fix)
 	e2e_out_free(&o);
 	e2e_rm_rf(tmpl);
 }
+
+/* A config path from $SBX_CONFIG that cannot be read: the error said only
+ * the path, which the user never typed (new-user pass 2, issue 32). */
+Test(cli, config_from_env_named)
+{
+	struct e2e_out o;
+	char *argv[] = { (char *)e2e_sbx(), "run", "--", "true", NULL };
+	char *env[] = { "SBX_CONFIG=/nonexistent-sbx-config", NULL };
+	int rc = e2e_run(AS_CALLER, argv, env, &o);
+
+	cr_expect_eq(rc, 125, "exit %d: %s", rc, o.err);
+	cr_expect(strstr(o.err, "/nonexistent-sbx-config") && strstr(o.err, "$SBX_CONFIG"),
+		  "stderr: %s", o.err);
+	e2e_out_free(&o);
+}
