@@ -522,26 +522,12 @@ static int span_cmp(const void *a, const void *b)
 	return x->from < y->from ? -1 : x->from > y->from;
 }
 
-/* Could a run of root p (with flags) have written below root? Below its
- * own root; and one that could write the host's /tmp and /dev/shm could
- * have built there what a later run renames into root (a rename keeps the
- * inodes' ctimes): every root on the file system of either (tmp_reach). */
-static bool relevant(const struct rec *r, const char *root, bool tmp_reach)
+/* Could a run of root p (with flags) have written below root? */
+static bool relevant(const struct rec *r, const char *root)
 {
 	return path_is_within(root, r->root) || path_is_within(r->root, root) ||
-	       ((r->flags & RUN_HOST_TMP) && tmp_reach);
-}
-
-static bool same_fs_as_tmp(const char *root)
-{
-	struct stat st, t;
-
-	if (path_is_within(root, "/tmp") || path_is_within(root, "/dev/shm"))
-		return true;
-	if (stat(root, &st) < 0)
-		return true; /* fail closed */
-	return (stat("/tmp", &t) == 0 && t.st_dev == st.st_dev) ||
-	       (stat("/dev/shm", &t) == 0 && t.st_dev == st.st_dev);
+	       ((r->flags & RUN_HOST_TMP) &&
+		(path_is_within(root, "/tmp") || path_is_within(root, "/dev/shm")));
 }
 
 int protect_runs_when(const struct protect_state *ps, const char *root, struct timespec since,
@@ -549,8 +535,6 @@ int protect_runs_when(const struct protect_state *ps, const char *root, struct t
 {
 	struct protect_span *s = NULL;
 	size_t n = 0, cap = 0;
-
-	bool tmp_reach = same_fs_as_tmp(root);
 
 	memset(w, 0, sizeof(*w));
 	w->since = since;
@@ -571,7 +555,7 @@ int protect_runs_when(const struct protect_state *ps, const char *root, struct t
 			const struct rec *r = &l.r[i];
 
 			/* This run's own is since's. */
-			if ((ps->run_open && r->id == ps->run_id) || !relevant(r, root, tmp_reach))
+			if ((ps->run_open && r->id == ps->run_id) || !relevant(r, root))
 				continue;
 			if (n == cap) {
 				size_t c = cap ? 2 * cap : 16;
