@@ -179,8 +179,11 @@ ParameterizedTestParameters(serve_attacks, tmp_root_swap_under_landlock)
 }
 
 /* Under the landlock runner the host /tmp is writable: a run replaces its
- * own /tmp root with a symlink for the next run (old code followed it), and
- * the CLI refuses a --root reached through such a symlink. */
+ * own /tmp root with a symlink for the next run (old code followed it).
+ * The run's end gives the root its path back (the root, found by inode,
+ * swapped with what the run left there), so the next run of the session and
+ * a CLI run on that path work in the root itself, and the CLI refuses a
+ * --root reached through the symlink now at the moved-to name. */
 ParameterizedTest(enum e2e_user *who, serve_attacks, tmp_root_swap_under_landlock,
 		  .timeout = 120)
 {
@@ -196,12 +199,16 @@ ParameterizedTest(enum e2e_user *who, serve_attacks, tmp_root_swap_under_landloc
 	char *swap = e2e_fmt("mv %s %s && ln -s %s %s", root, moved, outside, root);
 	json_t *res = run_ok(&s, 2, a, swap);
 	cr_assert_eq(exit_code(res), 0, "the swap failed: %s", str_at(res, "stderr"));
-	assert_error(rpc_call(&s, 3, "run", run_params(a, "echo x > planted")), "USAGE");
+	struct stat st;
+	cr_assert(lstat(root, &st) == 0 && S_ISDIR(st.st_mode), "the root's path was not given back");
+	res = run_ok(&s, 3, a, "echo x > planted");
+	cr_assert_eq(exit_code(res), 0, "the next run failed: %s", str_at(res, "stderr"));
 	srv_stop(&s);
+	cr_assert(e2e_exists(e2e_fmt("%s/planted", root)), "the next run did not write in the root");
 	/* the CLI: a --root through the planted symlink is refused */
 	char *planted = e2e_fmt("%s/planted", outside);
 	struct e2e_out o;
-	e2e_sbx_run(*who, &o, "--runner", "landlock", "--mode", "workspace-write", "--root", root,
+	e2e_sbx_run(*who, &o, "--runner", "landlock", "--mode", "workspace-write", "--root", moved,
 		    "--", "echo x > planted", NULL);
 	cr_assert_eq(o.status, 125, "sbx run --root through a /tmp symlink: exit %d", o.status);
 	cr_assert(strstr(o.err, "symlink"), "%s", o.err);
