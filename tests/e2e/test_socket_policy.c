@@ -528,6 +528,15 @@ Test(socket_policy, not_built)
 
 #endif
 
+/* Connects to each socket named and sends a line; prints "sent PATH" or
+ * "errno N PATH" for each (the daemons' witnesses say what arrived). */
+static const char *send_script = "import socket,sys\n"
+				 "for a in sys.argv[1:]:\n"
+				 "    s = socket.socket(socket.AF_UNIX)\n"
+				 "    try:\n"
+				 "        s.connect(a); s.sendall(b'REACHED\\n'); print('sent', a)\n"
+				 "    except OSError as e: print('errno', e.errno, a)\n";
+
 /* An allow-list entry naming sockets in a directory the run may write (the
  * form sbx.conf gives for X11, in the host's /tmp, which the landlock runner
  * grants): the command hard-linked the user's own daemon's socket (tmux,
@@ -552,12 +561,7 @@ ParameterizedTest(struct cp *p, socket_policy, allowed_name_given_by_a_hard_link
 	start_host_daemon(&f, e2e_fmt("%s/X0", x11), wit0);
 	cr_assert(e2e_write_file(AS_CALLER, cfg, e2e_fmt("unix_sockets = %s/X*\n", x11)) == 0);
 	cr_assert(chmod(cfg, 0644) == 0);
-	const char *send = "import socket,sys\n"
-			   "s = socket.socket(socket.AF_UNIX)\n"
-			   "try:\n"
-			   "    s.connect(sys.argv[1]); s.sendall(b'REACHED\\n'); print('sent')\n"
-			   "except OSError as e: print('errno', e.errno)\n";
-	char *py = script_file(&f, "send.py", send);
+	char *py = script_file(&f, "send.py", send_script);
 	char *cmd = e2e_fmt("ln %s %s/X77; python3 %s %s/X77; python3 %s %s/X0", daemon, x11, py,
 			    x11, py, x11);
 	char *argv[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
@@ -600,12 +604,7 @@ ParameterizedTest(struct cp *p, socket_policy, allowed_name_given_by_a_renamed_d
 	start_host_daemon(&f, e2e_fmt("%s/X0", x11), wit0);
 	cr_assert(e2e_write_file(AS_CALLER, cfg, e2e_fmt("unix_sockets = %s/X*\n", x11)) == 0);
 	cr_assert(chmod(cfg, 0644) == 0);
-	const char *send = "import socket,sys\n"
-			   "s = socket.socket(socket.AF_UNIX)\n"
-			   "try:\n"
-			   "    s.connect(sys.argv[1]); s.sendall(b'REACHED\\n'); print('sent')\n"
-			   "except OSError as e: print('errno', e.errno)\n";
-	char *py = script_file(&f, "send.py", send);
+	char *py = script_file(&f, "send.py", send_script);
 	char *cmd = e2e_fmt("mv %s %s/X9 && python3 %s %s/X9/daemon.sock; mv %s/X9 %s; python3 %s %s/X0",
 			    dir, x11, py, x11, x11, dir, py, x11);
 	char *argv[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
@@ -655,13 +654,7 @@ ParameterizedTest(struct cp *p, socket_policy, allowed_name_staged_by_an_earlier
 	cr_assert(e2e_write_file(AS_CALLER, cfg,
 				 e2e_fmt("unix_sockets = %s/X*\nprotected_paths = none\n", x11)) == 0);
 	cr_assert(chmod(cfg, 0644) == 0);
-	const char *send = "import socket,sys\n"
-			   "for a in sys.argv[1:]:\n"
-			   "    s = socket.socket(socket.AF_UNIX)\n"
-			   "    try:\n"
-			   "        s.connect(a); s.sendall(b'REACHED\\n'); print('sent', a)\n"
-			   "    except OSError as e: print('errno', e.errno, a)\n";
-	char *py = script_file(&f, "send.py", send);
+	char *py = script_file(&f, "send.py", send_script);
 	char *stage = e2e_fmt("ln %s/daemon.sock %s/X77 && mv %s %s/X9", d, x11, d2, x11);
 	char *use = e2e_fmt("python3 %s %s/X77 %s/X9/daemon2.sock %s/X0", py, x11, x11, x11);
 	char *first[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
@@ -747,13 +740,7 @@ ParameterizedTest(struct cp *p, socket_policy,
 		usleep(5000);
 	cr_assert(waitpid(long_run, &status, 0) == long_run && WIFEXITED(status) &&
 		  WEXITSTATUS(status) == 0, "%s the long run failed", f.tag);
-	const char *send = "import socket,sys\n"
-			   "for a in sys.argv[1:]:\n"
-			   "    s = socket.socket(socket.AF_UNIX)\n"
-			   "    try:\n"
-			   "        s.connect(a); s.sendall(b'REACHED\\n'); print('sent', a)\n"
-			   "    except OSError as e: print('errno', e.errno, a)\n";
-	char *use = e2e_fmt("python3 %s %s/late/X2 %s/R0 %s/late/R2", script_file(&f, "send.py", send), x11,
+	char *use = e2e_fmt("python3 %s %s/late/X2 %s/R0 %s/late/R2", script_file(&f, "send.py", send_script), x11,
 			    x11, x11);
 	char *argv[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
 			 (char *)runner_name[f.runner], "--mode", "read-only", "--root", f.R,
@@ -804,15 +791,9 @@ ParameterizedTest(struct cp *p, socket_policy, allowed_directory_renamed_in_is_r
 				 e2e_fmt("unix_sockets = %s/allowed/*, %s/up/fixed/*\n", f.R,
 					 f.R)) == 0);
 	cr_assert(chmod(cfg, 0644) == 0);
-	const char *send = "import socket,sys\n"
-			   "for a in sys.argv[1:]:\n"
-			   "    s = socket.socket(socket.AF_UNIX)\n"
-			   "    try:\n"
-			   "        s.connect(a); s.sendall(b'REACHED\\n'); print('sent', a)\n"
-			   "    except OSError as e: print('errno', e.errno, a)\n";
 	char *cmd = e2e_fmt("mv %s %s/allowed && mv %s %s/up && python3 %s %s/allowed/daemon.sock "
 			    "%s/up/fixed/daemon.sock; mv %s/allowed %s; mv %s/up %s",
-			    d, f.R, z, f.R, script_file(&f, "send.py", send), f.R, f.R, f.R, d, f.R,
+			    d, f.R, z, f.R, script_file(&f, "send.py", send_script), f.R, f.R, f.R, d, f.R,
 			    z);
 	char *argv[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
 			 (char *)runner_name[f.runner], "--mode", "workspace-write", "--root", f.R,
