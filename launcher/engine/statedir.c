@@ -145,6 +145,41 @@ int statedir_candidate(unsigned i, char *out, size_t size)
 		       : -ENAMETOOLONG;
 }
 
+/* Makes dir's missing components (0700, ours), where `always` or where the
+ * nearest one that exists is a shared scratch directory (sticky and
+ * writable by all: /tmp). Why: a candidate below a missing directory is
+ * not made, so it cannot be hidden, and a command that may write where the
+ * directory would be (a landlock run's /tmp) made it itself, to be found
+ * later as sbx's state (new-user pass 2, finding 3). The XDG base
+ * directory spec has a missing $XDG_CACHE_HOME made 0700, so always there;
+ * a missing $HOME only in a shared directory (never /nonexistent). */
+static void make_missing(const char *dir, bool always)
+{
+	char buf[PATH_MAX];
+	char *p, *save = NULL;
+	int fd;
+
+	if (strlen(dir) >= sizeof(buf) || (fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	strcpy(buf, dir);
+	for (p = strtok_r(buf + 1, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+
+		if (next < 0 && errno == ENOENT &&
+		    (always || (fstat(fd, &st) == 0 && (st.st_mode & (S_ISVTX | S_IWOTH)) ==
+							    (S_ISVTX | S_IWOTH)))) {
+			next = open_own_dir(fd, p, 0700);
+			always = true; /* below a directory just made: ours */
+		}
+		close(fd);
+		if (next < 0)
+			return;
+		fd = next;
+	}
+	close(fd);
+}
+
 void statedir_make_candidate(unsigned i)
 {
 	const char *dir = i == 0 ? getenv("XDG_CACHE_HOME") : i == 1 ? getenv("HOME") : "/var/tmp";
@@ -153,6 +188,8 @@ void statedir_make_candidate(unsigned i)
 
 	if (statedir_candidate(i, c, sizeof(c)) < 0)
 		return;
+	if (i < 2)
+		make_missing(dir, i == 0);
 	fd = open_path(c, strlen(dir), 0700);
 	if (fd >= 0)
 		close(fd);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A file of the source tree, found from this file's place in it. */
@@ -396,6 +397,44 @@ Test(cli, state_in_tmp_refusal_names_the_fix)
 		  "stderr: %s", o.err);
 	e2e_out_free(&o);
 	e2e_rm_rf(tmpl);
+}
+
+/* An XDG_CACHE_HOME in /tmp that did not exist yet: sbx's state directory
+ * there was not made at the start of a landlock run, whose command could
+ * write /tmp, so the command made it itself (0755, its own), and every
+ * later landlock run was refused over it (new-user pass 2, finding 3). The
+ * run now makes it first (0700), so the first run is refused as every
+ * later one is, and the command never runs. */
+Test(cli, missing_cache_home_in_tmp_is_not_left_to_the_command)
+{
+	for (int who = AS_CALLER; who <= AS_NOBODY; who++) {
+		char tmpl[] = "/tmp/sbx-e2e-xdg-XXXXXX";
+		struct e2e_out o;
+		struct stat st;
+
+		cr_assert(mkdtemp(tmpl));
+		cr_assert_eq(chmod(tmpl, 01777), 0);
+		char *home = e2e_tmpdir(who), *root = e2e_tmpdir(who);
+		char *cache = e2e_fmt("%s/cache", tmpl);
+		char *cmd = e2e_fmt("mkdir -p %s/sbx/protect && touch %s/ran", cache, root);
+		char *argv[] = { (char *)e2e_sbx(), "run", "--runner", "landlock", "--mode",
+				 "workspace-write", "--root", root, "--", cmd, NULL };
+		char *env[] = { e2e_fmt("HOME=%s", home), e2e_fmt("XDG_CACHE_HOME=%s", cache),
+				NULL };
+		int rc = e2e_run(who, argv, env, &o);
+
+		cr_expect_eq(rc, 125, "[%s] exit %d: %s", e2e_user_name(who), rc, o.err);
+		cr_expect(strstr(o.err, "(sbx's state)"), "[%s] stderr: %s", e2e_user_name(who), o.err);
+		cr_expect_neq(access(e2e_fmt("%s/ran", root), F_OK), 0, "[%s] the command ran",
+			      e2e_user_name(who));
+		cr_assert_eq(lstat(e2e_fmt("%s/sbx", cache), &st), 0);
+		cr_expect_eq(st.st_mode & 07777, 0700, "[%s] %s/sbx is %o: not made by sbx",
+			     e2e_user_name(who), cache, st.st_mode & 07777);
+		cr_expect_eq(lstat(e2e_fmt("%s/sbx/protect", cache), &st), -1,
+			     "[%s] the command made protect/", e2e_user_name(who));
+		e2e_out_free(&o);
+		e2e_rm_rf(tmpl);
+	}
 }
 
 /* A config path from $SBX_CONFIG that cannot be read: the error said only
