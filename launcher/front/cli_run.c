@@ -141,10 +141,17 @@ static void start_own_line(const struct sbx_result *result)
 static void print_after(const struct sbx_result *result)
 {
 	const char *markers = sbx_result_markers(result);
+	bool timed_out = sbx_result_timed_out(result);
 
-	if (!markers[0] && !result->n_reverted)
+	if (!markers[0] && !result->n_reverted && !timed_out)
 		return;
 	start_own_line(result);
+	/* Exit 124 alone does not say who ended the command (new-user
+	 * pass 5): --json has timed_out, the stream gets a line. */
+	if (timed_out)
+		fputs("sbx: the run timed out: every process of it was ended (exit 124; "
+		      "--timeout or the config's timeout sets the limit)\n",
+		      stderr);
 	fputs(markers, stderr);
 	if (!result->n_reverted)
 		return;

@@ -58,6 +58,18 @@ static int parse_size(const char *s, unsigned long long lo, unsigned long long h
 	return 0;
 }
 
+/* What the flag takes, for its refusal: the one flag the user got wrong. */
+static const char *accepted(const char *flag)
+{
+	if (strcmp(flag, "--spill-dir") == 0)
+		return "an absolute directory sbx can write";
+	if (strcmp(flag, "--spill-max-age") == 0)
+		return "1 to 31536000 seconds";
+	if (strcmp(flag, "--max-line") == 0)
+		return "4k to 64M bytes: digits, with one suffix k, m, g or t (powers of 1024)";
+	return "64k to 64M bytes: digits, with one suffix k, m, g or t (powers of 1024)";
+}
+
 int cli_serve(int argc, char **argv)
 {
 	const char *config = NULL;
@@ -101,12 +113,8 @@ int cli_serve(int argc, char **argv)
 		}
 		continue;
 bad:
-		sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
-			      "bad %s '%s' (--spill-dir: an absolute, writable directory; "
-			      "--spill-max-age: 1 to 31536000 seconds; --max-line: 4k to 64M bytes; "
-			      "--max-answer: 64k to 64M bytes; a size is digits, with one suffix "
-			      "k, m, g or t: powers of 1024)",
-			      name, val);
+		sbx_error_set(&err, 0, SBX_E_USAGE, NULL, "bad %s '%s' (%s)", name, val,
+			      accepted(name));
 		return cli_fail(&err, false);
 usage:
 		sbx_error_set(&err, 0, SBX_E_USAGE, NULL,

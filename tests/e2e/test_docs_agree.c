@@ -320,5 +320,9 @@ Test(docs, serve_sizes_take_suffixes, .timeout = 60)
 	cr_assert_eq(o.status, 125, "%s", o.err);
 	cr_assert(strstr(o.err, "bad --max-line '64KB'") && strstr(o.err, "k, m, g or t"),
 		  "%s", o.err);
+	/* Only the flag that was wrong (new-user pass 5: every flag's range). */
+	cr_assert(strstr(o.err, "4k to 64M") && !strstr(o.err, "--max-answer") &&
+			  !strstr(o.err, "--spill-max-age"),
+		  "%s", o.err);
 	e2e_out_free(&o);
 }

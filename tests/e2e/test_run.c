@@ -336,6 +336,9 @@ static void timeout_case(enum e2e_user who, const char *cmd_fmt, int base, bool 
 		json_t *j = parse_one(&o);
 		cr_expect(json_is_true(json_object_get(j, "timed_out")), "timed_out: %s", o.out);
 		json_decref(j);
+	} else {
+		/* Streaming: exit 124 alone did not say sbx ended it. */
+		cr_expect(strstr(o.err, "sbx: the run timed out"), "`%s`: stderr: %s", cmd, o.err);
 	}
 	e2e_out_free(&o);
 	free(cmd);
