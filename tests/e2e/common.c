@@ -43,6 +43,13 @@ gid_t e2e_gid(enum e2e_user who)
 	return who == AS_NOBODY ? (gid_t)NOBODY_ID : getgid();
 }
 
+bool e2e_quick(void)
+{
+	const char *q = getenv("SBX_E2E_QUICK");
+
+	return q && strcmp(q, "1") == 0;
+}
+
 const char *e2e_user_name(enum e2e_user who)
 {
 	return who == AS_NOBODY ? "nobody" : "caller";

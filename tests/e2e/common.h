@@ -51,6 +51,10 @@ bool e2e_exists(const char *path);
 uid_t e2e_uid(enum e2e_user who);
 gid_t e2e_gid(enum e2e_user who);
 const char *e2e_user_name(enum e2e_user who);
+/* The inner loop (scripts/check-fast.sh sets SBX_E2E_QUICK=1): a test that
+ * repeats a race or a load many times repeats it fewer times, in fewer
+ * configurations; its assertions are the same. make check runs it whole. */
+bool e2e_quick(void);
 
 /* ---- additions (used by test_contain.c / test_failclosed.c) ---- */
 /* e2e_run with the child's working directory set to dir ("/" if NULL). */
