@@ -10,7 +10,10 @@
 #include "run_fixture.h"
 
 #include <sched.h>
+#include <signal.h>
+#include <sys/inotify.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 
 /* A home at /tmp/sbx-e2e-home-PID-N-WHO, made as who: a git identity, an
  * ssh key with its known_hosts and public key, an AWS login, and a file in
@@ -138,6 +141,55 @@ ParameterizedTest(struct rp *p, home_in_tmp, home_stores_hidden, .timeout = 120)
 			  "%s %s known_hosts or the public key not shown: %s", f.tag, modes[m], o.out);
 		e2e_out_free(&o);
 	}
+	e2e_rm_rf(f.home);
+}
+
+/* A watch on ~ would name ~/.netrc each time the user's tools use it (its
+ * contents hidden): refused there as in any home. With more entries than
+ * the view shows as they were (1024), ~ is the host's directory itself, and
+ * the supervisor took all of /tmp for the run's own. The user reads
+ * ~/.netrc meanwhile (a watch of the test's own shows it). */
+PARAMS(home_folder_unwatchable, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_folder_unwatchable, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	tmp_home(&f);
+	char *netrc = e2e_fmt("%s/.netrc", f.home), *tool = helper(&f, "sidedoor");
+
+	cr_assert(e2e_write_file(p->who, netrc, "machine x\n") == 0);
+	for (int i = 0; i < 1100; i++)
+		cr_assert(e2e_write_file(p->who, e2e_fmt("%s/entry-%d", f.home, i), "") == 0);
+	int control = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	cr_assert(control >= 0 && inotify_add_watch(control, f.home, IN_OPEN | IN_ACCESS) >= 0);
+	pid_t user = fork();
+
+	cr_assert(user >= 0);
+	if (user == 0) {
+		for (;;) {
+			char got[16];
+			int fd = open(netrc, O_RDONLY | O_CLOEXEC);
+
+			if (fd < 0 || read(fd, got, sizeof(got)) <= 0)
+				_exit(1);
+			close(fd);
+			usleep(10000);
+		}
+	}
+	run_x(&f, "workspace-write", NULL, e2e_fmt("%s watchdir ~ .netrc", tool), &o);
+	kill(user, SIGKILL);
+	waitpid(user, NULL, 0);
+	char buf[8192] __attribute__((aligned(8)));
+	ssize_t r = read(control, buf, sizeof(buf));
+
+	cr_assert(r > 0, "%s .netrc was not used while the command ran", f.tag);
+	cr_expect(has(&o, "NAME_EVENTS=0\\n") && has(&o, "IN_DIR=13\\n"),
+		  "%s the command watched ~ (EACCES expected): %s\n%s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+	close(control);
 	e2e_rm_rf(f.home);
 }
 
