@@ -66,9 +66,9 @@ ParameterizedTest(struct rp *p, home_in_tmp, home_visible, .timeout = 120)
 
 /* (2) Nothing of it is writable, a mount inside it included (a tmpfs that
  * anyone may write, mounted in a mount namespace of this test's own, which
- * sbx inherits). */
-PARAMS(home_read_only, params_ns);
-ParameterizedTest(struct rp *p, home_in_tmp, home_read_only, .timeout = 120)
+ * sbx inherits). old_kernel: without mount_setattr (before 5.12), where the
+ * home is bound after every mount was made read-only. */
+static void check_read_only(const struct rp *p, bool old_kernel)
 {
 	struct fx f;
 	struct e2e_out o;
@@ -84,11 +84,18 @@ ParameterizedTest(struct rp *p, home_in_tmp, home_read_only, .timeout = 120)
 	cr_assert(mount("tmpfs", mnt, "tmpfs", 0, "mode=1777,size=1m") == 0, "mount: %s",
 		  strerror(errno));
 	cr_assert(stat(f.home, &before) == 0);
-	run_x(&f, "workspace-write", NULL,
-	      "touch ~/new; echo changed > ~/.gitconfig; echo x >> ~/.ssh/known_hosts; "
-	      "mv ~/.gitconfig ~/moved; rm -f ~/.ssh/id_rsa.pub; rm -rf ~/.aws; mkdir ~/dir; "
-	      "chmod 700 ~; touch ~/mnt/inside; touch ~/.cache/sbx/planted; echo end",
-	      &o);
+	char *cmd = "touch ~/new; echo changed > ~/.gitconfig; echo x >> ~/.ssh/known_hosts; "
+		    "mv ~/.gitconfig ~/moved; rm -f ~/.ssh/id_rsa.pub; rm -rf ~/.aws; mkdir ~/dir; "
+		    "chmod 700 ~; touch ~/mnt/inside; touch ~/.cache/sbx/planted; echo end";
+	char *argv[] = { (char *)e2e_helper("nofeature"), "mount_setattr", "--", (char *)e2e_sbx(),
+			 "run", "--json", "--config", f.conf, "--runner", "namespace", "--mode",
+			 "workspace-write", "--root", f.ws, "--", cmd, NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	if (old_kernel)
+		e2e_run(p->who, argv, env, &o);
+	else
+		run_x(&f, "workspace-write", NULL, cmd, &o);
 	cr_expect(exit_code(&o) == 0 && has(&o, "end"), "%s did not run: %s\n%s", f.tag, o.out,
 		  o.err);
 	cr_expect(has(&o, "Read-only file system"), "%s no EROFS: %s", f.tag, o.out);
@@ -114,6 +121,18 @@ ParameterizedTest(struct rp *p, home_in_tmp, home_read_only, .timeout = 120)
 		  after.st_mode & 07777);
 	umount(mnt);
 	e2e_rm_rf(f.home);
+}
+
+PARAMS(home_read_only, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_read_only, .timeout = 120)
+{
+	check_read_only(p, false);
+}
+
+PARAMS(home_read_only_without_mount_setattr, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_read_only_without_mount_setattr, .timeout = 120)
+{
+	check_read_only(p, true);
 }
 
 /* (3) Its credential stores are hidden, what a hidden ~/.ssh keeps readable
