@@ -191,6 +191,7 @@ bool gitconfig_url_ok(const char *url, const struct gitconfig_where *w);
 
 /* ---- supervise.c: the supervisor's pure decisions ---- */
 #define SUPERVISE_MAX_WRITABLE 6
+#define SUPERVISE_MAX_EXCEPT 2
 /* The writable set of a run as canonical paths in the command's view. */
 struct supervise_writable {
 	const char *dirs[SUPERVISE_MAX_WRITABLE];
@@ -198,8 +199,14 @@ struct supervise_writable {
 	 * own mode and sticky bit belong to the host. */
 	bool below_only[SUPERVISE_MAX_WRITABLE];
 	size_t n;
+	/* Directories below one of those that are not writable (a home the
+	 * namespace runner brings into its /tmp, read-only), except in a
+	 * deeper writable directory (a root inside that home). */
+	const char *except[SUPERVISE_MAX_EXCEPT];
+	size_t n_except;
 };
-/* path (canonical, absolute) is one of the directories or below one. */
+/* path (canonical, absolute) is one of the directories or below one, and
+ * not in an exception that lies deeper than that directory. */
 bool supervise_in_writable(const struct supervise_writable *w, const char *path);
 /* The command's own language's texts of the errors a refusal leads to
  * (EROFS, EACCES, ENOENT, ENOTDIR as its C library prints them), matched

@@ -30,12 +30,23 @@ static bool below(const char *path, const char *dir, bool or_equal)
 
 bool supervise_in_writable(const struct supervise_writable *w, const char *path)
 {
+	size_t dir = 0, except = 0;
+	bool in = false;
+
 	if (!w || !path || path[0] != '/')
 		return false;
 	for (size_t i = 0; i < w->n && i < SUPERVISE_MAX_WRITABLE; i++)
-		if (w->dirs[i] && below(path, w->dirs[i], !w->below_only[i]))
-			return true;
-	return false;
+		if (w->dirs[i] && below(path, w->dirs[i], !w->below_only[i])) {
+			in = true;
+			if (strlen(w->dirs[i]) > dir)
+				dir = strlen(w->dirs[i]);
+		}
+	for (size_t i = 0; in && i < w->n_except && i < SUPERVISE_MAX_EXCEPT; i++)
+		if (w->except[i] && below(path, w->except[i], true) && strlen(w->except[i]) > except)
+			except = strlen(w->except[i]);
+	/* The deepest one decides: /tmp/home is not writable in /tmp, the
+	 * root /tmp/home/proj is in /tmp/home. */
+	return in && dir > except;
 }
 
 bool supervise_in_paths(const char *const *paths, size_t n, const char *path)

@@ -313,6 +313,11 @@ void run_supervise_attach(struct run_state *r, const struct sbx_run *cfg)
 		/* The workspace's tool cache, at its own path in both views. */
 		if (r->view.cache_dir)
 			p.writable.dirs[p.writable.n++] = r->view.cache_dir;
+		/* A home the namespace runner brings into its /tmp is the
+		 * host's, read-only: not the run's to change, nor to watch
+		 * where it holds a hidden path, as elsewhere. */
+		for (size_t i = 0; !p.metadata && i < r->view.n_homes && i < SUPERVISE_MAX_EXCEPT; i++)
+			p.writable.except[p.writable.n_except++] = r->view.home_path[i];
 	}
 	/* /dev/shm: the run's own under the namespace runner (every mode), the
 	 * host's, writable in workspace-write, under the landlock runner. */

@@ -410,10 +410,22 @@ static int by_length(const void *a, const void *b)
 	return la < lb ? -1 : la > lb;
 }
 
+/* Inside the root or a home brought into the namespace runner's /tmp. */
+static bool in_root_or_home(const struct run_state *r, const char *path)
+{
+	if (path_is_within(path, r->root))
+		return true;
+	for (size_t i = 0; i < r->view.n_homes; i++)
+		if (path_is_within(path, r->view.home_path[i]))
+			return true;
+	return false;
+}
+
 /* Once every hidden path is known: none inside one (it is covered whole),
  * and in workspace-write none inside the root or the host's /tmp (the root
  * is the command's to write: a directory there cannot be a frozen copy;
- * the host's /tmp is out of view). Shallow first: one inside another is
+ * the host's /tmp is out of view), but in a home brought into the run's
+ * /tmp (shown as it was there, as anywhere). Shallow first: one inside another is
  * made after it, on the entry bound back there. */
 static void settle_holding_dirs(struct run_state *r)
 {
@@ -422,7 +434,8 @@ static void settle_holding_dirs(struct run_state *r)
 
 	for (size_t i = 0; i < l->n; i++) {
 		bool drop = r->mode == SBX_MODE_WORKSPACE_WRITE &&
-			    (path_is_within(l->path[i], r->root) || path_is_within(l->path[i], "/tmp"));
+			    (path_is_within(l->path[i], r->root) ||
+			     (path_is_within(l->path[i], "/tmp") && !in_root_or_home(r, l->path[i])));
 
 		for (size_t k = 0; k < r->view.hide.n && !drop; k++)
 			drop = path_is_within(l->path[i], r->view.hide.path[k]);
@@ -593,15 +606,63 @@ static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 	add_git_user_config(r);
 }
 
-/* Drops the entries under dir, but those under keep (NULL: none). */
-static void drop_under(struct ns_path_list *l, const char *dir, const char *keep)
+/* Drops the entries under /tmp, but those in the root or a home. */
+static void drop_in_tmp(const struct run_state *r, struct ns_path_list *l)
 {
 	size_t o = 0;
 
 	for (size_t i = 0; i < l->n; i++)
-		if (!path_is_within(l->path[i], dir) || (keep && path_is_within(l->path[i], keep)))
+		if (!path_is_within(l->path[i], "/tmp") || in_root_or_home(r, l->path[i]))
 			l->path[o++] = l->path[i];
 	l->n = o;
+}
+
+/* One home of the caller's, resolved, if it lies in the host's /tmp and the
+ * namespace runner must bring it into the run's own /tmp (ns_view.c): not
+ * /tmp itself (the run's /tmp is its own), not the root nor inside it
+ * (attached already). A root inside it is attached on top of it. */
+static void add_home(struct run_state *r, const char *home)
+{
+	char real[PATH_MAX];
+	size_t n = r->view.n_homes;
+	int fd;
+
+	/* Vanished, or not a directory: left out, as before (the run's /tmp
+	 * hides it, with whatever it holds). */
+	if (!home || !realpath(home, real) || !path_is_within(real, "/tmp") ||
+	    strcmp(real, "/tmp") == 0 || path_is_within(real, r->root))
+		return;
+	/* Why: the home's clone is taken below any cover, and one over it or
+	 * a directory above it would not come along: a hidden home stays out. */
+	for (size_t i = 0; i < r->view.hide.n; i++)
+		if (path_is_within(real, r->view.hide.path[i]))
+			return;
+	for (size_t i = 0; i < n; i++)
+		if (path_is_within(real, r->view.home_path[i]))
+			return;
+	fd = open(real, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* The other one inside this one comes along with it. */
+	for (size_t i = 0; i < n; i++)
+		if (path_is_within(r->view.home_path[i], real)) {
+			const char *kept = keep(r, strdup(real));
+
+			if (!kept) {
+				close(fd);
+				return;
+			}
+			close(r->view.home_fd[i]);
+			r->view.home_path[i] = kept;
+			r->view.home_fd[i] = fd;
+			return;
+		}
+	if (n >= NS_VIEW_MAX_HOMES || !(r->view.home_path[n] = keep(r, strdup(real)))) {
+		close(fd);
+		return;
+	}
+	r->view.home_fd[n] = fd;
+	r->view.n_homes = n + 1;
 }
 
 /* The first hidden path that exists under /tmp, outside the root. */
@@ -737,13 +798,23 @@ static void prepare_workspace(struct run_state *r, const struct sbx_run *cfg, co
 	 * /tmp is the workspace's own) or writable (landlock runner: nothing
 	 * can be hidden there): a hidden or revealed path there is dropped,
 	 * noted first so the landlock runner is not used while one exists
-	 * (run_pick.c). Why not those inside the root: a root under /tmp is
-	 * bound into the private /tmp whole, so they are covered there as in
-	 * any root (a deny_read entry in a workspace under /tmp was readable
-	 * and writable). */
+	 * (run_pick.c). Why not those inside the root or a home brought in
+	 * (below): a root under /tmp is bound into the private /tmp whole, a
+	 * home too, so they are covered there as anywhere (a deny_read entry
+	 * in a workspace under /tmp was readable and writable). */
 	r->hidden_in_tmp = hidden_under_tmp(r);
-	drop_under(&r->view.hide, "/tmp", r->root);
-	drop_under(&r->view.reveal, "/tmp", r->root);
+	/* A home of the caller's there is brought into the namespace
+	 * runner's /tmp (read-only), its hidden paths kept and covered there
+	 * as anywhere: without it, ~ was missing from the run (new-user pass,
+	 * issue 32). */
+	if (cfg->runner != SBX_RUNNER_LANDLOCK) {
+		const char *home = home_dir();
+
+		add_home(r, home);
+		add_home(r, other_home(home));
+	}
+	drop_in_tmp(r, &r->view.hide);
+	drop_in_tmp(r, &r->view.reveal);
 	prepare_protected(r, cfg);
 	/* Every workspace-write run is in the runs record, also one without
 	 * git's rules (protected_paths = none): what it links or renames in
@@ -814,6 +885,9 @@ void view_release(struct run_state *r)
 	if (r->view.cache_fd >= 0)
 		close(r->view.cache_fd);
 	r->view.tmp_fd = r->view.cache_fd = -1;
+	for (size_t i = 0; i < r->view.n_homes; i++)
+		close(r->view.home_fd[i]);
+	r->view.n_homes = 0;
 	for (size_t i = 0; i < r->n_view_strings; i++)
 		free(r->view_strings[i]);
 	r->n_view_strings = 0;

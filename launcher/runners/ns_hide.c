@@ -55,6 +55,18 @@ size_t ns_hide_cover(const struct ns_view_spec *v, const char *path)
 	return best;
 }
 
+enum ns_place ns_place_of(const struct ns_view_spec *v, const char *root, const char *path)
+{
+	if (!root)
+		return NS_OUTSIDE;
+	if (path_is_within(path, root))
+		return NS_IN_ROOT;
+	for (size_t i = 0; i < v->n_homes && i < NS_VIEW_MAX_HOMES; i++)
+		if (v->home_path[i] && path_is_within(path, v->home_path[i]))
+			return NS_IN_HOME;
+	return NS_OUTSIDE;
+}
+
 int ns_hide_grab(const struct ns_view_spec *v, bool ww, struct ns_hide_handles *h,
 		 struct child_status *st)
 {
@@ -118,10 +130,10 @@ static int pin_hidden_ancestors(const struct ns_view_spec *v, const char *root,
 	return 0;
 }
 
-int ns_hide_apply(const struct ns_view_spec *v, const char *root, bool inside_root,
+int ns_hide_apply(const struct ns_view_spec *v, const char *root, enum ns_place where,
 		  struct child_status *st)
 {
-	if (inside_root && root && pin_hidden_ancestors(v, root, st) < 0)
+	if (where == NS_IN_ROOT && root && pin_hidden_ancestors(v, root, st) < 0)
 		return -1;
 	for (size_t i = 0; i < v->hide.n; i++) {
 		const char *p = v->hide.path[i];
@@ -129,7 +141,7 @@ int ns_hide_apply(const struct ns_view_spec *v, const char *root, bool inside_ro
 		int rc;
 		bool dir;
 
-		if ((root && path_is_within(p, root)) != inside_root)
+		if (ns_place_of(v, root, p) != where)
 			continue;
 		dir = is_dir(p, &exists, st, &rc);
 		if (rc < 0)

@@ -16,11 +16,13 @@ struct ns_hide_handles {
 int ns_hide_grab(const struct ns_view_spec *v, bool ww, struct ns_hide_handles *h,
 		 struct child_status *st);
 /* ns_rebuild.c: before the covers, each directory of v->rebuild (shallow
- * first) shown as it was: a read-only tmpfs with its entries bound back, an
- * empty one of its kind for each hidden entry. 0, or -1 with st filled. */
-int ns_rebuild_apply(const struct ns_view_spec *v, struct child_status *st);
-/* Cover each hidden path that lies within (inside_root) or outside root. */
-int ns_hide_apply(const struct ns_view_spec *v, const char *root, bool inside_root,
+ * first) that lies where (ns_place_of) shown as it was: a read-only tmpfs
+ * with its entries bound back, an empty one of its kind for each hidden
+ * entry. 0, or -1 with st filled. */
+int ns_rebuild_apply(const struct ns_view_spec *v, const char *root, enum ns_place where,
+		     struct child_status *st);
+/* Cover each hidden path that lies where (ns_place_of). */
+int ns_hide_apply(const struct ns_view_spec *v, const char *root, enum ns_place where,
 		  struct child_status *st);
 /* After every hidden path is covered: the revealed entries, read-only. */
 int ns_hide_reveal(const struct ns_view_spec *v, struct ns_hide_handles *h,

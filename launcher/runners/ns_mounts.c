@@ -54,12 +54,12 @@ int ns_grab_at(int dirfd, const char *path, bool recursive, struct ns_handle *h,
 	return 0;
 }
 
-int ns_grab_same(const char *path, int fd, bool recursive, struct ns_handle *h,
-		 struct child_status *st)
+/* An O_PATH handle here on path, which must name the same directory as the
+ * parent's fd; -1 with st filled. */
+static int open_same(const char *path, int fd, struct child_status *st)
 {
 	struct stat want, got;
 	int here = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int rc;
 
 	if (here < 0)
 		return child_status_set(st, STAGE_MOUNT, errno, "open", path);
@@ -71,9 +71,43 @@ int ns_grab_same(const char *path, int fd, bool recursive, struct ns_handle *h,
 		return child_status_set(st, STAGE_MOUNT, ESTALE,
 					"no longer the directory resolved before the run:", path);
 	}
+	return here;
+}
+
+int ns_grab_same(const char *path, int fd, bool recursive, struct ns_handle *h,
+		 struct child_status *st)
+{
+	int here = open_same(path, fd, st);
+	int rc;
+
+	if (here < 0)
+		return -1;
 	rc = ns_grab_at(here, "", recursive, h, st);
 	close(here);
 	return rc;
+}
+
+int ns_grab_same_readonly(const char *path, int fd, struct ns_handle *h, struct child_status *st)
+{
+	struct ns_mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV };
+
+	if (ns_grab_same(path, fd, true, h, st) < 0)
+		return -1;
+	if (!h->detached)
+		return 0;
+	/* Why: a clone taken now keeps the host's flags (writable); every
+	 * mount of it read-only and nodev before it is attached anywhere. */
+	if (syscall(SYS_mount_setattr, h->fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+		    sizeof(attr)) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return child_status_set(st, STAGE_MOUNT, errno, "mount_setattr read-only", path);
+	/* Before 5.12: the dentry instead, bound after step 2 has made every
+	 * mount read-only: a bind copies each mount's flags as they are then. */
+	ns_handle_close(h);
+	h->fd = open_same(path, fd, st);
+	h->detached = false;
+	return h->fd < 0 ? -1 : 0;
 }
 
 void ns_handle_close(struct ns_handle *h)

@@ -27,6 +27,9 @@ int ns_grab_at(int dirfd, const char *path, bool recursive, struct ns_handle *h,
  * cloned from a new namespace, and a path can be swapped in between). */
 int ns_grab_same(const char *path, int fd, bool recursive, struct ns_handle *h,
 		 struct child_status *st);
+/* The same, recursive, and read-only and nodev wherever it is attached
+ * (every mount of it, those below included); attach it after step 2. */
+int ns_grab_same_readonly(const char *path, int fd, struct ns_handle *h, struct child_status *st);
 /* Mount the handle at target (consumes it). */
 int ns_attach(struct ns_handle *h, const char *target, bool recursive, struct child_status *st);
 void ns_handle_close(struct ns_handle *h);

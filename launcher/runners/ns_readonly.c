@@ -190,7 +190,11 @@ static int remount_walk(const struct child_spec *spec, bool ww, const char *tmp,
 				return child_status_set(st, STAGE_MOUNT, EINVAL,
 							"cannot parse", "/proc/self/mountinfo");
 			line += ll + 1;
-			covered = path_is_within(mp, "/dev") || (ww && path_is_within(mp, tmp));
+			/* A home brought back into the run's /tmp is bound from
+			 * here (ns_view.c): its mounts must be read-only too. */
+			covered = path_is_within(mp, "/dev") ||
+				  (ww && path_is_within(mp, tmp) &&
+				   ns_place_of(spec->view, spec->root, mp) != NS_IN_HOME);
 			rc = pass == 0 ? remount_one(mp, covered, st)
 				       : verify_readonly(mp, covered, st);
 			if (rc < 0)

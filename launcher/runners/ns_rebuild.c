@@ -213,10 +213,12 @@ static int rebuild_dir(const struct ns_view_spec *v, const char *dir, struct chi
 	return rc < 0 ? rc : ns_remount_readonly(dir, st);
 }
 
-int ns_rebuild_apply(const struct ns_view_spec *v, struct child_status *st)
+int ns_rebuild_apply(const struct ns_view_spec *v, const char *root, enum ns_place where,
+		     struct child_status *st)
 {
 	for (size_t i = 0; i < v->rebuild.n; i++)
-		if (rebuild_dir(v, v->rebuild.path[i], st) < 0)
+		if (ns_place_of(v, root, v->rebuild.path[i]) == where &&
+		    rebuild_dir(v, v->rebuild.path[i], st) < 0)
 			return -1;
 	return 0;
 }

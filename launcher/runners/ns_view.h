@@ -20,6 +20,8 @@
 #define NS_VIEW_TMP_INODES "65536"
 
 #define NS_VIEW_MAX_PATHS 96
+/* $HOME and the passwd home. */
+#define NS_VIEW_MAX_HOMES 2
 
 /* A list of paths, prepared by the parent (pointers into its memory). */
 struct ns_path_list {
@@ -39,6 +41,13 @@ struct ns_view_spec {
 	 * (NULL: none). */
 	const char *cache_dir;
 	int cache_fd;
+	/* workspace-write: the caller's homes that lie in the host's /tmp,
+	 * outside the root (resolved, none inside another), with the parent's
+	 * handles on them: brought into the run's own /tmp at their own path,
+	 * read-only, their hidden paths covered there. */
+	const char *home_path[NS_VIEW_MAX_HOMES];
+	int home_fd[NS_VIEW_MAX_HOMES];
+	size_t n_homes;
 	/* Paths relative to the root that stay read-only inside it (those that
 	 * exist when the run starts). */
 	struct ns_path_list protect;
@@ -63,6 +72,12 @@ struct ns_view_spec {
 	/* out: whether a private /proc could be mounted. */
 	bool private_proc;
 };
+
+/* Where a path lies in a workspace-write view (root NULL: read-only, all
+ * NS_OUTSIDE): inside the root, inside a home brought into the run's /tmp
+ * (and not the root), or elsewhere. Pure. */
+enum ns_place { NS_OUTSIDE, NS_IN_HOME, NS_IN_ROOT };
+enum ns_place ns_place_of(const struct ns_view_spec *v, const char *root, const char *path);
 
 /* Child (no allocation): build the view. Call after the identity maps are
  * written and "/" was made MS_PRIVATE recursively. spec->scratch holds

@@ -277,6 +277,11 @@ struct supervisor *supervisor_start(int listener, const struct supervisor_params
 		sv->writable.below_only[i] = p->writable.below_only[i];
 		sv->writable.n = i + 1;
 	}
+	for (size_t i = 0; i < p->writable.n_except && i < SUPERVISE_MAX_EXCEPT; i++) {
+		strncpy(sv->writable_except[i], p->writable.except[i], PATH_MAX - 1);
+		sv->writable.except[i] = sv->writable_except[i];
+		sv->writable.n_except = i + 1;
+	}
 	sv->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	rc = sv->wake_fd >= 0 ? 0 : ENOMEM;
 	if (rc == 0)

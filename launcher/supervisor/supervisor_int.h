@@ -70,6 +70,7 @@ struct supervisor {
 	uint64_t caps;
 	pid_t run;                /* this run's first process (supervisor_runs.c) */
 	char writable_dirs[SUPERVISE_MAX_WRITABLE][PATH_MAX];
+	char writable_except[SUPERVISE_MAX_EXCEPT][PATH_MAX];
 	struct supervise_writable writable;
 	size_t n_allow;
 	char **allow;

@@ -25,6 +25,23 @@ static struct supervise_writable ws(const char *root, const char *tmp)
 	return w;
 }
 
+/* A home brought into the namespace runner's /tmp is read-only there: not
+ * writable below /tmp, but a root or cache inside it is (issue 32). */
+Test(supervise_writable, home_in_tmp_excepted)
+{
+	struct supervise_writable w = ws("/tmp/h/proj", "/tmp");
+
+	w.except[w.n_except++] = "/tmp/h";
+	cr_assert_not(supervise_in_writable(&w, "/tmp/h"));
+	cr_assert_not(supervise_in_writable(&w, "/tmp/h/.gitconfig"));
+	cr_assert_not(supervise_in_writable(&w, "/tmp/h/projx/a"));
+	cr_assert(supervise_in_writable(&w, "/tmp/h/proj"), "the root inside it");
+	cr_assert(supervise_in_writable(&w, "/tmp/h/proj/a.c"));
+	cr_assert(supervise_in_writable(&w, "/tmp/hx/a"), "a sibling in /tmp is the run's");
+	cr_assert(supervise_in_writable(&w, "/tmp/x.sock"));
+	cr_assert_not(supervise_in_writable(&w, "/etc/passwd"));
+}
+
 Test(supervise_writable, inside_and_outside)
 {
 	struct supervise_writable w = ws("/home/u/ws", "/tmp");

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* A HOME in the host's /tmp, as many CI containers have (new-user pass,
+ * issue 32): the namespace runner gives a workspace-write run a /tmp of its
+ * own, and the home vanished with the host's /tmp (`ls -d ~` failed, git
+ * found no identity). It is brought into the run's /tmp now, read-only,
+ * with its credential stores and sbx's state covered as in any home; the
+ * landlock runner still refuses such a run. As the caller and as nobody;
+ * every effect is checked on disk from outside. */
+#define RUN_FIXTURE_SUITE home_in_tmp
+#include "run_fixture.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+/* A home at /tmp/sbx-e2e-home-PID-N-WHO, made as who: a git identity, an
+ * ssh key with its known_hosts and public key, an AWS login, and a file in
+ * sbx's state directory there. f->home names it (run_x's HOME). */
+static void tmp_home(struct fx *f)
+{
+	static unsigned seq;
+	const char *dirs[] = { "", "/.ssh", "/.aws", "/.cache", "/.cache/sbx" };
+
+	f->home = e2e_fmt("/tmp/sbx-e2e-home-%d-%u-%s", (int)getpid(), seq++,
+			  e2e_user_name(f->p.who));
+	e2e_rm_rf(f->home);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		cr_assert(e2e_mkdir(f->p.who, e2e_fmt("%s%s", f->home, dirs[i])) == 0, "mkdir %s%s",
+			  f->home, dirs[i]);
+	cr_assert(chmod(e2e_fmt("%s/.cache/sbx", f->home), 0700) == 0);
+	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.gitconfig", f->home),
+				 "[user]\n\tname = Home In Tmp\n") == 0);
+	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.ssh/id_rsa", f->home), "SECRET key\n") == 0);
+	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.ssh/known_hosts", f->home),
+				 "KNOWN host\n") == 0);
+	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.ssh/id_rsa.pub", f->home),
+				 "PUBLIC key\n") == 0);
+	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.aws/credentials", f->home),
+				 "SECRET aws\n") == 0);
+	cr_assert(e2e_write_file(f->p.who, e2e_fmt("%s/.cache/sbx/other-run", f->home),
+				 "SECRET state\n") == 0);
+}
+
+static bool has(const struct e2e_out *o, const char *s)
+{
+	return strstr(o->out, s) != NULL;
+}
+
+/* (1) ~ is there, and what reads its settings finds them. */
+PARAMS(home_visible, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_visible, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	tmp_home(&f);
+	run_x(&f, "workspace-write", NULL, "ls -d ~ && cat ~/.gitconfig && git config user.name", &o);
+	cr_expect(exit_code(&o) == 0 && has(&o, "Home In Tmp\\n\"") && has(&o, "name = Home In Tmp"),
+		  "%s ~ or its git identity missing: %s\n%s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+	e2e_rm_rf(f.home);
+}
+
+/* (2) Nothing of it is writable, a mount inside it included (a tmpfs that
+ * anyone may write, mounted in a mount namespace of this test's own, which
+ * sbx inherits). old_kernel: without mount_setattr (before 5.12), where the
+ * home is bound after every mount was made read-only. */
+static void check_read_only(const struct rp *p, bool old_kernel)
+{
+	struct fx f;
+	struct e2e_out o;
+	struct stat before, after;
+
+	fx_setup(&f, p);
+	tmp_home(&f);
+	char *mnt = e2e_fmt("%s/mnt", f.home);
+
+	cr_assert(e2e_mkdir(p->who, mnt) == 0);
+	cr_assert(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+	cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	cr_assert(mount("tmpfs", mnt, "tmpfs", 0, "mode=1777,size=1m") == 0, "mount: %s",
+		  strerror(errno));
+	cr_assert(stat(f.home, &before) == 0);
+	char *cmd = "touch ~/new; echo changed > ~/.gitconfig; echo x >> ~/.ssh/known_hosts; "
+		    "mv ~/.gitconfig ~/moved; rm -f ~/.ssh/id_rsa.pub; rm -rf ~/.aws; mkdir ~/dir; "
+		    "chmod 700 ~; touch ~/mnt/inside; touch ~/.cache/sbx/planted; echo end";
+	char *argv[] = { (char *)e2e_helper("nofeature"), "mount_setattr", "--", (char *)e2e_sbx(),
+			 "run", "--json", "--config", f.conf, "--runner", "namespace", "--mode",
+			 "workspace-write", "--root", f.ws, "--", cmd, NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	if (old_kernel)
+		e2e_run(p->who, argv, env, &o);
+	else
+		run_x(&f, "workspace-write", NULL, cmd, &o);
+	cr_expect(exit_code(&o) == 0 && has(&o, "end"), "%s did not run: %s\n%s", f.tag, o.out,
+		  o.err);
+	cr_expect(has(&o, "Read-only file system"), "%s no EROFS: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	char *gitconfig = e2e_read_file(e2e_fmt("%s/.gitconfig", f.home));
+	char *known = e2e_read_file(e2e_fmt("%s/.ssh/known_hosts", f.home));
+
+	cr_expect(gitconfig && strcmp(gitconfig, "[user]\n\tname = Home In Tmp\n") == 0,
+		  "%s ~/.gitconfig changed: %s", f.tag, gitconfig);
+	cr_expect(known && strcmp(known, "KNOWN host\n") == 0, "%s known_hosts changed: %s", f.tag,
+		  known);
+	cr_expect(!e2e_exists(e2e_fmt("%s/new", f.home)), "%s ~/new made", f.tag);
+	cr_expect(!e2e_exists(e2e_fmt("%s/moved", f.home)), "%s ~/.gitconfig renamed", f.tag);
+	cr_expect(!e2e_exists(e2e_fmt("%s/dir", f.home)), "%s ~/dir made", f.tag);
+	cr_expect(e2e_exists(e2e_fmt("%s/.ssh/id_rsa.pub", f.home)), "%s id_rsa.pub removed", f.tag);
+	cr_expect(e2e_exists(e2e_fmt("%s/.aws/credentials", f.home)), "%s ~/.aws removed", f.tag);
+	cr_expect(!e2e_exists(e2e_fmt("%s/inside", mnt)), "%s the mount inside ~ was written",
+		  f.tag);
+	cr_expect(!e2e_exists(e2e_fmt("%s/.cache/sbx/planted", f.home)),
+		  "%s sbx's state was written", f.tag);
+	cr_assert(stat(f.home, &after) == 0);
+	cr_expect(before.st_mode == after.st_mode, "%s ~'s mode changed: %o", f.tag,
+		  after.st_mode & 07777);
+	umount(mnt);
+	e2e_rm_rf(f.home);
+}
+
+PARAMS(home_read_only, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_read_only, .timeout = 120)
+{
+	check_read_only(p, false);
+}
+
+PARAMS(home_read_only_without_mount_setattr, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_read_only_without_mount_setattr, .timeout = 120)
+{
+	check_read_only(p, true);
+}
+
+/* (3) Its credential stores are hidden, what a hidden ~/.ssh keeps readable
+ * is shown; (4) sbx's state there is hidden. Read-only mode as before. */
+PARAMS(home_stores_hidden, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_stores_hidden, .timeout = 120)
+{
+	static const char *const modes[] = { "workspace-write", "read-only" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	tmp_home(&f);
+	for (size_t m = 0; m < 2; m++) {
+		struct e2e_out o;
+
+		run_x(&f, modes[m], NULL,
+		      "cat ~/.ssh/id_rsa ~/.aws/credentials ~/.cache/sbx/other-run; "
+		      "ls -a ~/.cache/sbx; cat ~/.ssh/known_hosts ~/.ssh/id_rsa.pub; echo end",
+		      &o);
+		cr_expect(exit_code(&o) != -1 && has(&o, "end"), "%s %s did not run: %s\n%s", f.tag,
+			  modes[m], o.out, o.err);
+		cr_expect(!has(&o, "SECRET") && !has(&o, "other-run\\n"),
+			  "%s %s a hidden path was readable: %s", f.tag, modes[m], o.out);
+		cr_expect(has(&o, "KNOWN host") && has(&o, "PUBLIC key"),
+			  "%s %s known_hosts or the public key not shown: %s", f.tag, modes[m], o.out);
+		e2e_out_free(&o);
+	}
+	e2e_rm_rf(f.home);
+}
+
+/* A watch on ~ would name ~/.netrc each time the user's tools use it (its
+ * contents hidden): refused there as in any home. With more entries than
+ * the view shows as they were (1024), ~ is the host's directory itself, and
+ * the supervisor took all of /tmp for the run's own. The user reads
+ * ~/.netrc meanwhile (a watch of the test's own shows it). */
+PARAMS(home_folder_unwatchable, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_folder_unwatchable, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	tmp_home(&f);
+	char *netrc = e2e_fmt("%s/.netrc", f.home), *tool = helper(&f, "sidedoor");
+
+	cr_assert(e2e_write_file(p->who, netrc, "machine x\n") == 0);
+	for (int i = 0; i < 1100; i++)
+		cr_assert(e2e_write_file(p->who, e2e_fmt("%s/entry-%d", f.home, i), "") == 0);
+	int control = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	cr_assert(control >= 0 && inotify_add_watch(control, f.home, IN_OPEN | IN_ACCESS) >= 0);
+	pid_t user = fork();
+
+	cr_assert(user >= 0);
+	if (user == 0) {
+		for (;;) {
+			char got[16];
+			int fd = open(netrc, O_RDONLY | O_CLOEXEC);
+
+			if (fd < 0 || read(fd, got, sizeof(got)) <= 0)
+				_exit(1);
+			close(fd);
+			usleep(10000);
+		}
+	}
+	run_x(&f, "workspace-write", NULL, e2e_fmt("%s watchdir ~ .netrc", tool), &o);
+	kill(user, SIGKILL);
+	waitpid(user, NULL, 0);
+	char buf[8192] __attribute__((aligned(8)));
+	ssize_t r = read(control, buf, sizeof(buf));
+
+	cr_assert(r > 0, "%s .netrc was not used while the command ran", f.tag);
+	cr_expect(has(&o, "NAME_EVENTS=0\\n") && has(&o, "IN_DIR=13\\n"),
+		  "%s the command watched ~ (EACCES expected): %s\n%s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+	close(control);
+	e2e_rm_rf(f.home);
+}
+
+/* A root inside that home (cd ~/project): the root is the command's to
+ * write, the rest of the home is not. */
+PARAMS(root_inside_home, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, root_inside_home, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	tmp_home(&f);
+	f.ws = e2e_fmt("%s/project", f.home);
+	cr_assert(e2e_mkdir(p->who, f.ws) == 0);
+	run_x(&f, "workspace-write", NULL,
+	      "echo made > ~/project/made; touch ~/outside; git config user.name; cat ~/.ssh/id_rsa",
+	      &o);
+	cr_expect(has(&o, "Home In Tmp") && !has(&o, "SECRET"), "%s %s\n%s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+	cr_expect(e2e_exists(e2e_fmt("%s/made", f.ws)), "%s the root was not writable", f.tag);
+	cr_expect(!e2e_exists(e2e_fmt("%s/outside", f.home)), "%s the home was writable", f.tag);
+	e2e_rm_rf(f.home);
+}
+
+/* (5) The landlock runner, which grants the host's /tmp whole, still
+ * refuses: sbx's state (and the stores) there cannot be hidden. */
+static struct rp params_ll[] = {
+	{ "landlock", AS_CALLER },
+	{ "landlock", AS_NOBODY },
+};
+
+PARAMS(landlock_refuses, params_ll);
+ParameterizedTest(struct rp *p, home_in_tmp, landlock_refuses, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	e2e_require_runner(p->who, p->runner);
+	fx_setup(&f, p);
+	tmp_home(&f);
+	int rc = run_x(&f, "workspace-write", NULL, e2e_fmt("touch %s/ran", f.ws), &o);
+
+	cr_expect(rc == 125 && strstr(o.out, "SANDBOX_UNAVAILABLE") && strstr(o.out, "inside /tmp"),
+		  "%s exit %d: %s\n%s", f.tag, rc, o.out, o.err);
+	cr_expect(!e2e_exists(e2e_fmt("%s/ran", f.ws)), "%s the command ran", f.tag);
+	e2e_out_free(&o);
+	e2e_rm_rf(f.home);
+}
