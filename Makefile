@@ -98,7 +98,7 @@ obj-y += $(addprefix launcher/front/,serve_main.o serve_session.o spawner.o serv
 	work_spill.o mcp_main.o mcp_call.o mcp_tools.o)
 obj-$(CONFIG_IO_URING) += launcher/output/loop_uring.o
 obj-$(CONFIG_RUNNER_NAMESPACE) += $(addprefix launcher/runners/,runner_namespace.o ns_view.o \
-	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o ns_rebuild.o)
+	ns_readonly.o ns_mounts.o ns_dev.o ns_proc.o ns_hide.o ns_rebuild.o ns_place.o)
 obj-$(CONFIG_RUNNER_LANDLOCK) += launcher/runners/runner_landlock.o launcher/runners/landlock_cache.o
 obj-$(CONFIG_SECCOMP) += launcher/kernel/seccomp.o launcher/kernel/seccomp_filters.o
 obj-$(CONFIG_SUPERVISOR) += launcher/kernel/seccomp_notify.o launcher/kernel/scope_thread.o \

@@ -35,8 +35,10 @@ hungry='*inflight*|*passed_fds*|*lingering*|*lockstep*|*waiting_sends*'
 # makes the user's own repository in the host's /tmp, and what changes there
 # while any landlock run of the same uid is live counts as a run's (the git
 # rules, docs/workspace.md): beside other suites its hook was put back.
+# test_mount_calls compares the host's mount table before and after its
+# runs, which other suites' fixtures (a full disk, a loop device) change.
 solo=("test_supervisor:supervisor/@($hungry)" test_limits test_concurrent_ends
-	"test_git_hidden:git_hidden/above_root_in_tmp:1")
+	"test_git_hidden:git_hidden/above_root_in_tmp:1" test_mount_calls)
 # Left to `make check` (a third of this loop's time on 2 cores, where the
 # loop must stay near 5 minutes): the classification corpora (real tools,
 # gcc, pip, npm, git, three runs per entry per configuration; the unit

@@ -55,18 +55,6 @@ size_t ns_hide_cover(const struct ns_view_spec *v, const char *path)
 	return best;
 }
 
-enum ns_place ns_place_of(const struct ns_view_spec *v, const char *root, const char *path)
-{
-	if (!root)
-		return NS_OUTSIDE;
-	if (path_is_within(path, root))
-		return NS_IN_ROOT;
-	for (size_t i = 0; i < v->n_homes && i < NS_VIEW_MAX_HOMES; i++)
-		if (v->home_path[i] && path_is_within(path, v->home_path[i]))
-			return NS_IN_HOME;
-	return NS_OUTSIDE;
-}
-
 int ns_hide_grab(const struct ns_view_spec *v, bool ww, struct ns_hide_handles *h,
 		 struct child_status *st)
 {
