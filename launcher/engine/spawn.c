@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -26,13 +27,16 @@
 
 #define CHILD_STACK_SIZE (256 * 1024)
 
-const char *bash_path(void)
+static char found[PATH_MAX];
+static pthread_once_t found_once = PTHREAD_ONCE_INIT;
+
+/* Once per process, and whole before any run reads it: a run on another
+ * thread read the buffer while it held a PATH entry being tried, and could
+ * not start bash (library/first_runs_on_several_threads_find_bash). */
+static void find_bash(void)
 {
-	static char found[PATH_MAX];
 	const char *path = getenv("PATH");
 
-	if (found[0])
-		return found;
 	if (path) {
 		const char *p = path;
 
@@ -44,7 +48,7 @@ const char *bash_path(void)
 				memcpy(found, p, len);
 				memcpy(found + len, "/bash", 6);
 				if (access(found, X_OK) == 0)
-					return found;
+					return;
 			}
 			p += len;
 			if (*p == ':')
@@ -52,6 +56,11 @@ const char *bash_path(void)
 		}
 	}
 	strcpy(found, "/bin/bash");
+}
+
+const char *bash_path(void)
+{
+	pthread_once(&found_once, find_bash);
 	return found;
 }
 

@@ -50,6 +50,42 @@ bool e2e_quick(void)
 	return q && strcmp(q, "1") == 0;
 }
 
+static void swap_entries(char *a, char *b, size_t size)
+{
+	for (size_t i = 0; i < size; i++) {
+		char t = a[i];
+
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
+size_t e2e_matrix(void *arr, size_t n, size_t size, int (*runner_of)(const void *),
+		  int (*who_of)(const void *))
+{
+	char *a = arr;
+	unsigned runners = 0, whos = 0;
+	size_t k = 0;
+
+	if (!e2e_quick())
+		return n;
+	/* First the entries that bring a new runner and a new user, then
+	 * those that bring either: each runner and each user at least once. */
+	for (int both = 1; both >= 0; both--)
+		for (size_t i = k; i < n; i++) {
+			unsigned r = 1u << runner_of(a + i * size), w = 1u << who_of(a + i * size);
+			bool new_r = !(runners & r), new_w = !(whos & w);
+
+			if (both ? !(new_r && new_w) : !(new_r || new_w))
+				continue;
+			swap_entries(a + i * size, a + k * size, size);
+			k++;
+			runners |= r;
+			whos |= w;
+		}
+	return k;
+}
+
 const char *e2e_user_name(enum e2e_user who)
 {
 	return who == AS_NOBODY ? "nobody" : "caller";
@@ -532,7 +568,8 @@ int e2e_in_child_as(enum e2e_user who, int (*fn)(const void *), const void *arg)
 		_exit(fn(arg));
 	}
 	cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status),
-		  "e2e fixture: the child as %s did not exit", e2e_user_name(who));
+		  "e2e fixture: the child as %s did not exit (%s %d)", e2e_user_name(who),
+		  WIFSIGNALED(status) ? "signal" : "status", WIFSIGNALED(status) ? WTERMSIG(status) : status);
 	return WEXITSTATUS(status);
 }
 
