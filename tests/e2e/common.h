@@ -55,6 +55,13 @@ const char *e2e_user_name(enum e2e_user who);
  * repeats a race or a load many times repeats it fewer times, in fewer
  * configurations; its assertions are the same. make check runs it whole. */
 bool e2e_quick(void);
+/* The configurations a parameterized test runs in: all n entries of arr
+ * (each `size` bytes), or in the inner loop (e2e_quick) only as many as
+ * cover each runner and each user once (both runners x both users: the
+ * diagonal, two of four), moved to arr's front. runner_of and who_of read
+ * an entry's runner and user as small integers (0..31). */
+size_t e2e_matrix(void *arr, size_t n, size_t size, int (*runner_of)(const void *),
+		  int (*who_of)(const void *));
 
 /* ---- additions (used by test_contain.c / test_failclosed.c) ---- */
 /* e2e_run with the child's working directory set to dir ("/" if NULL). */

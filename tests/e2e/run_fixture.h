@@ -38,10 +38,23 @@ static struct rp params_both[] __attribute__((unused)) = {
 	{ "landlock", AS_NOBODY },
 };
 
+static int __attribute__((unused)) rp_runner(const void *e)
+{
+	return strcmp(((const struct rp *)e)->runner, "landlock") == 0;
+}
+
+static int __attribute__((unused)) rp_who(const void *e)
+{
+	return (int)((const struct rp *)e)->who;
+}
+
+/* Every entry of list, or the inner loop's diagonal of it (e2e_matrix). */
 #define PARAMS(name, list)                                                                  \
 	ParameterizedTestParameters(RUN_FIXTURE_SUITE, name)                                           \
 	{                                                                                    \
-		return cr_make_param_array(struct rp, list, sizeof(list) / sizeof(list[0]));   \
+		return cr_make_param_array(struct rp, list,                                  \
+					   e2e_matrix(list, sizeof(list) / sizeof(list[0]),  \
+						      sizeof(list[0]), rp_runner, rp_who)); \
 	}
 
 struct fx {

@@ -37,7 +37,7 @@
 	ParameterizedTestParameters(inode_ioctls, name)                                     \
 	{                                                                                   \
 		return cr_make_param_array(struct cp, all_params,                           \
-					   sizeof all_params / sizeof all_params[0]);       \
+					   CP_COUNT(all_params));       \
 	}
 
 struct fx {

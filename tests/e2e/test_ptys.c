@@ -43,11 +43,23 @@ static struct pp all_params[] = {
 	{ 0, AS_CALLER }, { 0, AS_NOBODY }, { 1, AS_CALLER }, { 1, AS_NOBODY }
 };
 
+static int pp_runner(const void *e)
+{
+	return ((const struct pp *)e)->runner;
+}
+
+static int pp_who(const void *e)
+{
+	return ((const struct pp *)e)->user;
+}
+
 #define PARAMS(name)                                                                       \
 	ParameterizedTestParameters(ptys, name)                                             \
 	{                                                                                   \
-		return cr_make_param_array(struct pp, all_params,                           \
-					   sizeof all_params / sizeof all_params[0]);        \
+		return cr_make_param_array(                                                 \
+			struct pp, all_params,                                              \
+			e2e_matrix(all_params, sizeof all_params / sizeof all_params[0],    \
+				   sizeof all_params[0], pp_runner, pp_who));               \
 	}
 
 /* Run `bash -c cmd` confined in a fresh root owned by who, with the file

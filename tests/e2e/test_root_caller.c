@@ -30,7 +30,7 @@
 	ParameterizedTestParameters(root_caller, name)                                      \
 	{                                                                                   \
 		return cr_make_param_array(struct cp, all_params,                           \
-					   sizeof all_params / sizeof all_params[0]);       \
+					   CP_COUNT(all_params));       \
 	}
 
 /* 2001-02-03 04:05:06 UTC */

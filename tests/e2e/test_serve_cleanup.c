@@ -15,14 +15,12 @@ struct combo {
 	char runner[16];
 };
 
-/* The inner loop (e2e_quick) takes the first two: each runner, each user. */
-static struct combo combos[] = { { AS_CALLER, "namespace" }, { AS_NOBODY, "landlock" },
-				 { AS_CALLER, "landlock" }, { AS_NOBODY, "namespace" } };
+static struct combo combos[] = { { AS_CALLER, "namespace" }, { AS_CALLER, "landlock" },
+				 { AS_NOBODY, "namespace" }, { AS_NOBODY, "landlock" } };
 
 ParameterizedTestParameters(serve_cleanup, another_session_is_not_held)
 {
-	return cr_make_param_array(struct combo, combos,
-				   e2e_quick() ? 2 : sizeof(combos) / sizeof(combos[0]));
+	return cr_make_param_array(struct combo, combos, sizeof(combos) / sizeof(combos[0]));
 }
 
 static size_t arrival(struct srv *s, long long id)

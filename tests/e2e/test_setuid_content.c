@@ -31,7 +31,7 @@
 	ParameterizedTestParameters(setuid_content, name)                                   \
 	{                                                                                   \
 		return cr_make_param_array(struct cp, all_params,                           \
-					   sizeof all_params / sizeof all_params[0]);       \
+					   CP_COUNT(all_params));       \
 	}
 
 #define ORIGINAL "#!/bin/sh\necho original\n"

@@ -38,8 +38,7 @@
 #define PARAMS(name)                                                                       \
 	ParameterizedTestParameters(sidedoors, name)                                        \
 	{                                                                                   \
-		return cr_make_param_array(struct cp, all_params,                           \
-					   sizeof all_params / sizeof all_params[0]);       \
+		return cr_make_param_array(struct cp, all_params, CP_COUNT(all_params));   \
 	}
 
 struct fx {

@@ -50,7 +50,7 @@ static struct cp ll_params[] = { { LANDLOCK, AS_CALLER }, { LANDLOCK, AS_NOBODY 
 #define PARAMS(name, arr)                                                                  \
 	ParameterizedTestParameters(socket_policy, name)                                         \
 	{                                                                                   \
-		return cr_make_param_array(struct cp, arr, sizeof arr / sizeof arr[0]);      \
+		return cr_make_param_array(struct cp, arr, CP_COUNT(arr));                   \
 	}
 
 /* B = e2e_tmpdir(who), R = B/ws (the root), W = B/witness (outside it). */
