@@ -77,6 +77,8 @@ python3 scripts/layers.py || failed+=(layers)
 run_suite() {
 	local t=${1%%:*} filter= name s e jobs=2
 	name=$(basename "$t")
+	# Unit and e2e suites share some names (test_limits): one log each.
+	case $t in tests/unit/*) name=unit.$name ;; esac
 	case $1 in *:*:*) jobs=${1##*:} ;; esac
 	case $1 in *:*) filter=${1#*:}; filter=${filter%:[0-9]*}
 		name=$name.$(printf '%s' "$filter" | md5sum | cut -c1-6) ;; esac
@@ -91,11 +93,6 @@ run_suite() {
 		"$(grep -ho 'Tested: .*' "$logs/$name.log" | tail -n 1)"
 }
 
-for t in tests/unit/test_*; do
-	case $t in *.*) continue ;; esac
-	run_suite "$t"
-done
-
 queue=()
 named=" "
 for n in "${long[@]}" "${solo[@]}"; do
@@ -107,6 +104,11 @@ done
 for t in tests/e2e/test_*; do
 	case $t in *.*) continue ;; esac
 	case $named$skip in *" $(basename "$t") "*) continue ;; esac
+	queue+=("$t")
+done
+# The unit suites last: short, they fill the pool's gaps as it drains.
+for t in tests/unit/test_*; do
+	case $t in *.*) continue ;; esac
 	queue+=("$t")
 done
 for t in "${queue[@]}"; do
