@@ -372,3 +372,23 @@ void statedir_expire(const char *base, const char *kind, uint64_t max_age_s, con
 		stamp_swept(dirfd(d));
 	closedir(d);
 }
+
+void statedir_forget_root(const char *root)
+{
+	static const char *const kinds[] = { "tmp", "cache", "protect" };
+	char base[PATH_MAX], key[96];
+
+	statedir_key(root, key, sizeof(key));
+	for (unsigned i = 0; i < STATEDIR_CANDIDATES; i++) {
+		if (statedir_candidate(i, base, sizeof(base)) < 0)
+			continue;
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			int fd = statedir_open_kind(base, kinds[k]);
+
+			if (fd < 0)
+				continue;
+			(void)protect_remove_tree(fd, key);
+			close(fd);
+		}
+	}
+}
