@@ -471,6 +471,54 @@ Test(cli, missing_home_in_own_tmp_dir_is_not_left_to_the_command)
 	}
 }
 
+/* A cache_dir the run cannot use was dropped without a word: the command
+ * found no tool cache and no variable pointing to one (new-user pass 6,
+ * finding 5). A missing one and one inside the root are refused, naming
+ * the fix; one that works holds the root's cache. */
+Test(cli, cache_dir_unusable_is_refused)
+{
+	for (int who = AS_CALLER; who <= AS_NOBODY; who++) {
+		char *base = e2e_tmpdir(who), *root = e2e_fmt("%s/ws", base);
+		char *inside = e2e_fmt("%s/cache", root), *good = e2e_fmt("%s/caches", base);
+		const char *dirs[] = { e2e_fmt("%s/missing", base), inside, good };
+		const char *says[] = { "No such file or directory: make the directory",
+				       "lies inside the root", NULL };
+		struct e2e_out o;
+
+		cr_assert(e2e_mkdir(who, root) == 0 && e2e_mkdir(who, inside) == 0 &&
+			  e2e_mkdir(who, good) == 0);
+		for (int i = 0; i < 3; i++) {
+			char *conf = e2e_fmt("%s/c%d.conf", base, i);
+
+			cr_assert(e2e_write_file(who, conf, e2e_fmt("cache_dir = %s\n", dirs[i])) == 0);
+			char *argv[] = { (char *)e2e_sbx(), "run", "--config", conf, "--mode",
+					 "workspace-write", "--root", root, "--",
+					 "echo cached > \"$XDG_CACHE_HOME/f\" && touch ran", NULL };
+			int rc = e2e_run(who, argv, NULL, &o);
+
+			if (says[i]) {
+				cr_expect(rc == 125 && strstr(o.err, "CONFIG") &&
+						  strstr(o.err, says[i]),
+					  "[%s] cache_dir %s: exit %d: %s", e2e_user_name(who),
+					  dirs[i], rc, o.err);
+				cr_expect(!e2e_exists(e2e_fmt("%s/ran", root)),
+					  "[%s] the command ran with cache_dir %s",
+					  e2e_user_name(who), dirs[i]);
+			} else {
+				char *ls[] = { "sh", "-c", e2e_fmt("cat %s/*/f", good), NULL };
+				struct e2e_out l;
+
+				cr_expect_eq(rc, 0, "[%s] exit %d: %s", e2e_user_name(who), rc, o.err);
+				e2e_run(AS_CALLER, ls, NULL, &l);
+				cr_expect(strstr(l.out, "cached"), "[%s] nothing in %s: %s",
+					  e2e_user_name(who), good, l.err);
+				e2e_out_free(&l);
+			}
+			e2e_out_free(&o);
+		}
+	}
+}
+
 /* A config path from $SBX_CONFIG that cannot be read: the error said only
  * the path, which the user never typed (new-user pass 2, issue 32). */
 Test(cli, config_from_env_named)
