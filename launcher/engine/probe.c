@@ -16,6 +16,7 @@
 #include "userns.h"
 #include "launcher.h"
 #include "probe.h"
+#include "statedir.h"
 #include "runner.h"
 #include "run_limits.h"
 #include "supervisor.h"
@@ -344,8 +345,12 @@ json_t *probe_facts(void)
 	json_object_set_new(facts, "modes", modes);
 	json_object_set_new(facts, "build", build_fact());
 	json_object_set_new(facts, "limits", run_limits_probe_json(0));
-	if (strcmp(root, "/") != 0)
+	if (strcmp(root, "/") != 0) {
 		rmdir(root);
+		/* Its trial runs' state: one set per probe, piling up
+		 * (new-user pass 6, finding 4). */
+		statedir_forget_root(root);
+	}
 	return facts;
 }
 

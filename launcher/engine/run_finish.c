@@ -31,12 +31,19 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 			writable[n++] = r->view.cache_dir;
 	}
 	writable[n] = NULL;
-	for (size_t i = 0; ww && i < r->view.protect.n && np < NS_VIEW_MAX_PATHS - 1; i++)
+	for (size_t i = 0; ww && i < r->view.protect.n && np < NS_VIEW_MAX_PATHS - 1 - NS_VIEW_MAX_HOMES;
+	     i++)
 		if (asprintf(&joined[np], "%s/%s", r->root, r->view.protect.path[i]) >= 0)
 			protected[np] = joined[np], np++;
 	/* .git itself: bound onto itself, so renaming it away fails (EBUSY). */
 	if (ww && asprintf(&joined[np], "%s/.git", r->root) >= 0)
 		protected[np] = joined[np], np++;
+	/* A home the namespace runner brought into its /tmp is read-only
+	 * there: a write it refused is the sandbox's, as in a protected path
+	 * (new-user pass 6, finding 3: it was taken for the run's own /tmp). */
+	for (size_t i = 0; ww && ns && i < r->view.n_homes && np < NS_VIEW_MAX_PATHS; i++)
+		if ((joined[np] = strdup(r->view.home_path[i])))
+			protected[np] = joined[np], np++;
 	protected[np] = NULL;
 
 	struct classify_input in = {

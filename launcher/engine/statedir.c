@@ -145,17 +145,18 @@ int statedir_candidate(unsigned i, char *out, size_t size)
 		       : -ENAMETOOLONG;
 }
 
-/* Makes dir's missing components (0700, ours), where `always` or where the
- * nearest one that exists is a shared scratch directory (sticky and
- * writable by all: /tmp). Why: a candidate below a missing directory is
- * not made, so it cannot be hidden, and a command that may write where the
- * directory would be (a landlock run's /tmp) made it itself, to be found
- * later as sbx's state (new-user pass 2, finding 3). The XDG base
- * directory spec has a missing $XDG_CACHE_HOME made 0700, so always there;
- * a missing $HOME only in a shared directory (never /nonexistent). */
+/* Makes dir's missing components (0700, ours), where `always` or where they
+ * lie in the host's /tmp or /dev/shm. Why: a candidate below a missing
+ * directory is not made, so it cannot be hidden, and a command that may
+ * write where the directory would be (a landlock run, which is granted the
+ * host's /tmp and /dev/shm whole in workspace-write) made it itself, to be
+ * found later as sbx's state (new-user passes 2 and 6: in a shared /tmp,
+ * and below a directory of the caller's own there). The XDG base directory
+ * spec has a missing $XDG_CACHE_HOME made 0700, so always there; a missing
+ * $HOME only there (never /nonexistent). */
 static void make_missing(const char *dir, bool always)
 {
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], at[PATH_MAX] = "";
 	char *p, *save = NULL;
 	int fd;
 
@@ -164,11 +165,10 @@ static void make_missing(const char *dir, bool always)
 	strcpy(buf, dir);
 	for (p = strtok_r(buf + 1, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
 		int next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		struct stat st;
 
+		/* at: the path of fd, the directory the component is in. */
 		if (next < 0 && errno == ENOENT &&
-		    (always || (fstat(fd, &st) == 0 && (st.st_mode & (S_ISVTX | S_IWOTH)) ==
-							    (S_ISVTX | S_IWOTH)))) {
+		    (always || path_is_within(at, "/tmp") || path_is_within(at, "/dev/shm"))) {
 			next = open_own_dir(fd, p, 0700);
 			always = true; /* below a directory just made: ours */
 		}
@@ -176,6 +176,7 @@ static void make_missing(const char *dir, bool always)
 		if (next < 0)
 			return;
 		fd = next;
+		snprintf(at + strlen(at), sizeof(at) - strlen(at), "/%s", p);
 	}
 	close(fd);
 }
@@ -370,4 +371,24 @@ void statedir_expire(const char *base, const char *kind, uint64_t max_age_s, con
 	if (removed < EXPIRE_PER_START)
 		stamp_swept(dirfd(d));
 	closedir(d);
+}
+
+void statedir_forget_root(const char *root)
+{
+	static const char *const kinds[] = { "tmp", "cache", "protect" };
+	char base[PATH_MAX], key[96];
+
+	statedir_key(root, key, sizeof(key));
+	for (unsigned i = 0; i < STATEDIR_CANDIDATES; i++) {
+		if (statedir_candidate(i, base, sizeof(base)) < 0)
+			continue;
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			int fd = statedir_open_kind(base, kinds[k]);
+
+			if (fd < 0)
+				continue;
+			(void)protect_remove_tree(fd, key);
+			close(fd);
+		}
+	}
 }

@@ -41,6 +41,10 @@ int statedir_open_kind(const char *base, const char *kind);
  * not touched for max_age_s: workspaces' /tmp and caches do not pile up.
  * At most one full look an hour (BASE/KIND/.swept). */
 void statedir_expire(const char *base, const char *kind, uint64_t max_age_s, const char *keep);
+/* Remove what every candidate base keeps for a root that is gone (its
+ * /tmp, cache and protect directories): a scratch root of sbx's own
+ * (probe's) must not leave them behind at every call. */
+void statedir_forget_root(const char *root);
 /* The name a root's directories get (pure; for tests). */
 void statedir_key(const char *root, char *out, size_t size);
 

@@ -825,6 +825,37 @@ static void prepare_workspace(struct run_state *r, const struct sbx_run *cfg, co
 	prepare_writable(r);
 }
 
+/* A cache_dir of the config's that the run cannot use is said, never
+ * dropped: its command then found no tool cache and no variable pointing
+ * to one, and nothing said why (new-user pass 6, finding 5). */
+static int check_cache_dir(const struct run_state *r, const struct sbx_run *cfg,
+			   struct sbx_error *err)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (r->mode != SBX_MODE_WORKSPACE_WRITE || !cfg->cache_dir ||
+	    strcmp(cfg->cache_dir, "off") == 0)
+		return 0;
+	errno = 0;
+	if (!realpath(cfg->cache_dir, real) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		int e = errno ? errno : ENOTDIR;
+
+		return sbx_error_set(err, e, SBX_E_CONFIG, cfg->cache_dir,
+				     "cache_dir %s: %s: make the directory, or set cache_dir = off",
+				     cfg->cache_dir, strerror(e));
+	}
+	/* Every root's cache is a directory of it: inside this root they
+	 * would all be this run's to read and change. */
+	if (path_is_within(real, r->root))
+		return sbx_error_set(err, EINVAL, SBX_E_CONFIG, cfg->cache_dir,
+				     "cache_dir %s lies inside the root %s, where the caches of "
+				     "every other root would be the command's to read and change: "
+				     "choose a directory outside the root, or cache_dir = off",
+				     cfg->cache_dir, r->root);
+	return 0;
+}
+
 int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_error *err)
 {
 	char base[PATH_MAX];
@@ -835,6 +866,8 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 		return 0;
 	const char *const avoid_ww[] = { r->root, "/tmp", NULL };
 
+	if (check_cache_dir(r, cfg, err) < 0)
+		return -1;
 	/* In workspace-write, not inside what the command may write. */
 	have_base = statedir_base(r->mode == SBX_MODE_WORKSPACE_WRITE ? avoid_ww : NULL, base,
 				  sizeof(base), &ignored) == 0;

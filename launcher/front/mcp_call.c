@@ -321,8 +321,9 @@ static void dispatch(struct rpc_server *s, struct mcp *mc, struct mcp_call *c)
 	else if (strcmp(name, "task_stop") == 0)
 		call_task_stop(s, mc, c, args);
 	else {
-		sbx_error_set(&err, EINVAL, SBX_E_BAD_REQUEST, NULL, "unknown tool '%s'",
-			      rpc_quote(q, name, strlen(name)));
+		sbx_error_set(&err, EINVAL, SBX_E_BAD_REQUEST,
+			      "tools/list names the tools: bash, task_output, task_stop",
+			      "unknown tool '%s'", rpc_quote(q, name, strlen(name)));
 		answer_protocol_error(s, c, &err);
 	}
 }

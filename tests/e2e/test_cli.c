@@ -437,6 +437,88 @@ Test(cli, missing_cache_home_in_tmp_is_not_left_to_the_command)
 	}
 }
 
+/* The same for a HOME not made yet below a directory of the caller's own in
+ * /tmp (not one everyone may write): a landlock run's command made
+ * HOME/.cache/sbx there, and every later landlock run was refused over it
+ * (new-user pass 6, finding 1). */
+Test(cli, missing_home_in_own_tmp_dir_is_not_left_to_the_command)
+{
+	for (int who = AS_CALLER; who <= AS_NOBODY; who++) {
+		char *top = e2e_fmt("/tmp/sbx-e2e-ownhome-%d-%s", (int)getpid(), e2e_user_name(who));
+		struct e2e_out o;
+		struct stat st;
+
+		e2e_rm_rf(top);
+		cr_assert_eq(e2e_mkdir(who, top), 0);
+		char *home = e2e_fmt("%s/home", top), *root = e2e_tmpdir(who);
+		char *cmd = e2e_fmt("mkdir -p %s/.cache/sbx/planted && touch %s/ran", home, root);
+		char *argv[] = { (char *)e2e_sbx(), "run", "--runner", "landlock", "--mode",
+				 "workspace-write", "--root", root, "--", cmd, NULL };
+		char *env[] = { e2e_fmt("HOME=%s", home), "XDG_CACHE_HOME=", NULL };
+		int rc = e2e_run(who, argv, env, &o);
+
+		cr_expect_eq(rc, 125, "[%s] exit %d: %s", e2e_user_name(who), rc, o.err);
+		cr_expect(strstr(o.err, "(sbx's state)"), "[%s] stderr: %s", e2e_user_name(who), o.err);
+		cr_expect_neq(access(e2e_fmt("%s/ran", root), F_OK), 0, "[%s] the command ran",
+			      e2e_user_name(who));
+		cr_assert_eq(lstat(e2e_fmt("%s/.cache/sbx", home), &st), 0);
+		cr_expect_eq(st.st_mode & 07777, 0700, "[%s] %s/.cache/sbx is %o: not made by sbx",
+			     e2e_user_name(who), home, st.st_mode & 07777);
+		cr_expect_eq(lstat(e2e_fmt("%s/.cache/sbx/planted", home), &st), -1,
+			     "[%s] the command made planted/", e2e_user_name(who));
+		e2e_out_free(&o);
+		e2e_rm_rf(top);
+	}
+}
+
+/* A cache_dir the run cannot use was dropped without a word: the command
+ * found no tool cache and no variable pointing to one (new-user pass 6,
+ * finding 5). A missing one and one inside the root are refused, naming
+ * the fix; one that works holds the root's cache. */
+Test(cli, cache_dir_unusable_is_refused)
+{
+	for (int who = AS_CALLER; who <= AS_NOBODY; who++) {
+		char *base = e2e_tmpdir(who), *root = e2e_fmt("%s/ws", base);
+		char *inside = e2e_fmt("%s/cache", root), *good = e2e_fmt("%s/caches", base);
+		const char *dirs[] = { e2e_fmt("%s/missing", base), inside, good };
+		const char *says[] = { "No such file or directory: make the directory",
+				       "lies inside the root", NULL };
+		struct e2e_out o;
+
+		cr_assert(e2e_mkdir(who, root) == 0 && e2e_mkdir(who, inside) == 0 &&
+			  e2e_mkdir(who, good) == 0);
+		for (int i = 0; i < 3; i++) {
+			char *conf = e2e_fmt("%s/c%d.conf", base, i);
+
+			cr_assert(e2e_write_file(who, conf, e2e_fmt("cache_dir = %s\n", dirs[i])) == 0);
+			char *argv[] = { (char *)e2e_sbx(), "run", "--config", conf, "--mode",
+					 "workspace-write", "--root", root, "--",
+					 "echo cached > \"$XDG_CACHE_HOME/f\" && touch ran", NULL };
+			int rc = e2e_run(who, argv, NULL, &o);
+
+			if (says[i]) {
+				cr_expect(rc == 125 && strstr(o.err, "CONFIG") &&
+						  strstr(o.err, says[i]),
+					  "[%s] cache_dir %s: exit %d: %s", e2e_user_name(who),
+					  dirs[i], rc, o.err);
+				cr_expect(!e2e_exists(e2e_fmt("%s/ran", root)),
+					  "[%s] the command ran with cache_dir %s",
+					  e2e_user_name(who), dirs[i]);
+			} else {
+				char *ls[] = { "sh", "-c", e2e_fmt("cat %s/*/f", good), NULL };
+				struct e2e_out l;
+
+				cr_expect_eq(rc, 0, "[%s] exit %d: %s", e2e_user_name(who), rc, o.err);
+				e2e_run(AS_CALLER, ls, NULL, &l);
+				cr_expect(strstr(l.out, "cached"), "[%s] nothing in %s: %s",
+					  e2e_user_name(who), good, l.err);
+				e2e_out_free(&l);
+			}
+			e2e_out_free(&o);
+		}
+	}
+}
+
 /* A config path from $SBX_CONFIG that cannot be read: the error said only
  * the path, which the user never typed (new-user pass 2, issue 32). */
 Test(cli, config_from_env_named)

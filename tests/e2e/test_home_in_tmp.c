@@ -234,6 +234,31 @@ ParameterizedTest(struct rp *p, home_in_tmp, root_inside_home, .timeout = 120)
 	e2e_rm_rf(f.home);
 }
 
+/* A write the read-only home refused is the sandbox's, marked as any other
+ * (new-user pass 6, finding 3: it was taken for one in the run's own /tmp,
+ * where the sandbox refuses nothing, and the failed run was not denied);
+ * one that fails in the run's own /tmp for a cause of its own is not. */
+PARAMS(refusal_in_home_is_a_denial, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, refusal_in_home_is_a_denial, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	tmp_home(&f);
+	run_x(&f, "workspace-write", NULL, "touch ~/h1", &o);
+	cr_expect(exit_code(&o) != 0 && has(&o, "\"denied\":true") &&
+			  has(&o, "[sandbox: file access denied under workspace-write mode]"),
+		  "%s a refused write in ~ not marked: %s", f.tag, o.out);
+	cr_expect(!e2e_exists(e2e_fmt("%s/h1", f.home)), "%s ~/h1 was made", f.tag);
+	e2e_out_free(&o);
+	run_x(&f, "workspace-write", NULL, "touch /tmp/no-such-dir/x", &o);
+	cr_expect(exit_code(&o) != 0 && has(&o, "\"denied\":false"),
+		  "%s a failure in the run's own /tmp marked: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	e2e_rm_rf(f.home);
+}
+
 /* (5) The landlock runner, which grants the host's /tmp whole, still
  * refuses: sbx's state (and the stores) there cannot be hidden. */
 static struct rp params_ll[] = {

@@ -8,6 +8,7 @@
 #include "common.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <criterion/parameterized.h>
 #include <jansson.h>
 #include <string.h>
@@ -216,4 +217,45 @@ ParameterizedTest(enum e2e_user *who, probe_fix, restricted_userns)
 	cr_expect_str_eq(at(j, "modes", "workspace-write", "runner"), "landlock");
 	cr_expect_str_eq(at(j, "modes", "workspace-write", "enforcement"), "full");
 	json_decref(j);
+}
+
+/* Entries of dir whose names start with prefix (0 if dir is missing). */
+static int count_prefixed(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+/* Each probe's trial runs on a scratch root left that root's /tmp, cache
+ * and protect directories in sbx's state, one set per probe, never removed
+ * (new-user pass 6, finding 4). Checked on disk after two probes. */
+PARAMS(probe_leaves_no_state)
+ParameterizedTest(enum e2e_user *who, probe_fix, probe_leaves_no_state, .timeout = 120)
+{
+	char *home = e2e_tmpdir(*who);
+	char *argv[] = { (char *)e2e_sbx(), "probe", "--json", NULL };
+	char *env[] = { e2e_fmt("HOME=%s", home), NULL };
+	static const char *const kinds[] = { "tmp", "cache", "protect" };
+	struct e2e_out o;
+
+	for (int i = 0; i < 2; i++) {
+		e2e_run(*who, argv, env, &o);
+		cr_assert_eq(o.status, 0, "[%s] sbx probe: exit %d\n%s", e2e_user_name(*who),
+			     o.status, o.err);
+		e2e_out_free(&o);
+	}
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		char *dir = e2e_fmt("%s/.cache/sbx/%s", home, kinds[k]);
+
+		cr_expect_eq(count_prefixed(dir, "sbx-probe-"), 0, "[%s] %s holds probes' state",
+			     e2e_user_name(*who), dir);
+	}
 }
