@@ -16,6 +16,7 @@
 #include "run.h"
 #include "run_supervise.h"
 #include "statedir.h"
+#include "view_prepare.h"
 
 /* Per process, only the probe's verdict is remembered: it reads facts about
  * the machine (a sysctl, the Landlock ABI) that no confined command can
@@ -208,6 +209,50 @@ static int check_cwd_visible(const struct run_state *r, const struct sbx_run *cf
 				     "/tmp and /dev cover it); use a directory inside the root",
 				     run_cwd_name(cfg), r->cwd);
 	return 0;
+}
+
+/* Whether home (resolved; a dangling link by its target) lies in the
+ * host's /tmp or /dev/shm, outside root. */
+static bool home_in_shared_tmp(const char *home, const char *root)
+{
+	char real[PATH_MAX], link[PATH_MAX];
+	ssize_t n;
+
+	if (!home || home[0] != '/')
+		return false;
+	if (!realpath(home, real)) {
+		n = readlink(home, link, sizeof(link) - 1);
+		if (n <= 0 || link[0] != '/')
+			snprintf(real, sizeof(real), "%s", home);
+		else
+			link[n] = '\0', snprintf(real, sizeof(real), "%s", link);
+	}
+	return (path_is_within(real, "/tmp") || path_is_within(real, "/dev/shm")) &&
+	       !path_is_within(real, root);
+}
+
+/* Why: workspace-write grants the host's /tmp and /dev/shm whole under
+ * Landlock, so a home there (however its path is spelt: a symlink into
+ * /tmp passed every check on the path) would be the command's to write: a
+ * start-up file or a git config it plants runs in the user's next shell
+ * (adversarial pass 5, finding 01). The namespace runner brings such a home
+ * in read-only; the landlock runner is not used for it. */
+static bool home_in_tmp(const struct run_state *r, bool namespace_unusable, char *reason,
+			size_t size)
+{
+	const char *homes[] = { getenv("HOME"), view_passwd_home() };
+
+	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
+		return false;
+	for (size_t i = 0; i < 2; i++)
+		if (home_in_shared_tmp(homes[i], r->root)) {
+			snprintf(reason, size, "the home %.80s lies in the host's /tmp or /dev/shm, "
+				 "which workspace-write grants whole under Landlock: its start-up "
+				 "files would be the command's to change: use %sa HOME outside /tmp",
+				 homes[i], namespace_unusable ? "" : "the namespace runner or ");
+			return true;
+		}
+	return false;
 }
 
 /* Why: the landlock runner grants workspace-write the root as a whole (a
@@ -406,7 +451,8 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 			return -EINVAL;
 		/* A fact about this run, not the machine: never remembered. */
 		if (runner->id == SBX_RUNNER_LANDLOCK &&
-		    hidden_inside_root(r, out[SBX_RUNNER_NAMESPACE].out, reason, sizeof(reason))) {
+		    (hidden_inside_root(r, out[SBX_RUNNER_NAMESPACE].out, reason, sizeof(reason)) ||
+		     home_in_tmp(r, out[SBX_RUNNER_NAMESPACE].out, reason, sizeof(reason)))) {
 			why->out = true;
 			snprintf(why->reason, sizeof(why->reason), "%s", reason);
 			continue;

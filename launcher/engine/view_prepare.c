@@ -182,7 +182,7 @@ static void add_pinned(struct run_state *r, const char *c)
 
 /* The caller's home as the user database gives it (what OpenSSH reads its
  * keys from, whatever $HOME says). */
-static const char *passwd_home(void)
+const char *view_passwd_home(void)
 {
 	struct passwd *pw;
 
@@ -212,14 +212,14 @@ static const char *home_dir(void)
 {
 	const char *home = getenv("HOME");
 
-	return home && home[0] == '/' ? home : passwd_home();
+	return home && home[0] == '/' ? home : view_passwd_home();
 }
 
 /* The passwd home where it is not $HOME (sudo -E, su without -, a CI
  * runner or container that sets HOME to a work directory), or NULL. */
 static const char *other_home(const char *home)
 {
-	const char *pw = passwd_home();
+	const char *pw = view_passwd_home();
 
 	return pw && home && strcmp(pw, home) != 0 ? pw : NULL;
 }

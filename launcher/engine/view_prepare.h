@@ -30,4 +30,8 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 int view_protect_begin(struct run_state *r, struct sbx_error *err);
 void view_release(struct run_state *r);
 
+/* The caller's home as the user database has it (the passwd file itself in
+ * the static build, which loads no NSS module), or NULL. */
+const char *view_passwd_home(void);
+
 #endif

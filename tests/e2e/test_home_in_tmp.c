@@ -283,3 +283,38 @@ ParameterizedTest(struct rp *p, home_in_tmp, landlock_refuses, .timeout = 120)
 	e2e_out_free(&o);
 	e2e_rm_rf(f.home);
 }
+
+/* A home reached through a symlink into /tmp, with nothing hidden in it
+ * yet: the landlock runner took the run (sbx's state was not made behind a
+ * link, so nothing there was hidden), and its command, granted the host's
+ * /tmp whole, appended to ~/.bashrc and ~/.gitconfig on the host
+ * (adversarial pass 5, finding 01). It is refused now; nothing is written. */
+PARAMS(landlock_refuses_home_through_a_link, params_ll);
+ParameterizedTest(struct rp *p, home_in_tmp, landlock_refuses_home_through_a_link,
+		  .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	e2e_require_runner(p->who, p->runner);
+	fx_setup(&f, p);
+	char *real = e2e_fmt("/tmp/sbx-e2e-linkhome-%d-%s", (int)getpid(), e2e_user_name(p->who));
+	char *link = e2e_fmt("%s/homelink", f.base);
+
+	e2e_rm_rf(real);
+	cr_assert(e2e_mkdir(p->who, real) == 0);
+	cr_assert(e2e_write_file(p->who, e2e_fmt("%s/.bashrc", real), "# mine\n") == 0);
+	cr_assert(symlink(real, link) == 0);
+	f.home = link;
+	int rc = run_x(&f, "workspace-write", NULL,
+		       e2e_fmt("echo PWNED >> ~/.bashrc; touch %s/ran", f.ws), &o);
+	char *bashrc = e2e_read_file(e2e_fmt("%s/.bashrc", real));
+
+	cr_expect(rc == 125 && strstr(o.out, "SANDBOX_UNAVAILABLE") && strstr(o.out, "the home"),
+		  "%s exit %d: %s\n%s", f.tag, rc, o.out, o.err);
+	cr_expect(!e2e_exists(e2e_fmt("%s/ran", f.ws)), "%s the command ran", f.tag);
+	cr_expect(bashrc && strcmp(bashrc, "# mine\n") == 0, "%s ~/.bashrc changed: %s", f.tag,
+		  bashrc);
+	e2e_out_free(&o);
+	e2e_rm_rf(real);
+}
