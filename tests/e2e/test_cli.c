@@ -405,34 +405,45 @@ Test(cli, state_in_tmp_refusal_names_the_fix)
  * later landlock run was refused over it (new-user pass 2, finding 3). The
  * run now makes it first (0700), so the first run is refused as every
  * later one is, and the command never runs. */
+/* A landlock workspace-write run whose command tries to make sbx's state
+ * directory `state` itself (with `planted` in it) under the environment
+ * env: refused before the command runs, the directory made by sbx (0700)
+ * and nothing of the command's in it. */
+static void expect_state_not_left(int who, char *const env[], const char *state,
+				  const char *planted)
+{
+	char *root = e2e_tmpdir(who);
+	char *cmd = e2e_fmt("mkdir -p %s/%s && touch %s/ran", state, planted, root);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", "landlock", "--mode",
+			 "workspace-write", "--root", root, "--", cmd, NULL };
+	struct e2e_out o;
+	struct stat st;
+	int rc = e2e_run(who, argv, env, &o);
+
+	cr_expect_eq(rc, 125, "[%s] exit %d: %s", e2e_user_name(who), rc, o.err);
+	cr_expect(strstr(o.err, "(sbx's state)"), "[%s] stderr: %s", e2e_user_name(who), o.err);
+	cr_expect_neq(access(e2e_fmt("%s/ran", root), F_OK), 0, "[%s] the command ran",
+		      e2e_user_name(who));
+	cr_assert_eq(lstat(state, &st), 0, "[%s] %s missing", e2e_user_name(who), state);
+	cr_expect_eq(st.st_mode & 07777, 0700, "[%s] %s is %o: not made by sbx", e2e_user_name(who),
+		     state, st.st_mode & 07777);
+	cr_expect_eq(lstat(e2e_fmt("%s/%s", state, planted), &st), -1, "[%s] the command made %s/",
+		     e2e_user_name(who), planted);
+	e2e_out_free(&o);
+}
+
 Test(cli, missing_cache_home_in_tmp_is_not_left_to_the_command)
 {
 	for (int who = AS_CALLER; who <= AS_NOBODY; who++) {
-		char tmpl[] = "/tmp/sbx-e2e-xdg-XXXXXX";
-		struct e2e_out o;
-		struct stat st;
+		char tmpl[] = "/tmp/sbx-e2e-xdg-" "XXXXXX";
 
 		cr_assert(mkdtemp(tmpl));
 		cr_assert_eq(chmod(tmpl, 01777), 0);
-		char *home = e2e_tmpdir(who), *root = e2e_tmpdir(who);
 		char *cache = e2e_fmt("%s/cache", tmpl);
-		char *cmd = e2e_fmt("mkdir -p %s/sbx/protect && touch %s/ran", cache, root);
-		char *argv[] = { (char *)e2e_sbx(), "run", "--runner", "landlock", "--mode",
-				 "workspace-write", "--root", root, "--", cmd, NULL };
-		char *env[] = { e2e_fmt("HOME=%s", home), e2e_fmt("XDG_CACHE_HOME=%s", cache),
-				NULL };
-		int rc = e2e_run(who, argv, env, &o);
+		char *env[] = { e2e_fmt("HOME=%s", e2e_tmpdir(who)),
+				e2e_fmt("XDG_CACHE_HOME=%s", cache), NULL };
 
-		cr_expect_eq(rc, 125, "[%s] exit %d: %s", e2e_user_name(who), rc, o.err);
-		cr_expect(strstr(o.err, "(sbx's state)"), "[%s] stderr: %s", e2e_user_name(who), o.err);
-		cr_expect_neq(access(e2e_fmt("%s/ran", root), F_OK), 0, "[%s] the command ran",
-			      e2e_user_name(who));
-		cr_assert_eq(lstat(e2e_fmt("%s/sbx", cache), &st), 0);
-		cr_expect_eq(st.st_mode & 07777, 0700, "[%s] %s/sbx is %o: not made by sbx",
-			     e2e_user_name(who), cache, st.st_mode & 07777);
-		cr_expect_eq(lstat(e2e_fmt("%s/sbx/protect", cache), &st), -1,
-			     "[%s] the command made protect/", e2e_user_name(who));
-		e2e_out_free(&o);
+		expect_state_not_left(who, env, e2e_fmt("%s/sbx", cache), "protect");
 		e2e_rm_rf(tmpl);
 	}
 }
@@ -445,28 +456,12 @@ Test(cli, missing_home_in_own_tmp_dir_is_not_left_to_the_command)
 {
 	for (int who = AS_CALLER; who <= AS_NOBODY; who++) {
 		char *top = e2e_fmt("/tmp/sbx-e2e-ownhome-%d-%s", (int)getpid(), e2e_user_name(who));
-		struct e2e_out o;
-		struct stat st;
+		char *home = e2e_fmt("%s/home", top);
+		char *env[] = { e2e_fmt("HOME=%s", home), "XDG_CACHE_HOME=", NULL };
 
 		e2e_rm_rf(top);
 		cr_assert_eq(e2e_mkdir(who, top), 0);
-		char *home = e2e_fmt("%s/home", top), *root = e2e_tmpdir(who);
-		char *cmd = e2e_fmt("mkdir -p %s/.cache/sbx/planted && touch %s/ran", home, root);
-		char *argv[] = { (char *)e2e_sbx(), "run", "--runner", "landlock", "--mode",
-				 "workspace-write", "--root", root, "--", cmd, NULL };
-		char *env[] = { e2e_fmt("HOME=%s", home), "XDG_CACHE_HOME=", NULL };
-		int rc = e2e_run(who, argv, env, &o);
-
-		cr_expect_eq(rc, 125, "[%s] exit %d: %s", e2e_user_name(who), rc, o.err);
-		cr_expect(strstr(o.err, "(sbx's state)"), "[%s] stderr: %s", e2e_user_name(who), o.err);
-		cr_expect_neq(access(e2e_fmt("%s/ran", root), F_OK), 0, "[%s] the command ran",
-			      e2e_user_name(who));
-		cr_assert_eq(lstat(e2e_fmt("%s/.cache/sbx", home), &st), 0);
-		cr_expect_eq(st.st_mode & 07777, 0700, "[%s] %s/.cache/sbx is %o: not made by sbx",
-			     e2e_user_name(who), home, st.st_mode & 07777);
-		cr_expect_eq(lstat(e2e_fmt("%s/.cache/sbx/planted", home), &st), -1,
-			     "[%s] the command made planted/", e2e_user_name(who));
-		e2e_out_free(&o);
+		expect_state_not_left(who, env, e2e_fmt("%s/.cache/sbx", home), "planted");
 		e2e_rm_rf(top);
 	}
 }
