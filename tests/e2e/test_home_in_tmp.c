@@ -318,3 +318,49 @@ ParameterizedTest(struct rp *p, home_in_tmp, landlock_refuses_home_through_a_lin
 	e2e_out_free(&o);
 	e2e_rm_rf(real);
 }
+
+/* The /tmp a workspace keeps is the command's between runs, but the
+ * directories on the way to what sbx mounts there (a root or a home under
+ * the host's /tmp) are sbx's: a command that put a file or a link in their
+ * place made every later workspace-write run of the root fail with 125 until
+ * the state was removed by hand (adversarial pass 5, finding 02). What it
+ * put there is moved aside, kept, and the next run starts. */
+PARAMS(planted_way_moved_aside, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, planted_way_moved_aside, .timeout = 120)
+{
+	static unsigned seq;
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *way = e2e_fmt("/tmp/sbx-e2e-way-%d-%u-%s", (int)getpid(), seq++,
+			    e2e_user_name(p->who));
+	static const char *const plants[] = {
+		"mv %1$s %1$s.a && echo planted > %1$s",
+		"mv %1$s %1$s.b && ln -s %1$s.a %1$s",
+		"mv %1$s %1$s.c && mkfifo %1$s",
+	};
+
+	e2e_rm_rf(way);
+	cr_assert(e2e_mkdir(p->who, way) == 0);
+	f.ws = e2e_fmt("%s/proj", way);
+	cr_assert(e2e_mkdir(p->who, f.ws) == 0);
+	for (size_t i = 0; i < sizeof(plants) / sizeof(plants[0]); i++) {
+		run_x(&f, "workspace-write", NULL, e2e_fmt(plants[i], way), &o);
+		cr_expect(exit_code(&o) == 0, "%s plant %zu: %s\n%s", f.tag, i, o.out, o.err);
+		e2e_out_free(&o);
+		run_x(&f, "workspace-write", NULL, e2e_fmt("echo ok%zu > ok%zu; ls /tmp", i, i), &o);
+		cr_expect(exit_code(&o) == 0, "%s after plant %zu: %s\n%s", f.tag, i, o.out, o.err);
+		cr_expect(has(&o, e2e_fmt("sbx-e2e-way-%d-%u-%s.sbx-moved-%zu", (int)getpid(), seq - 1,
+					  e2e_user_name(p->who), i)),
+			  "%s the planted entry %zu was not kept: %s", f.tag, i, o.out);
+		e2e_out_free(&o);
+		char *ok = e2e_read_file(e2e_fmt("%s/ok%zu", f.ws, i));
+
+		cr_expect(ok && strcmp(ok, e2e_fmt("ok%zu\n", i)) == 0, "%s the root was not written", f.tag);
+	}
+	/* Outside: the host's /tmp saw none of it. */
+	cr_expect(!e2e_exists(e2e_fmt("%s.a", way)) && !e2e_exists(e2e_fmt("%s.sbx-moved-0", way)),
+		  "%s the host's /tmp was changed", f.tag);
+	e2e_rm_rf(way);
+}
