@@ -151,6 +151,8 @@ static void add(struct run_state *r, struct ns_path_list *l, char *s)
 		l->path[l->n++] = kept;
 	else if (s && l == &r->view.hide)
 		r->view_full = true;
+	else if (s && l == &r->view.protect)
+		r->protect_full = true;
 }
 
 /* A hidden path and, when it is reached through a symlink (dotfiles kept
@@ -584,6 +586,31 @@ static void add_git_user_config(struct run_state *r)
 	}
 }
 
+/* A root that holds a home of the caller's ($HOME, the passwd home) below
+ * its top: the home's own start-up files and settings are protected there
+ * as at a root that is the home. Why: a shell, a login or an agent the user
+ * starts reads them from the home, wherever the root is (adversarial pass
+ * 5, finding 03: ~/.bashrc was writable under a root above the home). */
+static void add_homes_protected(struct run_state *r)
+{
+	const char *homes[2] = { getenv("HOME"), view_passwd_home() };
+	size_t rl = strlen(r->root);
+
+	for (int h = 0; h < 2; h++) {
+		char real[PATH_MAX], *p;
+
+		if (!homes[h] || homes[h][0] != '/' || !realpath(homes[h], real))
+			continue;
+		if (!path_is_within(real, r->root) || strlen(real) <= rl + 1 || real[rl] != '/')
+			continue;
+		for (size_t i = 0; view_default_protected[i]; i++)
+			if (asprintf(&p, "%s/%s", real + rl + 1, view_default_protected[i]) >= 0) {
+				add_git_entry(r, p);
+				free(p);
+			}
+	}
+}
+
 /* The protected paths, and git's allow-list (on unless protected_paths is
  * none): the root's own .git entries that are not on it are protected
  * paths (read-only binds under the namespace runner, snapshots), every
@@ -599,6 +626,7 @@ static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 	} else {
 		for (size_t i = 0; view_default_protected[i]; i++)
 			add(r, &r->view.protect, strdup(view_default_protected[i]));
+		add_homes_protected(r);
 	}
 	r->protect.git = true;
 	if (r->root_fd >= 0)
@@ -881,6 +909,12 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 		return sbx_error_set(err, E2BIG, SBX_E_CONFIG, NULL,
 				     "unable to start: more than %d hidden paths (deny_read, the "
 				     "stores the environment moves, sbx's state)",
+				     NS_VIEW_MAX_PATHS);
+	/* why: a protected path left out would be writable, silently. */
+	if (r->protect_full)
+		return sbx_error_set(err, E2BIG, SBX_E_CONFIG, NULL,
+				     "unable to start: more than %d protected paths (protected_paths, "
+				     "the root's .git entries, the start-up files of a home in the root)",
 				     NS_VIEW_MAX_PATHS);
 	return 0;
 }

@@ -364,3 +364,72 @@ ParameterizedTest(struct rp *p, home_in_tmp, planted_way_moved_aside, .timeout =
 		  "%s the host's /tmp was changed", f.tag);
 	e2e_rm_rf(way);
 }
+
+/* A root that holds a home of the caller's below its top (a root around
+ * the home: /tmp/x with HOME=/tmp/x/home, or a project folder that holds a
+ * test home): the home's start-up files stay read-only, as at a root that
+ * is the home (adversarial pass 5, finding 03: ~/.bashrc, fish's config and
+ * ~/.local/bin were written there, and run in the user's next shell). */
+static void check_startup_kept(struct fx *f)
+{
+	static const char *const files[] = { ".bashrc", ".config/fish/config.fish",
+					     ".local/bin/git", ".profile" };
+	struct e2e_out o;
+
+	for (size_t i = 0; i < 4; i++) {
+		char *path = e2e_fmt("%s/%s", f->home, files[i]);
+		char *dir = strdup(path);
+
+		*strrchr(dir, '/') = '\0';
+		if (!e2e_exists(dir)) {
+			cr_assert(e2e_run(f->p.who, (char *[]){ "mkdir", "-p", dir, NULL }, NULL, &o) == 0,
+				  "mkdir %s", dir);
+			e2e_out_free(&o);
+		}
+		cr_assert(e2e_write_file(f->p.who, path, "ORIGINAL\n") == 0, "%s", path);
+		free(dir);
+	}
+	run_x(f, "workspace-write", NULL,
+	      "for f in .bashrc .config/fish/config.fish .local/bin/git .profile; do "
+	      "echo PWNED >> ~/$f; done; echo made > ~/made; echo fine",
+	      &o);
+	cr_expect(has(&o, "fine"), "%s %s\n%s", f->tag, o.out, o.err);
+	e2e_out_free(&o);
+	for (size_t i = 0; i < 4; i++) {
+		char *got = e2e_read_file(e2e_fmt("%s/%s", f->home, files[i]));
+
+		cr_expect(got && strcmp(got, "ORIGINAL\n") == 0, "%s ~/%s was written: %s", f->tag,
+			  files[i], got ? got : "(gone)");
+	}
+	/* control: the rest of the home is the root's, writable */
+	cr_expect(e2e_exists(e2e_fmt("%s/made", f->home)), "%s the root was not writable", f->tag);
+}
+
+PARAMS(root_around_home_in_tmp, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, root_around_home_in_tmp, .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	tmp_home(&f);
+	char *around = f.home;
+
+	f.home = e2e_fmt("%s/home", around);
+	cr_assert(e2e_mkdir(p->who, f.home) == 0);
+	f.ws = around;
+	check_startup_kept(&f);
+	e2e_rm_rf(around);
+}
+
+/* (Namespace only: the landlock runner refuses a root that holds a home,
+ * whose ~/.cache/sbx it cannot hide there.) */
+PARAMS(root_around_home, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, root_around_home, .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	f.home = e2e_fmt("%s/testhome", f.ws);
+	cr_assert(e2e_mkdir(p->who, f.home) == 0);
+	check_startup_kept(&f);
+}
