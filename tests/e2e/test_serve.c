@@ -510,6 +510,44 @@ Test(serve, cwd_and_bounded_answers, .timeout = 120)
 	free(root);
 }
 
+/* A background run whose start fails (a cwd that does not exist) leaves no
+ * task behind: a task/kill or task/output sent for its name before the
+ * start was answered is answered at once (NOT_FOUND), never left waiting on
+ * a task that cannot settle (new-user pass 7, finding 1: the kill was never
+ * answered), and the next task gets the name. */
+Test(serve, failed_background_start_leaves_no_task, .timeout = 120)
+{
+	char *root = e2e_tmpdir(AS_CALLER);
+	struct srv s;
+
+	srv_start(&s, AS_CALLER, NULL);
+	const char *a = open_session(&s, 1, root, "read-only");
+	for (int round = 0; round < 3; round++) {
+		long long id = 10 + round * 10;
+		json_t *p = run_params(a, "sleep 5");
+
+		json_object_set_new(p, "cwd", json_string("nope"));
+		json_object_set_new(p, "background", json_true());
+		rpc_send(&s, id, "run", p);
+		rpc_send(&s, id + 1, "task/kill", json_pack("{s:s, s:s}", "session", a, "task", "t1"));
+		rpc_send(&s, id + 2, "task/output", json_pack("{s:s, s:s}", "session", a, "task", "t1"));
+		assert_error(srv_wait(&s, id, ANSWER_TIMEOUT_MS), "USAGE");
+		json_t *k = srv_wait(&s, id + 1, 10000);
+
+		cr_assert_not_null(k, "round %d: task/kill of a task whose start failed: no answer", round);
+		assert_error(k, "NOT_FOUND");
+		assert_error(srv_wait(&s, id + 2, 10000), "NOT_FOUND");
+	}
+	json_t *p = run_params(a, "echo fine");
+
+	json_object_set_new(p, "background", json_true());
+	json_t *r = result_of(rpc_call(&s, 50, "run", p));
+
+	cr_assert_str_eq(str_at(r, "task"), "t1", "the failed starts used names");
+	srv_stop(&s);
+	free(root);
+}
+
 Test(serve, spill_files_go_with_the_session, .timeout = 120)
 {
 	char *root = e2e_tmpdir(AS_CALLER);
