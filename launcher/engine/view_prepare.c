@@ -14,6 +14,7 @@
 
 #include "classify.h" /* path_is_within */
 #include "statedir.h"
+#include "mount_aliases.h"
 #include "view_prepare.h"
 
 /* Written by a command, these would run later outside any sandbox:
@@ -448,6 +449,29 @@ static void settle_holding_dirs(struct run_state *r)
 	qsort((void *)l->path, l->n, sizeof(l->path[0]), by_length);
 }
 
+static void add_alias(void *ctx, const char *alias)
+{
+	struct run_state *r = ctx;
+
+	add(r, &r->view.hide, strdup(alias));
+}
+
+/* Each hidden path that exists, where another mount of its file system
+ * shows it too (a bind mount of $HOME or of a directory above a store, as
+ * containers and dev VMs have): hidden there as well. Why: the covers and
+ * Landlock's rules are on paths, and the store was read at the other one
+ * (adversarial pass 3b, finding 01). The mount table says where to look;
+ * each alias is the same inode, checked (mount_aliases.c). */
+static void add_mount_aliases(struct run_state *r)
+{
+	struct mount_table *t = mount_table_read("");
+	size_t n = r->view.hide.n;
+
+	for (size_t i = 0; t && i < n; i++)
+		mount_table_aliases(t, r->view.hide.path[i], add_alias, r);
+	mount_table_free(t);
+}
+
 static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const char *base)
 {
 	const char *home = home_dir(), *pw = other_home(home);
@@ -498,6 +522,7 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 			add_hidden(r, strdup(c));
 		add_pinned(r, c);
 	}
+	add_mount_aliases(r);
 	reveal_ssh(r, home);
 	if (pw)
 		reveal_ssh(r, pw);
