@@ -92,7 +92,7 @@ obj-y += $(patsubst %.c,%.o,$(filter-out %/loop_uring.c,$(wildcard launcher/outp
 obj-y += $(addprefix launcher/runners/,child.o runners.o runner_filter.o deadman.o opener.o keeper.o pidns_init.o)
 obj-y += $(addprefix launcher/kernel/,child_status.o landlock.o landlock_ruleset.o landlock_scope.o \
 	 caps.o userns.o userns_host.o keyring.o rlimits.o nproc_count.o cgroup.o cgroup_parse.o syscall_table.o \
-	 syscall_numbers.o syscalls_as_of.o fds.o bpf_eval.o pty_pool.o inflight.o)
+	 syscall_numbers.o syscalls_as_of.o fds.o bpf_eval.o pty_pool.o inflight.o mount_aliases.o)
 obj-y += $(addprefix launcher/front/,serve_main.o serve_session.o spawner.o serve_run.o serve_out.o \
 	jsonrpc_msg.o jsonrpc_params.o jsonrpc_server.o work_session.o work_tasks.o work_answers.o \
 	work_spill.o mcp_main.o mcp_call.o mcp_tools.o)

@@ -158,6 +158,9 @@ struct classify_input {
 	/* absolute paths inside them that stay read-only (protected paths),
 	 * NULL-terminated or NULL: a refusal there is the sandbox's */
 	const char *const *protected_paths;
+	/* absolute paths hidden from the command (deny_read, sbx's state),
+	 * NULL-terminated or NULL: a refusal there is not counted */
+	const char *const *hidden_paths;
 	caller_could_write_fn could_write;
 	void *could_write_ctx;
 };

@@ -50,9 +50,9 @@ static bool could_write_up_to(const struct classify_input *in, const char *abs, 
 	}
 }
 
-static bool in_protected(const struct classify_input *in, const char *abs)
+static bool within_any(const char *const *list, const char *abs)
 {
-	for (const char *const *p = in->protected_paths; p && *p; p++)
+	for (const char *const *p = list; p && *p; p++)
 		if (path_is_within(abs, *p))
 			return true;
 	return false;
@@ -82,7 +82,14 @@ static enum placed place(const struct classify_input *in, unsigned dialect, cons
 	 * the sandbox's own choice, so a refusal there is the sandbox's;
 	 * "busy" is evidence only there (a rename over its mount point),
 	 * anywhere else it is an ordinary error. */
-	if (in_protected(in, abs))
+	/* why: a hidden path (a credential store, sbx's state) is hidden in
+	 * every confined mode, so no wider confined mode would help, and the
+	 * namespace runner shows it as absent (ENOENT, no denial): the
+	 * landlock runner's EACCES there is not offered as a reason to ask
+	 * the user for danger-full-access (new-user pass 6, finding 2). */
+	if (within_any(in->hidden_paths, abs))
+		return RULED_OUT;
+	if (within_any(in->protected_paths, abs))
 		return in->could_write(abs, in->could_write_ctx) == CALLER_CAN ? REFUSED_HERE
 										 : NOT_THE_CALLERS;
 	if (dialect == DIALECT_EBUSY)

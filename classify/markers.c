@@ -411,6 +411,12 @@ static bool start_unclear(const unsigned char *line, size_t len, size_t at, uint
 	}
 	if (c < 0x80)
 		return false;
+	/* why: box drawing (U+2500..U+257F) starts the lines of every tree a
+	 * tool prints; it reads as a line, not as '[', like an ASCII '|', and
+	 * a bracket-like symbol followed by "sandbox" anywhere in the line is
+	 * still caught (reads_as_marker). */
+	if (c >= 0x2500 && c <= 0x257f)
+		return false;
 	r = reading(c);
 	if (r == OPENING || (r > OPENING && !alnum((uint32_t)r)))
 		return true; /* a symbol or bracket past ASCII */

@@ -43,6 +43,7 @@ struct run_state {
 	 * outside the root (the landlock runner grants /tmp whole), or NULL */
 	const char *hidden_in_tmp;
 	bool view_full; /* a path list of the view overflowed: the run is refused */
+	bool protect_full; /* so did the protected paths': refused too */
 #define RUN_VIEW_STRINGS (4 * NS_VIEW_MAX_PATHS + 8)
 	char *view_strings[RUN_VIEW_STRINGS]; /* owned by the run; view points here */
 	size_t n_view_strings;

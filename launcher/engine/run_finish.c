@@ -15,7 +15,7 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 {
 	bool ww = r->mode == SBX_MODE_WORKSPACE_WRITE;
 	bool ns = r->runner && r->runner->protects_by_mounts;
-	const char *writable[6], *protected[NS_VIEW_MAX_PATHS + 1];
+	const char *writable[6], *protected[NS_VIEW_MAX_PATHS + 1], *hidden[NS_VIEW_MAX_PATHS + 1];
 	char *joined[NS_VIEW_MAX_PATHS];
 	size_t n = 0, np = 0;
 	bool denied;
@@ -45,6 +45,9 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 		if ((joined[np] = strdup(r->view.home_path[i])))
 			protected[np] = joined[np], np++;
 	protected[np] = NULL;
+	for (size_t i = 0; i <= r->view.hide.n && i < NS_VIEW_MAX_PATHS; i++)
+		hidden[i] = i < r->view.hide.n ? r->view.hide.path[i] : NULL;
+	hidden[NS_VIEW_MAX_PATHS] = NULL;
 
 	struct classify_input in = {
 		.evidence = &r->ev,
@@ -55,6 +58,7 @@ static bool classify_run(struct run_state *r, const struct sbx_result *res)
 		.command = r->command,
 		.writable = writable,
 		.protected_paths = protected,
+		.hidden_paths = hidden,
 		.could_write = caller_could_write,
 		.could_write_ctx = NULL,
 	};

@@ -14,6 +14,7 @@
 
 #include "classify.h" /* path_is_within */
 #include "statedir.h"
+#include "mount_aliases.h"
 #include "view_prepare.h"
 
 /* Written by a command, these would run later outside any sandbox:
@@ -151,6 +152,8 @@ static void add(struct run_state *r, struct ns_path_list *l, char *s)
 		l->path[l->n++] = kept;
 	else if (s && l == &r->view.hide)
 		r->view_full = true;
+	else if (s && l == &r->view.protect)
+		r->protect_full = true;
 }
 
 /* A hidden path and, when it is reached through a symlink (dotfiles kept
@@ -446,6 +449,29 @@ static void settle_holding_dirs(struct run_state *r)
 	qsort((void *)l->path, l->n, sizeof(l->path[0]), by_length);
 }
 
+static void add_alias(void *ctx, const char *alias)
+{
+	struct run_state *r = ctx;
+
+	add(r, &r->view.hide, strdup(alias));
+}
+
+/* Each hidden path that exists, where another mount of its file system
+ * shows it too (a bind mount of $HOME or of a directory above a store, as
+ * containers and dev VMs have): hidden there as well. Why: the covers and
+ * Landlock's rules are on paths, and the store was read at the other one
+ * (adversarial pass 3b, finding 01). The mount table says where to look;
+ * each alias is the same inode, checked (mount_aliases.c). */
+static void add_mount_aliases(struct run_state *r)
+{
+	struct mount_table *t = mount_table_read("");
+	size_t n = r->view.hide.n;
+
+	for (size_t i = 0; t && i < n; i++)
+		mount_table_aliases(t, r->view.hide.path[i], add_alias, r);
+	mount_table_free(t);
+}
+
 static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const char *base)
 {
 	const char *home = home_dir(), *pw = other_home(home);
@@ -496,6 +522,7 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 			add_hidden(r, strdup(c));
 		add_pinned(r, c);
 	}
+	add_mount_aliases(r);
 	reveal_ssh(r, home);
 	if (pw)
 		reveal_ssh(r, pw);
@@ -584,6 +611,31 @@ static void add_git_user_config(struct run_state *r)
 	}
 }
 
+/* A root that holds a home of the caller's ($HOME, the passwd home) below
+ * its top: the home's own start-up files and settings are protected there
+ * as at a root that is the home. Why: a shell, a login or an agent the user
+ * starts reads them from the home, wherever the root is (adversarial pass
+ * 5, finding 03: ~/.bashrc was writable under a root above the home). */
+static void add_homes_protected(struct run_state *r)
+{
+	const char *homes[2] = { getenv("HOME"), view_passwd_home() };
+	size_t rl = strlen(r->root);
+
+	for (int h = 0; h < 2; h++) {
+		char real[PATH_MAX], *p;
+
+		if (!homes[h] || homes[h][0] != '/' || !realpath(homes[h], real))
+			continue;
+		if (!path_is_within(real, r->root) || strlen(real) <= rl + 1 || real[rl] != '/')
+			continue;
+		for (size_t i = 0; view_default_protected[i]; i++)
+			if (asprintf(&p, "%s/%s", real + rl + 1, view_default_protected[i]) >= 0) {
+				add_git_entry(r, p);
+				free(p);
+			}
+	}
+}
+
 /* The protected paths, and git's allow-list (on unless protected_paths is
  * none): the root's own .git entries that are not on it are protected
  * paths (read-only binds under the namespace runner, snapshots), every
@@ -599,6 +651,7 @@ static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 	} else {
 		for (size_t i = 0; view_default_protected[i]; i++)
 			add(r, &r->view.protect, strdup(view_default_protected[i]));
+		add_homes_protected(r);
 	}
 	r->protect.git = true;
 	if (r->root_fd >= 0)
@@ -881,6 +934,12 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 		return sbx_error_set(err, E2BIG, SBX_E_CONFIG, NULL,
 				     "unable to start: more than %d hidden paths (deny_read, the "
 				     "stores the environment moves, sbx's state)",
+				     NS_VIEW_MAX_PATHS);
+	/* why: a protected path left out would be writable, silently. */
+	if (r->protect_full)
+		return sbx_error_set(err, E2BIG, SBX_E_CONFIG, NULL,
+				     "unable to start: more than %d protected paths (protected_paths, "
+				     "the root's .git entries, the start-up files of a home in the root)",
 				     NS_VIEW_MAX_PATHS);
 	return 0;
 }

@@ -21,7 +21,8 @@ static const char mcp_usage[] =
 	"Options:\n"
 	"  --root DIR      the workspace root (default: the client's first file:// root,\n"
 	"                  else the current directory); pinned at start\n"
-	"  --mode MODE     read-only (default), workspace-write or danger-full-access\n"
+	"  --mode MODE     read-only, workspace-write or danger-full-access (default:\n"
+	"                  the config's mode, else read-only)\n"
 	"  --config FILE   the config (default: $SBX_CONFIG, /etc/sbx.conf)\n"
 	"  --escalation    offer sandbox_permissions (within the config's escalation)\n"
 	"  --help          print this help and exit\n";

@@ -99,9 +99,14 @@ static void refuse_long_line(struct rpc_server *s)
 {
 	struct sbx_error err;
 
-	sbx_error_set(&err, E2BIG, SBX_E_BAD_REQUEST, NULL,
+	sbx_error_set(&err, E2BIG, SBX_E_BAD_REQUEST,
+		      "send each message on one line no longer than --max-line (sbx serve "
+		      "--max-line BYTES raises it)",
 		      "message line longer than %zu bytes: refused unread", s->o.line_max);
-	rpc_send(s, rpc_error_sbx(NULL, &err));
+	/* An Invalid Request (-32600, protocol.md), not bad params: no
+	 * request was read. */
+	rpc_send(s, rpc_error(NULL, RPC_INVALID_REQUEST, err.message,
+			      json_pack("{s:s, s:s}", "code", err.code, "detail", err.detail)));
 }
 
 static void input_ended(struct rpc_server *s)

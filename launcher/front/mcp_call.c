@@ -165,7 +165,7 @@ static void start_background(struct rpc_server *s, struct mcp *mc, struct mcp_ca
 
 	if (mc->w.running >= mc->w.max_background) {
 		sbx_error_set(&err, EAGAIN, SBX_E_TOO_MANY, NULL,
-			      "%u background tasks are running (max_background); stop one with "
+			      "%u background task(s) running (max_background); stop one with "
 			      "task_stop first",
 			      mc->w.running);
 		answer(s, c, mcp_tool_error(&err));

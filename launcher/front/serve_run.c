@@ -150,6 +150,7 @@ static void background_started(struct rpc_server *s, void *ctx, const struct sbx
 		job_free(sv, j);
 		return;
 	}
+	task->starting = false;
 	rpc_send(s, rpc_result(j->start_id,
 			       json_pack("{s:s, s:s}", "session", j->sess->name, "task", task->name)));
 	j->start_id = NULL;
@@ -172,9 +173,9 @@ static void start_background(struct rpc_server *s, struct serve *sv, struct rpc_
 		sbx_error_set(&err, EAGAIN, SBX_E_TOO_MANY,
 			      "wait for a task/settled notification, or end a task with task/kill, "
 			      "then send the run again (the config's max_background sets how many)",
-			      "%u background tasks are running (max_background); wait for one to "
+			      "%u background task%s running (max_background); wait for one to "
 			      "settle or kill one",
-			      sv->w.running);
+			      sv->w.running, sv->w.running == 1 ? " is" : "s are");
 		answer_error(s, m->id, &err);
 		return;
 	}
@@ -188,6 +189,7 @@ static void start_background(struct rpc_server *s, struct serve *sv, struct rpc_
 		return;
 	}
 	j->task = task;
+	task->starting = true;
 	j->start_id = json_incref(m->id);
 	j->job = rpc_job_start_async(s, *run, true, background_started, job_done, j, &err);
 	*run = NULL;

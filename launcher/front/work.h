@@ -26,6 +26,7 @@ struct work_task {
 	json_t *result;             /* once settled */
 	struct stream_view out, err; /* once settled: what task/output reads */
 	bool kill_requested;
+	bool starting;              /* its run not answered yet: not visible */
 	json_t *kill_waiters;       /* request ids answered when it settles */
 	struct work_session *session;
 	struct work_task *next;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "classify.h"
+#include "sbx.h"
 #include "work.h"
 
 #define MARKERS_TOLD                                                                          \
@@ -60,12 +61,16 @@ json_t *work_runner_failed_result(enum sbx_mode mode, const struct sbx_error *er
 
 	if (n > 0 && markers[n - 1] == '\n')
 		json_array_append_new(marker_list, json_stringn(markers, n - 1));
-	return json_pack("{s:n, s:n, s:b, s:i, s:s, s:s, s:i, s:i, s:b, s:n, s:{s:s, s:b}, s:o, "
-			 "s:s, s:o}",
+	/* Every key a result has (sbx(1) RESULT OBJECT): a harness reads a
+	 * settled task's result the same way whatever ended it (new-user pass
+	 * 8, finding 3). The sandbox is that of a run no runner confined. */
+	return json_pack("{s:n, s:n, s:b, s:i, s:s, s:s, s:i, s:i, s:b, s:n, s:n, s:{s:s, s:b}, "
+			 "s:{s:n, s:n, s:n, s:b, s:n}, s:o, s:s, s:s, s:o}",
 			 "exit_code", "signal", "timed_out", 0, "duration_ms", 0, "stdout", "",
 			 "stderr", "", "stdout_bytes", 0, "stderr_bytes", 0, "truncated", 0, "spill",
-			 "sandbox", "mode", sbx_mode_name(mode), "denied", 0, "markers", marker_list,
-			 "text", markers, "error",
+			 "spill_stopped", "sandbox", "mode", sbx_mode_name(mode), "denied", 0,
+			 "limits", "processes", "memory", "file_size", "cgroup", 0, "hit",
+			 "markers", marker_list, "text", markers, "version", sbx_version(), "error",
 			 json_pack("{s:s, s:s, s:s}", "code", err->code, "message", err->message,
 				   "detail", err->detail));
 }

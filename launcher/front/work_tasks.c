@@ -34,8 +34,12 @@ struct work_task *work_task_new(struct work *w, struct work_session *sess)
 
 struct work_task *work_task_find(struct work_session *sess, const char *name)
 {
+	/* A task whose start is not answered yet is no task: its start may
+	 * still fail, and a request about it would wait on one that never
+	 * settles (new-user pass 7, finding 1: a task/kill then was never
+	 * answered). */
 	for (struct work_task *t = sess->tasks; t; t = t->next)
-		if (strcmp(t->name, name) == 0)
+		if (!t->starting && strcmp(t->name, name) == 0)
 			return t;
 	return NULL;
 }
@@ -49,7 +53,12 @@ void work_task_drop(struct work *w, struct work_task *task)
 			*p = task->next;
 			break;
 		}
-	sess->next_task--;
+	/* Its name is given again only if no later task has one. */
+	char last[sizeof(task->name)];
+
+	snprintf(last, sizeof(last), "t%u", sess->next_task);
+	if (strcmp(last, task->name) == 0)
+		sess->next_task--;
 	sess->running--;
 	w->running--;
 	json_decref(task->kill_waiters);

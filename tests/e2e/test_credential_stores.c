@@ -309,3 +309,78 @@ ParameterizedTest(struct rp *p, credential_stores, passwd_home_places, .timeout 
 	unsetenv("XDG_RUNTIME_DIR");
 	check(&f, paths, n, env);
 }
+
+/* A refused read of a hidden store is no denial under either runner, so no
+ * escalation is offered for it (the namespace runner shows the store as
+ * absent; the landlock runner's EACCES was taken for a sandbox refusal and
+ * invited the model to ask for danger-full-access: new-user pass 6,
+ * finding 2). A refused write outside the root still is one. */
+PARAMS(hidden_read_offers_no_escalation, params_both);
+ParameterizedTest(struct rp *p, credential_stores, hidden_read_offers_no_escalation, .timeout = 120)
+{
+	static const char *const modes[] = { "read-only", "workspace-write" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *key = plant(&f, f.home, ".ssh/id_ed25519");
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	for (size_t m = 0; m < 2; m++) {
+		char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--escalation", "--config",
+				 f.conf, "--runner", f.p.runner, "--mode", (char *)modes[m],
+				 "--root", f.ws, "--", e2e_fmt("cat '%s'", key), NULL };
+		struct e2e_out o;
+
+		e2e_run(f.p.who, argv, env, &o);
+		cr_expect(exit_code(&o) == 1, "%s %s: %s", f.tag, modes[m], o.out);
+		cr_expect(strstr(o.out, "\"denied\":false") && !strstr(o.out, "[sandbox:") &&
+				  !strstr(o.out, "SECRET"),
+			  "%s %s: a hidden read reported as a denial: %s", f.tag, modes[m], o.out);
+		e2e_out_free(&o);
+		/* control: a write the mode refuses, on the caller's own file */
+		argv[13] = e2e_fmt("echo x > '%s/outside'", f.base);
+		e2e_run(f.p.who, argv, env, &o);
+		cr_expect(strstr(o.out, "\"denied\":true") && strstr(o.out, "escalation available"),
+			  "%s %s: control: %s", f.tag, modes[m], o.out);
+		cr_expect(!e2e_exists(e2e_fmt("%s/outside", f.base)), "%s: written", f.tag);
+		e2e_out_free(&o);
+	}
+}
+
+/* A store reachable through a second mount of its file system (a bind
+ * mount of the home, or of the store's own directory, as containers and
+ * dev VMs have): unreadable there too, and still at its own path (the
+ * landlock runner's walk granted the alias's tree, the namespace runner
+ * covered only the store's own path: adversarial pass 3b, finding 01). The
+ * binds are made in a mount namespace of this test's own. */
+PARAMS(bind_alias_places, params_both);
+ParameterizedTest(struct rp *p, credential_stores, bind_alias_places, .timeout = 300)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *key = plant(&f, f.home, ".ssh/id_ed25519");
+	char *netrc = plant(&f, f.home, ".netrc");
+	char *aws = plant(&f, f.home, ".aws/credentials");
+	char *whole = e2e_fmt("%s/whole", f.base), *awsdir = e2e_fmt("%s/awsdir", f.base);
+
+	cr_assert(e2e_mkdir(p->who, whole) == 0 && e2e_mkdir(p->who, awsdir) == 0);
+	cr_assert(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+	cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	cr_assert(mount(f.home, whole, NULL, MS_BIND, NULL) == 0, "bind: %s", strerror(errno));
+	cr_assert(mount(e2e_fmt("%s/.aws", f.home), awsdir, NULL, MS_BIND, NULL) == 0, "bind: %s",
+		  strerror(errno));
+	char *paths[] = { key,
+			  netrc,
+			  aws,
+			  e2e_fmt("%s/.ssh/id_ed25519", whole),
+			  e2e_fmt("%s/.netrc", whole),
+			  e2e_fmt("%s/.aws/credentials", whole),
+			  e2e_fmt("%s/credentials", awsdir) };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("XDG_DATA_HOME");
+	unsetenv("XDG_RUNTIME_DIR");
+	check(&f, paths, sizeof(paths) / sizeof(paths[0]), env);
+}

@@ -318,3 +318,118 @@ ParameterizedTest(struct rp *p, home_in_tmp, landlock_refuses_home_through_a_lin
 	e2e_out_free(&o);
 	e2e_rm_rf(real);
 }
+
+/* The /tmp a workspace keeps is the command's between runs, but the
+ * directories on the way to what sbx mounts there (a root or a home under
+ * the host's /tmp) are sbx's: a command that put a file or a link in their
+ * place made every later workspace-write run of the root fail with 125 until
+ * the state was removed by hand (adversarial pass 5, finding 02). What it
+ * put there is moved aside, kept, and the next run starts. */
+PARAMS(planted_way_moved_aside, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, planted_way_moved_aside, .timeout = 120)
+{
+	static unsigned seq;
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *way = e2e_fmt("/tmp/sbx-e2e-way-%d-%u-%s", (int)getpid(), seq++,
+			    e2e_user_name(p->who));
+	static const char *const plants[] = {
+		"mv %1$s %1$s.a && echo planted > %1$s",
+		"mv %1$s %1$s.b && ln -s %1$s.a %1$s",
+		"mv %1$s %1$s.c && mkfifo %1$s",
+	};
+
+	e2e_rm_rf(way);
+	cr_assert(e2e_mkdir(p->who, way) == 0);
+	f.ws = e2e_fmt("%s/proj", way);
+	cr_assert(e2e_mkdir(p->who, f.ws) == 0);
+	for (size_t i = 0; i < sizeof(plants) / sizeof(plants[0]); i++) {
+		run_x(&f, "workspace-write", NULL, e2e_fmt(plants[i], way), &o);
+		cr_expect(exit_code(&o) == 0, "%s plant %zu: %s\n%s", f.tag, i, o.out, o.err);
+		e2e_out_free(&o);
+		run_x(&f, "workspace-write", NULL, e2e_fmt("echo ok%zu > ok%zu; ls /tmp", i, i), &o);
+		cr_expect(exit_code(&o) == 0, "%s after plant %zu: %s\n%s", f.tag, i, o.out, o.err);
+		cr_expect(has(&o, e2e_fmt("sbx-e2e-way-%d-%u-%s.sbx-moved-%zu", (int)getpid(), seq - 1,
+					  e2e_user_name(p->who), i)),
+			  "%s the planted entry %zu was not kept: %s", f.tag, i, o.out);
+		e2e_out_free(&o);
+		char *ok = e2e_read_file(e2e_fmt("%s/ok%zu", f.ws, i));
+
+		cr_expect(ok && strcmp(ok, e2e_fmt("ok%zu\n", i)) == 0, "%s the root was not written", f.tag);
+	}
+	/* Outside: the host's /tmp saw none of it. */
+	cr_expect(!e2e_exists(e2e_fmt("%s.a", way)) && !e2e_exists(e2e_fmt("%s.sbx-moved-0", way)),
+		  "%s the host's /tmp was changed", f.tag);
+	e2e_rm_rf(way);
+}
+
+/* A root that holds a home of the caller's below its top (a root around
+ * the home: /tmp/x with HOME=/tmp/x/home, or a project folder that holds a
+ * test home): the home's start-up files stay read-only, as at a root that
+ * is the home (adversarial pass 5, finding 03: ~/.bashrc, fish's config and
+ * ~/.local/bin were written there, and run in the user's next shell). */
+static void check_startup_kept(struct fx *f)
+{
+	static const char *const files[] = { ".bashrc", ".config/fish/config.fish",
+					     ".local/bin/git", ".profile" };
+	struct e2e_out o;
+
+	for (size_t i = 0; i < 4; i++) {
+		char *path = e2e_fmt("%s/%s", f->home, files[i]);
+		char *dir = strdup(path);
+
+		*strrchr(dir, '/') = '\0';
+		if (!e2e_exists(dir)) {
+			cr_assert(e2e_run(f->p.who, (char *[]){ "mkdir", "-p", dir, NULL }, NULL, &o) == 0,
+				  "mkdir %s", dir);
+			e2e_out_free(&o);
+		}
+		cr_assert(e2e_write_file(f->p.who, path, "ORIGINAL\n") == 0, "%s", path);
+		free(dir);
+	}
+	run_x(f, "workspace-write", NULL,
+	      "for f in .bashrc .config/fish/config.fish .local/bin/git .profile; do "
+	      "echo PWNED >> ~/$f; done; echo made > ~/made; echo fine",
+	      &o);
+	cr_expect(has(&o, "fine"), "%s %s\n%s", f->tag, o.out, o.err);
+	e2e_out_free(&o);
+	for (size_t i = 0; i < 4; i++) {
+		char *got = e2e_read_file(e2e_fmt("%s/%s", f->home, files[i]));
+
+		cr_expect(got && strcmp(got, "ORIGINAL\n") == 0, "%s ~/%s was written: %s", f->tag,
+			  files[i], got ? got : "(gone)");
+	}
+	/* control: the rest of the home is the root's, writable */
+	cr_expect(e2e_exists(e2e_fmt("%s/made", f->home)), "%s the root was not writable", f->tag);
+}
+
+PARAMS(root_around_home_in_tmp, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, root_around_home_in_tmp, .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	tmp_home(&f);
+	char *around = f.home;
+
+	f.home = e2e_fmt("%s/home", around);
+	cr_assert(e2e_mkdir(p->who, f.home) == 0);
+	f.ws = around;
+	check_startup_kept(&f);
+	e2e_rm_rf(around);
+}
+
+/* (Namespace only: the landlock runner refuses a root that holds a home,
+ * whose ~/.cache/sbx it cannot hide there.) */
+PARAMS(root_around_home, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, root_around_home, .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	f.home = e2e_fmt("%s/testhome", f.ws);
+	cr_assert(e2e_mkdir(p->who, f.home) == 0);
+	check_startup_kept(&f);
+}

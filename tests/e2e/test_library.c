@@ -601,3 +601,43 @@ Test(library, result_accessors_agree_with_the_json, .timeout = 60)
 	cr_assert_eq(e2e_in_child_as(AS_CALLER, accessors_child, root), 0);
 	free(root);
 }
+
+/* More protected paths than the view holds: the run is refused, never run
+ * with the last ones left out (they were dropped in silence, writable). The
+ * last one named exists; the command writes it. Both runners. */
+Test(library, protected_paths_beyond_the_view_refused, .timeout = 120)
+{
+	static const char *const runners[] = { "namespace", "landlock" };
+	static const enum sbx_runner ids[] = { SBX_RUNNER_NAMESPACE, SBX_RUNNER_LANDLOCK };
+
+	for (size_t k = 0; k < 2; k++) {
+		struct sbx_run *run = sbx_run_new();
+		struct sbx_result *res = NULL;
+		struct sbx_error err = { 0 };
+		char *root = e2e_tmpdir(AS_CALLER);
+		char list[3][1024] = { "", "", "" };
+
+		/* each list at most 48 paths (the config's bound), three of them */
+		for (int i = 0; i < 120; i++)
+			snprintf(list[i / 40] + strlen(list[i / 40]), sizeof(list[0]) - strlen(list[i / 40]),
+				 "%sp%d", i % 40 ? "," : "", i);
+		cr_assert(e2e_write_file(AS_CALLER, e2e_fmt("%s/p119", root), "ORIGINAL\n") == 0);
+		cr_assert_eq(sbx_run_set_command(run, "echo PWNED > p119"), 0);
+		cr_assert_eq(sbx_run_set_root(run, root), 0);
+		cr_assert_eq(sbx_run_set_cwd(run, root), 0);
+		cr_assert_eq(sbx_run_set_mode(run, SBX_MODE_WORKSPACE_WRITE), 0);
+		cr_assert_eq(sbx_run_set_runner(run, ids[k]), 0);
+		for (int l = 0; l < 3; l++)
+			cr_assert_eq(sbx_run_add_protected_paths(run, list[l]), 0, "%s", list[l]);
+		int rc = sbx_run_execute(run, &res, &err);
+
+		cr_expect(rc < 0 && strstr(err.message, "protected paths"), "%s: ran (%d): %s",
+			  runners[k], rc, err.message);
+		char *got = e2e_read_file(e2e_fmt("%s/p119", root));
+
+		cr_expect(got && strcmp(got, "ORIGINAL\n") == 0, "%s: p119 written: %s", runners[k], got);
+		free(got);
+		sbx_result_free(res);
+		sbx_run_free(run);
+	}
+}

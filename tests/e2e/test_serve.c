@@ -203,7 +203,13 @@ Test(serve, bad_input, .timeout = 120)
 	srv_send_raw(&s, big, 20000);
 	srv_send_raw(&s, "\n", 1);
 	free(big);
-	assert_error(srv_wait(&s, -1, ANSWER_TIMEOUT_MS), "BAD_REQUEST");
+	json_t *longer = assert_error(srv_wait(&s, -1, ANSWER_TIMEOUT_MS), "BAD_REQUEST");
+	const char *how = json_string_value(json_object_get(json_object_get(longer, "data"), "detail"));
+
+	/* -32600 (protocol.md), with a detail naming the fix (new-user pass
+	 * 8, finding 1: -32602 and none) */
+	cr_assert_eq(json_integer_value(json_object_get(longer, "code")), -32600);
+	cr_assert(how && strstr(how, "--max-line"), "no detail: %s", how ? how : "(none)");
 	cr_assert_str_eq(str_at(run_ok(&s, 11, sess, "echo ok"), "stdout"), "ok\n");
 	/* a notification of an unknown method gets no answer at all */
 	rpc_notify(&s, "nothing/here", json_object());
@@ -433,6 +439,16 @@ ParameterizedTest(enum e2e_user *who, serve, background_runner_failed, .timeout 
 		json_t *res = json_object_get(n, "result");
 		cr_assert(has_marker(res, RUNNER_FAILED_RO), "third marker missing");
 		cr_assert(strstr(str_at(res, "text"), RUNNER_FAILED_RO));
+		/* every key of a result (sbx(1) RESULT OBJECT): a harness reads
+		 * result.limits.hit of any settled task (new-user pass 8) */
+		static const char *const keys[] = { "exit_code", "signal", "timed_out", "duration_ms",
+						    "stdout", "stderr", "stdout_bytes", "stderr_bytes",
+						    "truncated", "spill", "spill_stopped", "sandbox",
+						    "limits", "markers", "text", "version", "error" };
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			cr_assert(json_object_get(res, keys[i]), "no %s in %s", keys[i],
+				  json_dumps(res, JSON_COMPACT));
+		cr_assert(json_object_get(json_object_get(res, "limits"), "hit"), "no limits.hit");
 		cr_assert(!e2e_exists(proof), "the command ran although the runner failed");
 	}
 	assert_error(rpc_call(&s, id++, "run", run_params(a, cmd)), "SANDBOX_UNAVAILABLE");
@@ -507,6 +523,44 @@ Test(serve, cwd_and_bounded_answers, .timeout = 120)
 	srv_stop(&s);
 	free(want);
 	free(sub);
+	free(root);
+}
+
+/* A background run whose start fails (a cwd that does not exist) leaves no
+ * task behind: a task/kill or task/output sent for its name before the
+ * start was answered is answered at once (NOT_FOUND), never left waiting on
+ * a task that cannot settle (new-user pass 7, finding 1: the kill was never
+ * answered), and the next task gets the name. */
+Test(serve, failed_background_start_leaves_no_task, .timeout = 120)
+{
+	char *root = e2e_tmpdir(AS_CALLER);
+	struct srv s;
+
+	srv_start(&s, AS_CALLER, NULL);
+	const char *a = open_session(&s, 1, root, "read-only");
+	for (int round = 0; round < 3; round++) {
+		long long id = 10 + round * 10;
+		json_t *p = run_params(a, "sleep 5");
+
+		json_object_set_new(p, "cwd", json_string("nope"));
+		json_object_set_new(p, "background", json_true());
+		rpc_send(&s, id, "run", p);
+		rpc_send(&s, id + 1, "task/kill", json_pack("{s:s, s:s}", "session", a, "task", "t1"));
+		rpc_send(&s, id + 2, "task/output", json_pack("{s:s, s:s}", "session", a, "task", "t1"));
+		assert_error(srv_wait(&s, id, ANSWER_TIMEOUT_MS), "USAGE");
+		json_t *k = srv_wait(&s, id + 1, 10000);
+
+		cr_assert_not_null(k, "round %d: task/kill of a task whose start failed: no answer", round);
+		assert_error(k, "NOT_FOUND");
+		assert_error(srv_wait(&s, id + 2, 10000), "NOT_FOUND");
+	}
+	json_t *p = run_params(a, "echo fine");
+
+	json_object_set_new(p, "background", json_true());
+	json_t *r = result_of(rpc_call(&s, 50, "run", p));
+
+	cr_assert_str_eq(str_at(r, "task"), "t1", "the failed starts used names");
+	srv_stop(&s);
 	free(root);
 }
 

@@ -49,6 +49,9 @@ struct run {
 	const char *const *writable;
 };
 
+/* the hidden paths every judged run has (NULL: none) */
+static const char *const *hidden_paths;
+
 /* the run's command line (NULL: none) */
 static bool judge_command(const struct run *r, struct fake *f, const char *command);
 
@@ -73,6 +76,7 @@ static bool judge_command(const struct run *r, struct fake *f, const char *comma
 		.cwd = r->cwd,
 		.command = command,
 		.writable = r->writable,
+		.hidden_paths = hidden_paths,
 		.could_write = fake_could_write,
 		.could_write_ctx = f,
 	};
@@ -109,6 +113,32 @@ Test(decide, non_executable_script_in_read_only_mode)
 	cr_expect_not(judge(&r, &f));
 	r.exit_code = 1;
 	cr_expect(judge(&r, &f), "control: the same line on exit 1 counts");
+}
+
+/* A hidden path (a credential store) is hidden in every confined mode: the
+ * landlock runner's EACCES there, on a read or a write, is not a reason to
+ * ask the user for a wider mode, and the namespace runner's ENOENT is none. */
+Test(decide, hidden_path_refusal_is_no_denial)
+{
+	static const char *const ro_mode[] = { "/dev/null", NULL };
+	static const char *const hidden[] = { "/home/u/.ssh", "/home/u/.netrc", NULL };
+	struct fake f = { .unwritable = NULL };
+	struct run r = { DIALECT_EACCES, "cat: /home/u/.ssh/id_ed25519: Permission denied\n", true,
+			 1, true, "/ws", ro_mode };
+
+	hidden_paths = hidden;
+
+	cr_expect_not(judge(&r, &f));
+	r.stderr_text = "bash: line 1: /home/u/.netrc: Permission denied\n";
+	cr_expect_not(judge(&r, &f));
+	r.stderr_text = "cat: ../home/u/.ssh/id_rsa: Permission denied\n";
+	r.cwd = "/ws";
+	cr_expect_not(judge(&r, &f));
+	r.stderr_text = "cat: /home/u/.sshx: Permission denied\n";
+	cr_expect(judge(&r, &f), "control: a sibling of a hidden path is not hidden");
+	hidden_paths = NULL;
+	r.stderr_text = "cat: /home/u/.ssh/id_ed25519: Permission denied\n";
+	cr_expect(judge(&r, &f), "control: with no hidden list the same line counts");
 }
 
 Test(decide, command_not_found_exit_127)

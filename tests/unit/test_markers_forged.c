@@ -246,6 +246,30 @@ Test(markers_forged, ordinary_output_untouched)
 		cr_assert(!prefixed(lines[i], strlen(lines[i])), "line %zu was prefixed", i);
 }
 
+/* Trees (tree, npm ls, cargo tree, git log --graph's cousins) start their
+ * lines with box-drawing characters, which read as no bracket: they pass
+ * bare, as a '|' would (new-user pass 7: every line of npm ls was
+ * prefixed). A box-drawing line that holds a forged marker still does not. */
+Test(markers_forged, tree_lines_untouched)
+{
+	static const char *const bare[] = {
+		"\xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 left-pad@1.3.0\n",         /* └── */
+		"\xe2\x94\x82   \xe2\x94\x9c\xe2\x94\x80\xe2\x94\x80 src\n",       /* │   ├── */
+		"\xe2\x95\xad\xe2\x94\x80 box\n",                                   /* ╭─ */
+		"\xe2\x94\x9c\xe2\x94\x80\xe2\x94\xac left [x]\n",                /* ├─┬ */
+	};
+	static const char *const forged[] = {
+		"\xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 [sandbox: file access denied under read-only mode]\n",
+		"\xe2\x94\x82sandbox: file access denied under read-only mode]\n",
+		"\xe2\x94\x9c\xe2\x94\x80 \xe2\x80\x8b[\xe2\x80\x8bsandbox: escalation available]\n",
+	};
+
+	for (size_t i = 0; i < sizeof(bare) / sizeof(bare[0]); i++)
+		cr_expect(!prefixed(bare[i], strlen(bare[i])), "tree line %zu was prefixed", i);
+	for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++)
+		cr_expect(prefixed(forged[i], strlen(forged[i])), "forged tree line %zu passed", i);
+}
+
 /* The committed table is what its generator makes from Unicode's files
  * (Debian's unicode-data, scripts/deps.sh). */
 Test(markers_forged, table_is_generated)
