@@ -4,11 +4,13 @@
  * of a session confines the pinned directory (run_set_pinned_root), and is
  * refused if the path no longer names it. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "classify.h" /* path_is_within */
 #include "probe.h"
 #include "work.h"
 
@@ -32,6 +34,30 @@ const json_t *work_facts(struct work *w)
 static bool ceiling_allows_escalation(const struct sbx_config *cfg)
 {
 	return !(cfg->has_escalation && !cfg->escalation);
+}
+
+/* A --spill-dir the session's commands could write (inside its root, /tmp
+ * or /dev/shm) would refuse each of its runs (spill.c): refused here, when
+ * the session opens, not at its first run (new-user pass 8, finding 4). */
+static int spill_dir_writable(const struct work *w, const char *root, struct sbx_error *err)
+{
+	static const char *const shared[] = { "/tmp", "/dev/shm" };
+	char real[PATH_MAX];
+	bool inside;
+
+	if (!w->spill_dir || !realpath(w->spill_dir, real))
+		return 0;
+	inside = path_is_within(real, root);
+	for (size_t i = 0; i < 2; i++)
+		inside = inside || path_is_within(real, shared[i]);
+	if (!inside)
+		return 0;
+	return sbx_error_set(err, EINVAL, SBX_E_USAGE,
+			     "start sbx serve with a --spill-dir outside the root, /tmp and "
+			     "/dev/shm, or open the session read-only",
+			     "spill dir %s lies inside what a workspace-write session on %s may "
+			     "write",
+			     real, root);
 }
 
 int work_session_open(struct work *w, const char *root, bool has_mode, enum sbx_mode mode,
@@ -73,6 +99,11 @@ int work_session_open(struct work *w, const char *root, bool has_mode, enum sbx_
 				     "danger-full-access if every file is meant",
 				     "refusing root / with workspace-write: that is every file; "
 				     "use danger-full-access if that is what you mean");
+	}
+	if (sess->mode == SBX_MODE_WORKSPACE_WRITE && spill_dir_writable(w, sess->root, err) < 0) {
+		close(sess->root_fd);
+		free(sess);
+		return -EINVAL;
 	}
 	if (cwd && !(sess->cwd = strdup(cwd))) {
 		close(sess->root_fd);

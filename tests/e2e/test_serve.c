@@ -564,6 +564,40 @@ Test(serve, failed_background_start_leaves_no_task, .timeout = 120)
 	free(root);
 }
 
+/* A --spill-dir a workspace-write session's commands could write (in /tmp,
+ * in its root) is refused when the session opens, naming the fix, where
+ * each run of it was refused before, even `echo hi` (new-user pass 8,
+ * finding 4); a read-only session on it opens and runs. */
+Test(serve, writable_spill_dir_refused_at_open, .timeout = 120)
+{
+	char *root = e2e_tmpdir(AS_CALLER);
+	char *spill = e2e_fmt("/tmp/sbx-e2e-spill-%d", (int)getpid());
+	char *inside = e2e_fmt("%s/spills", root);
+	const char *places[] = { spill, inside };
+
+	cr_assert(e2e_mkdir(AS_CALLER, spill) == 0 || errno == EEXIST);
+	cr_assert(e2e_mkdir(AS_CALLER, inside) == 0);
+	for (size_t i = 0; i < 2; i++) {
+		const char *extra[] = { "--spill-dir", places[i], NULL };
+		struct srv s;
+
+		srv_start_full(&s, AS_CALLER, NULL, NULL, extra);
+		json_t *e = assert_error(rpc_call(&s, 1, "session/open",
+						  json_pack("{s:s, s:s}", "root", root, "mode",
+							    "workspace-write")),
+					 "USAGE");
+		cr_assert(strstr(str_at(e, "message"), places[i]), "%s", str_at(e, "message"));
+		const char *a = open_session(&s, 2, root, "read-only");
+
+		cr_assert_str_eq(str_at(run_ok(&s, 3, a, "echo hi"), "stdout"), "hi\n");
+		srv_stop(&s);
+	}
+	e2e_rm_rf(spill);
+	free(inside);
+	free(spill);
+	free(root);
+}
+
 Test(serve, spill_files_go_with_the_session, .timeout = 120)
 {
 	char *root = e2e_tmpdir(AS_CALLER);
