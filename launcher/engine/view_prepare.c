@@ -33,7 +33,12 @@ const char *const view_default_protected[] = {
 	 * user units, desktop autostart, X session scripts, and the first
 	 * directory of a user's PATH (a `git` there shadows git). */
 	".bash_aliases", ".config/fish", ".config/systemd", ".config/autostart", ".xprofile",
-	".xsessionrc", ".local/bin", NULL,
+	".xsessionrc", ".local/bin",
+	/* Other agents' and editors' settings, and what an editor runs on
+	 * opening the project (devcontainers' initializeCommand runs on the
+	 * host; Neovim's exrc): adversarial pass 6, finding 08. */
+	".cursor", ".gemini", ".roo", ".kiro", ".amazonq", ".zed", ".devcontainer", ".nvim.lua",
+	NULL,
 };
 
 /* A workspace's /tmp and tool cache not used for this long go (a few at
@@ -572,6 +577,8 @@ static void add_git_entry(void *ctx, const char *rel)
 	add(r, &r->view.protect, strdup(rel));
 }
 
+static void protect_if_in_root(struct run_state *r, const char *abs);
+
 /* git's user-level config where the root holds it (the root is $HOME, or
  * holds $XDG_CONFIG_HOME or $GIT_CONFIG_GLOBAL): every git the user runs
  * reads it, anywhere, as a shell reads its start-up files; a run's
@@ -607,32 +614,66 @@ static void add_git_user_config(struct run_state *r)
 		}
 		if (path_is_within(p, r->root) && strlen(p) > rl + 1 && p[rl] == '/')
 			add_git_entry(r, p + rl + 1);
+		/* ~/.gitconfig -> ~/dotfiles/gitconfig: git reads the target. */
+		if (realpath(p, real))
+			protect_if_in_root(r, real);
 		free(p);
 	}
 }
 
-/* A root that holds a home of the caller's ($HOME, the passwd home) below
- * its top: the home's own start-up files and settings are protected there
- * as at a root that is the home. Why: a shell, a login or an agent the user
- * starts reads them from the home, wherever the root is (adversarial pass
- * 5, finding 03: ~/.bashrc was writable under a root above the home). */
+/* What a shell, a login, a desktop session or a user's PATH runs from a
+ * home, beyond the list above (adversarial pass 6, finding 06): never
+ * protected in a project (a project's `bin` is its build output), only at
+ * a home's own place. */
+static const char *const home_startup[] = {
+	".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout", ".xsession",
+	".xinitrc", ".config/environment.d", ".local/share/systemd", ".local/share/applications",
+	"bin", NULL,
+};
+
+/* abs, if it lies in the root below its top: protected there. */
+static void protect_if_in_root(struct run_state *r, const char *abs)
+{
+	size_t rl = strlen(r->root);
+
+	if (path_is_within(abs, r->root) && strlen(abs) > rl + 1 && abs[rl] == '/')
+		add_git_entry(r, abs + rl + 1);
+}
+
+static void protect_home_entry(struct run_state *r, const char *home, const char *entry)
+{
+	char *p, target[PATH_MAX];
+
+	if (asprintf(&p, "%s/%s", home, entry) < 0)
+		return;
+	protect_if_in_root(r, p);
+	/* A start-up file kept in a dotfiles repository (~/.bashrc ->
+	 * ~/dotfiles/bashrc) is read there: protected where it resolves
+	 * (adversarial pass 6, finding 02). */
+	if (realpath(p, target))
+		protect_if_in_root(r, target);
+	free(p);
+}
+
+/* A home of the caller's ($HOME, the passwd home) and the root: the home's
+ * start-up files and settings that lie in the root are protected there,
+ * wherever the root is (the home itself, above it, ~/.config or ~/.local
+ * inside it, a dotfiles repository their links lead to). Why: a shell, a
+ * login or an agent the user starts reads them from the home (adversarial
+ * pass 5, finding 03; pass 6, findings 02, 06, 07). */
 static void add_homes_protected(struct run_state *r)
 {
 	const char *homes[2] = { getenv("HOME"), view_passwd_home() };
-	size_t rl = strlen(r->root);
 
 	for (int h = 0; h < 2; h++) {
-		char real[PATH_MAX], *p;
+		char real[PATH_MAX];
 
 		if (!homes[h] || homes[h][0] != '/' || !realpath(homes[h], real))
 			continue;
-		if (!path_is_within(real, r->root) || strlen(real) <= rl + 1 || real[rl] != '/')
-			continue;
 		for (size_t i = 0; view_default_protected[i]; i++)
-			if (asprintf(&p, "%s/%s", real + rl + 1, view_default_protected[i]) >= 0) {
-				add_git_entry(r, p);
-				free(p);
-			}
+			protect_home_entry(r, real, view_default_protected[i]);
+		for (size_t i = 0; home_startup[i]; i++)
+			protect_home_entry(r, real, home_startup[i]);
 	}
 }
 

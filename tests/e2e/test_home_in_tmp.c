@@ -433,3 +433,92 @@ ParameterizedTest(struct rp *p, home_in_tmp, root_around_home, .timeout = 120)
 	cr_assert(e2e_mkdir(p->who, f.home) == 0);
 	check_startup_kept(&f);
 }
+
+/* Each of names (relative to dir) made as who with "ORIGINAL\n"; then cmd
+ * in the root; then each must still hold it. */
+static void expect_kept(struct fx *f, const char *dir, const char *const *names, size_t n,
+			const char *cmd)
+{
+	struct e2e_out o;
+
+	for (size_t i = 0; i < n; i++) {
+		char *path = e2e_fmt("%s/%s", dir, names[i]);
+		char *d = strdup(path);
+
+		*strrchr(d, '/') = '\0';
+		cr_assert(e2e_run(f->p.who, (char *[]){ "mkdir", "-p", d, NULL }, NULL, &o) == 0);
+		e2e_out_free(&o);
+		cr_assert(e2e_write_file(f->p.who, path, "ORIGINAL\n") == 0, "%s", path);
+		free(d);
+	}
+	run_x(f, "workspace-write", NULL, e2e_fmt("%s; echo made > made; echo fine", cmd), &o);
+	cr_expect(has(&o, "fine"), "%s %s\n%s", f->tag, o.out, o.err);
+	e2e_out_free(&o);
+	for (size_t i = 0; i < n; i++) {
+		char *got = e2e_read_file(e2e_fmt("%s/%s", dir, names[i]));
+
+		cr_expect(got && strcmp(got, "ORIGINAL\n") == 0, "%s %s/%s was written: %s", f->tag,
+			  dir, names[i], got ? got : "(gone)");
+	}
+	cr_expect(e2e_exists(e2e_fmt("%s/made", f->ws)), "%s the root was not writable", f->tag);
+}
+
+/* A dotfiles repository as the root, the home's start-up files and git
+ * config links into it (adversarial pass 6, finding 02): what they lead to
+ * stays as it was. */
+PARAMS(dotfiles_root, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, dotfiles_root, .timeout = 120)
+{
+	static const char *const files[] = { "bashrc", "gitconfig", "git/config" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	f.ws = e2e_fmt("%s/dotfiles", f.home);
+	cr_assert(e2e_mkdir(p->who, f.ws) == 0);
+	cr_assert(e2e_mkdir(p->who, e2e_fmt("%s/.config", f.home)) == 0);
+	cr_assert(symlink("dotfiles/bashrc", e2e_fmt("%s/.bashrc", f.home)) == 0);
+	cr_assert(symlink("dotfiles/gitconfig", e2e_fmt("%s/.gitconfig", f.home)) == 0);
+	cr_assert(symlink("../dotfiles/git", e2e_fmt("%s/.config/git", f.home)) == 0);
+	expect_kept(&f, f.ws, files, 3,
+		    "echo PWNED >> bashrc; printf '[core]\\n\\tfsmonitor = touch /x\\n' >> gitconfig; "
+		    "echo PWNED >> git/config");
+}
+
+/* A root at ~/.config (or ~/.local): the entries of the home below it
+ * (adversarial pass 6, finding 07). */
+PARAMS(root_at_dot_config, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, root_at_dot_config, .timeout = 120)
+{
+	static const char *const files[] = { "fish/config.fish", "systemd/user/evil.service",
+					     "environment.d/evil.conf" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	f.ws = e2e_fmt("%s/.config", f.home);
+	cr_assert(e2e_mkdir(p->who, f.ws) == 0);
+	/* autostart does not exist: one the run makes is taken away */
+	expect_kept(&f, f.ws, files, 3,
+		    "for f in fish/config.fish systemd/user/evil.service environment.d/evil.conf; "
+		    "do echo PWNED >> $f; done; mkdir autostart && echo x > autostart/x.desktop");
+	cr_expect(!e2e_exists(e2e_fmt("%s/autostart", f.ws)), "%s ~/.config/autostart was made",
+		  f.tag);
+}
+
+/* A root at the home: the start-up files of other shells, session scripts
+ * and ~/bin (adversarial pass 6, finding 06). Namespace only: the landlock
+ * runner refuses a root that holds ~/.cache/sbx. */
+PARAMS(home_root_other_startup_files, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_root_other_startup_files, .timeout = 120)
+{
+	static const char *const files[] = { ".kshrc", ".cshrc", ".xsession", ".zlogout",
+					     "bin/git", ".local/share/systemd/user/x.service",
+					     ".cursor/mcp.json", ".devcontainer/devcontainer.json" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	f.ws = f.home;
+	expect_kept(&f, f.home, files, 8,
+		    "for f in .kshrc .cshrc .xsession .zlogout bin/git "
+		    ".local/share/systemd/user/x.service .cursor/mcp.json "
+		    ".devcontainer/devcontainer.json; do echo PWNED >> $f; done");
+}
