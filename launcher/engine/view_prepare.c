@@ -681,8 +681,26 @@ static void add_homes_protected(struct run_state *r)
  * none): the root's own .git entries that are not on it are protected
  * paths (read-only binds under the namespace runner, snapshots), every
  * repository under the root is held to it after the run. */
+/* A hidden path in the root that does not exist (the root is the home:
+ * ~/.ssh, ~/.aws, ~/.kube missing): nothing covers it, so a command could
+ * make it (~/.ssh/authorized_keys, ~/.kube/config with an exec plugin, a
+ * credential_process in ~/.aws/config) for the user's tools to run. It is a
+ * protected path, absent: what a run makes there is taken away
+ * (adversarial pass 6, finding 04). Whatever protected_paths says: it is
+ * the hidden list's promise. */
+static void protect_missing_hidden(struct run_state *r)
+{
+	for (size_t i = 0; i < r->view.hide.n; i++) {
+		struct stat st;
+
+		if (lstat(r->view.hide.path[i], &st) < 0 && errno == ENOENT)
+			protect_if_in_root(r, r->view.hide.path[i]);
+	}
+}
+
 static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 {
+	protect_missing_hidden(r);
 	if (cfg->protected_paths_add)
 		add_list(r, &r->view.protect, cfg->protected_paths_add, NULL);
 	if (cfg->protected_paths && strcmp(cfg->protected_paths, "none") == 0)

@@ -522,3 +522,31 @@ ParameterizedTest(struct rp *p, home_in_tmp, home_root_other_startup_files, .tim
 		    ".local/share/systemd/user/x.service .cursor/mcp.json "
 		    ".devcontainer/devcontainer.json; do echo PWNED >> $f; done");
 }
+
+/* A root at the home whose credential stores do not exist yet: what a run
+ * makes there (an authorized key, ssh's ProxyCommand, AWS's
+ * credential_process, kube's exec plugin, npm's config) is taken away, and
+ * the run says so (adversarial pass 6, finding 04). Namespace only: the
+ * landlock runner refuses a root that holds ~/.cache/sbx. */
+PARAMS(home_root_missing_stores_not_kept, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_root_missing_stores_not_kept, .timeout = 120)
+{
+	static const char *const made[] = { ".ssh", ".aws", ".kube", ".npmrc", ".config/gh" };
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	f.ws = f.home;
+	run_x(&f, "workspace-write", NULL,
+	      "mkdir -p ~/.ssh ~/.aws ~/.kube ~/.config/gh && echo ssh-ed25519 AAAA > "
+	      "~/.ssh/authorized_keys && echo 'credential_process = touch /x' > ~/.aws/config && "
+	      "echo 'exec: x' > ~/.kube/config && echo 'registry=http://evil' > ~/.npmrc && "
+	      "echo t > ~/.config/gh/hosts.yml && echo made > made; echo fine",
+	      &o);
+	cr_expect(has(&o, "fine"), "%s %s\n%s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		cr_expect(!e2e_exists(e2e_fmt("%s/%s", f.home, made[i])), "%s ~/%s was kept", f.tag,
+			  made[i]);
+	cr_expect(e2e_exists(e2e_fmt("%s/made", f.home)), "%s the root was not writable", f.tag);
+}
