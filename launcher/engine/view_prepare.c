@@ -785,7 +785,11 @@ static const char *hidden_under_tmp(const struct run_state *r)
 	for (size_t i = 0; i < r->view.hide.n; i++) {
 		const char *h = r->view.hide.path[i];
 
-		if (path_is_within(h, "/tmp") && !path_is_within(h, r->root) && lstat(h, &st) == 0)
+		/* why /dev/shm: the landlock runner grants it whole too; sbx's
+		 * state there (XDG_CACHE_HOME=/dev/shm/...) was the command's
+		 * to rewrite (adversarial pass 6, finding 03). */
+		if ((path_is_within(h, "/tmp") || path_is_within(h, "/dev/shm")) &&
+		    !path_is_within(h, r->root) && lstat(h, &st) == 0)
 			return h;
 	}
 	return NULL;
@@ -976,7 +980,7 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 
 	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS)
 		return 0;
-	const char *const avoid_ww[] = { r->root, "/tmp", NULL };
+	const char *const avoid_ww[] = { r->root, "/tmp", "/dev/shm", NULL };
 
 	if (check_cache_dir(r, cfg, err) < 0)
 		return -1;

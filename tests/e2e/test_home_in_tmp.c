@@ -550,3 +550,72 @@ ParameterizedTest(struct rp *p, home_in_tmp, home_root_missing_stores_not_kept, 
 			  made[i]);
 	cr_expect(e2e_exists(e2e_fmt("%s/made", f.home)), "%s the root was not writable", f.tag);
 }
+
+/* sbx's state in the host's /dev/shm (XDG_CACHE_HOME=/dev/shm/...): the
+ * landlock runner grants /dev/shm whole in workspace-write, so its command
+ * could rewrite sbx's state (a baseline a later run recovers: adversarial
+ * pass 6, finding 03). The landlock runner is not used for such a run; the
+ * namespace runner (a private /dev/shm) runs it. */
+PARAMS(state_in_dev_shm, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, state_in_dev_shm, .timeout = 120)
+{
+	static unsigned seq;
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *xdg = e2e_fmt("/dev/shm/sbx-e2e-xdg-%d-%u-%s", (int)getpid(), seq++,
+			    e2e_user_name(p->who));
+
+	e2e_rm_rf(xdg);
+	cr_assert(e2e_mkdir(p->who, xdg) == 0);
+	setenv("XDG_CACHE_HOME", xdg, 1);
+	run_x(&f, "read-only", NULL, "true", &o); /* sbx's state made there */
+	e2e_out_free(&o);
+	int rc = run_x(&f, "workspace-write", NULL,
+		       e2e_fmt("mkdir -p %s/sbx/planted && echo planted; echo fine", xdg), &o);
+	unsetenv("XDG_CACHE_HOME");
+	if (strcmp(p->runner, "landlock") == 0)
+		cr_expect(rc == 125 && has(&o, "SANDBOX_UNAVAILABLE") && has(&o, "/dev/shm"),
+			  "%s a landlock run with sbx's state in /dev/shm: %d %s", f.tag, rc, o.out);
+	else
+		cr_expect(rc == 0 && has(&o, "fine"), "%s %d %s\n%s", f.tag, rc, o.out, o.err);
+	e2e_out_free(&o);
+	cr_expect(!e2e_exists(e2e_fmt("%s/sbx/planted", xdg)), "%s sbx's state was written", f.tag);
+	e2e_rm_rf(xdg);
+}
+
+/* A cache_dir in the host's /tmp: each root's cache lies beside the others'
+ * there, which a landlock workspace-write run could all write (adversarial
+ * pass 6, finding 03c). The landlock runner is not used for it; the
+ * namespace runner (a private /tmp, the run's own cache bound back) is. */
+PARAMS(cache_dir_in_tmp, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, cache_dir_in_tmp, .timeout = 120)
+{
+	static unsigned seq;
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *cache = e2e_fmt("/tmp/sbx-e2e-cachedir-%d-%u-%s", (int)getpid(), seq++,
+			      e2e_user_name(p->who));
+	char *other = e2e_fmt("%s/other-0123456789abcdef", cache);
+
+	e2e_rm_rf(cache);
+	cr_assert(e2e_mkdir(p->who, cache) == 0 && e2e_mkdir(p->who, other) == 0);
+	cr_assert(e2e_write_file(p->who, e2e_fmt("%s/tool", other), "ORIGINAL\n") == 0);
+	cr_assert(e2e_write_file(p->who, f.conf, e2e_fmt("cache_dir = %s\n", cache)) == 0);
+	int rc = run_x(&f, "workspace-write", NULL,
+		       e2e_fmt("echo PWNED > %s/tool; echo fine", other), &o);
+
+	if (strcmp(p->runner, "landlock") == 0)
+		cr_expect(rc == 125 && has(&o, "tool cache"), "%s %d %s", f.tag, rc, o.out);
+	else
+		cr_expect(rc == 0 && has(&o, "fine"), "%s %d %s\n%s", f.tag, rc, o.out, o.err);
+	e2e_out_free(&o);
+	char *got = e2e_read_file(e2e_fmt("%s/tool", other));
+
+	cr_expect(got && strcmp(got, "ORIGINAL\n") == 0, "%s another root's cache was written",
+		  f.tag);
+	e2e_rm_rf(cache);
+}
