@@ -535,12 +535,44 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 
 /* What a run may write outside the root: a repository there that a
  * run-made git config points to could be a run's (protect_git.c). */
+static void add_writable_parent(struct run_state *r, const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (!path || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return;
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		protect_add_writable(&r->protect, dir);
+	}
+}
+
 static void prepare_writable(struct run_state *r)
 {
 	protect_add_writable(&r->protect, "/tmp");
 	protect_add_writable(&r->protect, "/dev/shm");
 	protect_add_writable(&r->protect, r->view.cache_dir);
 	protect_add_writable(&r->protect, r->view.tmp_path);
+	/* why: every root's private /tmp and tool cache, not only this
+	 * one's: another root's run (or this root's under the other runner)
+	 * wrote there, so a link or a local remote into one leads to a
+	 * repository a run made (adversarial pass 6, finding 01). The kinds
+	 * of every place sbx's state may be, and the cache_dir above this
+	 * run's cache. */
+	add_writable_parent(r, r->view.cache_dir);
+	add_writable_parent(r, r->view.tmp_path);
+	for (unsigned k = 0; k < STATEDIR_CANDIDATES; k++) {
+		char c[PATH_MAX], kind[PATH_MAX + 8];
+
+		if (statedir_candidate(k, c, sizeof(c)) < 0)
+			continue;
+		snprintf(kind, sizeof(kind), "%s/tmp", c);
+		protect_add_writable(&r->protect, kind);
+		snprintf(kind, sizeof(kind), "%s/cache", c);
+		protect_add_writable(&r->protect, kind);
+	}
 }
 
 /* The record of confined runs' windows (protect_runs.c): in this run's
