@@ -90,6 +90,16 @@ const struct view_hidden view_default_hidden[] = {
 	/* agents */
 	{ VIEW_HOME, ".codex/auth.json" },
 	{ VIEW_HOME, ".claude/.credentials.json" },
+	{ VIEW_HOME, ".gemini/oauth_creds.json" },
+	{ VIEW_CONFIG, "github-copilot" },
+	{ VIEW_DATA, "opencode/auth.json" },
+	/* more package registries' and model hubs' tokens (adversarial pass
+	 * 6, finding 13) */
+	{ VIEW_HOME, ".yarnrc.yml" },
+	{ VIEW_CONFIG, "composer/auth.json" },
+	{ VIEW_HOME, ".composer/auth.json" },
+	{ VIEW_HOME, ".cache/huggingface/token" },
+	{ VIEW_HOME, ".huggingface/token" },
 	/* databases */
 	{ VIEW_HOME, ".pgpass" },
 	{ VIEW_HOME, ".my.cnf" },
@@ -124,6 +134,9 @@ const struct view_env_hidden view_env_hidden[] = {
 	{ "NETRC", NULL, false },
 	{ "CODEX_HOME", "auth.json", false },
 	{ "CLAUDE_CONFIG_DIR", ".credentials.json", false },
+	{ "GOOGLE_APPLICATION_CREDENTIALS", NULL, false },
+	{ "HF_TOKEN_PATH", NULL, false },
+	{ "COMPOSER_HOME", "auth.json", false },
 	{ NULL, NULL, false },
 };
 
@@ -307,8 +320,19 @@ static void add_moved(struct run_state *r, const char *p, size_t len, const char
 {
 	char *s;
 
+	const char *home = home_dir();
+
 	while (len > 1 && p[len - 1] == '/')
 		len--;
+	/* why "~/": the AWS CLI, gpg and others expand it themselves, so a
+	 * store a variable names that way is read there (adversarial pass 6,
+	 * finding 11). */
+	if (len > 2 && p[0] == '~' && p[1] == '/' && home) {
+		if (asprintf(&s, "%s%.*s%s%s", home, (int)len - 1, p + 1, rel && rel[0] ? "/" : "",
+			     rel ? rel : "") >= 0)
+			add_hidden(r, s);
+		return;
+	}
 	if (len < 2 || p[0] != '/')
 		return;
 	if (asprintf(&s, "%.*s%s%s", (int)len, p, rel && rel[0] ? "/" : "", rel ? rel : "") >= 0)
