@@ -376,6 +376,36 @@ static ssize_t reads_as_omitted(const unsigned char *line, size_t len, bool term
 	}
 }
 
+/* Where the last place in the line starts that reads as '(' (or a
+ * bracket-like symbol) and then "exit code", "timed out" or "ended by
+ * signal" (what prints as nothing or as a space passed by), or -1: the line
+ * sbx mcp ends a tool's text with says how the command ended, and a
+ * command's "(exit code 0)" above a real "(exit code 1)" could be taken for
+ * it (adversarial pass 6, finding 16). */
+static ssize_t reads_as_ended(const unsigned char *line, size_t len, bool terminal)
+{
+	static const char *const words[] = { "exitcode", "timedout", "endedbysignal" };
+	size_t at = 0, start = 0;
+	ssize_t last = -1;
+
+	for (;;) {
+		int c = next_visible(line, len, &at, terminal, &start);
+
+		if (c < 0)
+			return last;
+		if (c != '(' && c != OPENING)
+			continue;
+		for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+			size_t after = at, k = 0, wl = strlen(words[w]);
+
+			while (k < wl && next_visible(line, len, &after, terminal, NULL) == words[w][k])
+				k++;
+			if (k == wl)
+				last = (ssize_t)start;
+		}
+	}
+}
+
 /* An ASCII letter, as reading() gives it (a letter that reads as one too). */
 static bool glued_letter(int r)
 {
@@ -482,6 +512,7 @@ static ssize_t last_forged(const unsigned char *line, size_t len)
 	for (int terminal = 0; terminal < 2; terminal++) {
 		last = later(last, reads_as_marker(line, len, terminal));
 		last = later(last, reads_as_omitted(line, len, terminal));
+		last = later(last, reads_as_ended(line, len, terminal));
 		last = later(last, unclear_starts(line, len, terminal));
 	}
 	return last;

@@ -20,6 +20,7 @@
 #include "run.h"
 #include "caps.h"
 #include "run_supervise.h"
+#include "statedir.h"
 #include "syscall_filter.h"
 #include "syscalls_as_of.h"
 #include "view_prepare.h"
@@ -434,12 +435,34 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	if (spill) {
 		/* Spill files are written by sbx, unconfined: their place is
 		 * fixed now, away from what the command may write (spill.c). */
-		/* /dev/shm: the host's, writable under the landlock runner. */
-		const char *writable[] = { r->root, "/tmp", "/dev/shm" };
+		/* /dev/shm: the host's, writable under the landlock runner.
+		 * The tool caches and private /tmps: a workspace-write run
+		 * writes its own, which lie in these (adversarial pass 6,
+		 * finding 14: a --spill-dir in the cache let the command swap
+		 * a spill file for a link to a hidden key). */
+		const char *writable[4 + 2 * STATEDIR_CANDIDATES] = { r->root, "/tmp", "/dev/shm" };
+		char kinds[2 * STATEDIR_CANDIDATES][PATH_MAX + 8];
+		size_t n = 3;
 
+		if (cfg->cache_dir && cfg->cache_dir[0] == '/')
+			writable[n++] = cfg->cache_dir;
+		for (unsigned i = 0; i < STATEDIR_CANDIDATES; i++) {
+			char c[PATH_MAX];
+
+			if (statedir_candidate(i, c, sizeof(c)) < 0)
+				continue;
+			char *real = realpath(c, NULL);
+
+			/* compared with the spill dir's real path */
+			snprintf(kinds[2 * i], sizeof(kinds[0]), "%s/cache", real ? real : c);
+			snprintf(kinds[2 * i + 1], sizeof(kinds[0]), "%s/tmp", real ? real : c);
+			free(real);
+			writable[n++] = kinds[2 * i];
+			writable[n++] = kinds[2 * i + 1];
+		}
 		spill_place_init(&r->spill, cfg->spill_max_bytes);
 		rc = spill_place_choose(&r->spill, cfg->spill_dir, writable,
-					r->mode == SBX_MODE_WORKSPACE_WRITE ? 3 : 0, err);
+					r->mode == SBX_MODE_WORKSPACE_WRITE ? n : 0, err);
 		if (rc < 0)
 			goto fail_fds;
 	}

@@ -267,17 +267,31 @@ static bool hidden_inside_root(const struct run_state *r, bool namespace_unusabl
 
 	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
 		return false;
+	/* why: a tool cache in the host's /tmp or /dev/shm lies beside the
+	 * other roots' caches there (cache_dir = /tmp/c: c/NAME-HASH each),
+	 * which workspace-write grants whole under Landlock: a run rewrote
+	 * another root's cache (adversarial pass 6, finding 03c). */
+	if (r->view.cache_dir &&
+	    (path_is_within(r->view.cache_dir, "/tmp") || path_is_within(r->view.cache_dir, "/dev/shm")) &&
+	    !path_is_within(r->view.cache_dir, r->root)) {
+		snprintf(reason, size, "the tool cache %.80s lies in the host's /tmp or /dev/shm, "
+			 "beside other roots' caches, which workspace-write grants whole under "
+			 "Landlock: use %sa cache_dir outside /tmp and /dev/shm",
+			 r->view.cache_dir, namespace_unusable ? "" : "the namespace runner or ");
+		return true;
+	}
 	/* The same for one under /tmp, which workspace-write grants whole. */
 	if (r->hidden_in_tmp) {
 		/* sbx's state is hidden whatever deny_read says: the way out
 		 * is a HOME and XDG_CACHE_HOME outside /tmp. */
 		bool state = statedir_is_candidate(r->hidden_in_tmp);
 
-		snprintf(reason, size, "cannot hide %.80s%s inside /tmp (workspace-write grants the "
-			 "host's /tmp whole under Landlock): use %s%s",
+		snprintf(reason, size, "cannot hide %.80s%s inside /tmp or /dev/shm (workspace-write "
+			 "grants the host's whole under Landlock): use %s%s",
 			 r->hidden_in_tmp, state ? " (sbx's state)" : "",
 			 namespace_unusable ? "" : "the namespace runner or ",
-			 state ? "a HOME and XDG_CACHE_HOME outside /tmp" : "a deny_read without it");
+			 state ? "a HOME and XDG_CACHE_HOME outside /tmp and /dev/shm"
+			       : "a deny_read without it");
 		return true;
 	}
 	for (size_t i = 0; i < r->view.hide.n; i++) {

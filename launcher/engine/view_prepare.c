@@ -33,7 +33,12 @@ const char *const view_default_protected[] = {
 	 * user units, desktop autostart, X session scripts, and the first
 	 * directory of a user's PATH (a `git` there shadows git). */
 	".bash_aliases", ".config/fish", ".config/systemd", ".config/autostart", ".xprofile",
-	".xsessionrc", ".local/bin", NULL,
+	".xsessionrc", ".local/bin",
+	/* Other agents' and editors' settings, and what an editor runs on
+	 * opening the project (devcontainers' initializeCommand runs on the
+	 * host; Neovim's exrc): adversarial pass 6, finding 08. */
+	".cursor", ".gemini", ".roo", ".kiro", ".amazonq", ".zed", ".devcontainer", ".nvim.lua",
+	NULL,
 };
 
 /* A workspace's /tmp and tool cache not used for this long go (a few at
@@ -85,6 +90,16 @@ const struct view_hidden view_default_hidden[] = {
 	/* agents */
 	{ VIEW_HOME, ".codex/auth.json" },
 	{ VIEW_HOME, ".claude/.credentials.json" },
+	{ VIEW_HOME, ".gemini/oauth_creds.json" },
+	{ VIEW_CONFIG, "github-copilot" },
+	{ VIEW_DATA, "opencode/auth.json" },
+	/* more package registries' and model hubs' tokens (adversarial pass
+	 * 6, finding 13) */
+	{ VIEW_HOME, ".yarnrc.yml" },
+	{ VIEW_CONFIG, "composer/auth.json" },
+	{ VIEW_HOME, ".composer/auth.json" },
+	{ VIEW_HOME, ".cache/huggingface/token" },
+	{ VIEW_HOME, ".huggingface/token" },
 	/* databases */
 	{ VIEW_HOME, ".pgpass" },
 	{ VIEW_HOME, ".my.cnf" },
@@ -119,6 +134,9 @@ const struct view_env_hidden view_env_hidden[] = {
 	{ "NETRC", NULL, false },
 	{ "CODEX_HOME", "auth.json", false },
 	{ "CLAUDE_CONFIG_DIR", ".credentials.json", false },
+	{ "GOOGLE_APPLICATION_CREDENTIALS", NULL, false },
+	{ "HF_TOKEN_PATH", NULL, false },
+	{ "COMPOSER_HOME", "auth.json", false },
 	{ NULL, NULL, false },
 };
 
@@ -302,8 +320,19 @@ static void add_moved(struct run_state *r, const char *p, size_t len, const char
 {
 	char *s;
 
+	const char *home = home_dir();
+
 	while (len > 1 && p[len - 1] == '/')
 		len--;
+	/* why "~/": the AWS CLI, gpg and others expand it themselves, so a
+	 * store a variable names that way is read there (adversarial pass 6,
+	 * finding 11). */
+	if (len > 2 && p[0] == '~' && p[1] == '/' && home) {
+		if (asprintf(&s, "%s%.*s%s%s", home, (int)len - 1, p + 1, rel && rel[0] ? "/" : "",
+			     rel ? rel : "") >= 0)
+			add_hidden(r, s);
+		return;
+	}
 	if (len < 2 || p[0] != '/')
 		return;
 	if (asprintf(&s, "%.*s%s%s", (int)len, p, rel && rel[0] ? "/" : "", rel ? rel : "") >= 0)
@@ -530,12 +559,44 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 
 /* What a run may write outside the root: a repository there that a
  * run-made git config points to could be a run's (protect_git.c). */
+static void add_writable_parent(struct run_state *r, const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (!path || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return;
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		protect_add_writable(&r->protect, dir);
+	}
+}
+
 static void prepare_writable(struct run_state *r)
 {
 	protect_add_writable(&r->protect, "/tmp");
 	protect_add_writable(&r->protect, "/dev/shm");
 	protect_add_writable(&r->protect, r->view.cache_dir);
 	protect_add_writable(&r->protect, r->view.tmp_path);
+	/* why: every root's private /tmp and tool cache, not only this
+	 * one's: another root's run (or this root's under the other runner)
+	 * wrote there, so a link or a local remote into one leads to a
+	 * repository a run made (adversarial pass 6, finding 01). The kinds
+	 * of every place sbx's state may be, and the cache_dir above this
+	 * run's cache. */
+	add_writable_parent(r, r->view.cache_dir);
+	add_writable_parent(r, r->view.tmp_path);
+	for (unsigned k = 0; k < STATEDIR_CANDIDATES; k++) {
+		char c[PATH_MAX], kind[PATH_MAX + 8];
+
+		if (statedir_candidate(k, c, sizeof(c)) < 0)
+			continue;
+		snprintf(kind, sizeof(kind), "%s/tmp", c);
+		protect_add_writable(&r->protect, kind);
+		snprintf(kind, sizeof(kind), "%s/cache", c);
+		protect_add_writable(&r->protect, kind);
+	}
 }
 
 /* The record of confined runs' windows (protect_runs.c): in this run's
@@ -572,6 +633,8 @@ static void add_git_entry(void *ctx, const char *rel)
 	add(r, &r->view.protect, strdup(rel));
 }
 
+static void protect_if_in_root(struct run_state *r, const char *abs);
+
 /* git's user-level config where the root holds it (the root is $HOME, or
  * holds $XDG_CONFIG_HOME or $GIT_CONFIG_GLOBAL): every git the user runs
  * reads it, anywhere, as a shell reads its start-up files; a run's
@@ -607,32 +670,66 @@ static void add_git_user_config(struct run_state *r)
 		}
 		if (path_is_within(p, r->root) && strlen(p) > rl + 1 && p[rl] == '/')
 			add_git_entry(r, p + rl + 1);
+		/* ~/.gitconfig -> ~/dotfiles/gitconfig: git reads the target. */
+		if (realpath(p, real))
+			protect_if_in_root(r, real);
 		free(p);
 	}
 }
 
-/* A root that holds a home of the caller's ($HOME, the passwd home) below
- * its top: the home's own start-up files and settings are protected there
- * as at a root that is the home. Why: a shell, a login or an agent the user
- * starts reads them from the home, wherever the root is (adversarial pass
- * 5, finding 03: ~/.bashrc was writable under a root above the home). */
+/* What a shell, a login, a desktop session or a user's PATH runs from a
+ * home, beyond the list above (adversarial pass 6, finding 06): never
+ * protected in a project (a project's `bin` is its build output), only at
+ * a home's own place. */
+static const char *const home_startup[] = {
+	".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout", ".xsession",
+	".xinitrc", ".config/environment.d", ".local/share/systemd", ".local/share/applications",
+	"bin", NULL,
+};
+
+/* abs, if it lies in the root below its top: protected there. */
+static void protect_if_in_root(struct run_state *r, const char *abs)
+{
+	size_t rl = strlen(r->root);
+
+	if (path_is_within(abs, r->root) && strlen(abs) > rl + 1 && abs[rl] == '/')
+		add_git_entry(r, abs + rl + 1);
+}
+
+static void protect_home_entry(struct run_state *r, const char *home, const char *entry)
+{
+	char *p, target[PATH_MAX];
+
+	if (asprintf(&p, "%s/%s", home, entry) < 0)
+		return;
+	protect_if_in_root(r, p);
+	/* A start-up file kept in a dotfiles repository (~/.bashrc ->
+	 * ~/dotfiles/bashrc) is read there: protected where it resolves
+	 * (adversarial pass 6, finding 02). */
+	if (realpath(p, target))
+		protect_if_in_root(r, target);
+	free(p);
+}
+
+/* A home of the caller's ($HOME, the passwd home) and the root: the home's
+ * start-up files and settings that lie in the root are protected there,
+ * wherever the root is (the home itself, above it, ~/.config or ~/.local
+ * inside it, a dotfiles repository their links lead to). Why: a shell, a
+ * login or an agent the user starts reads them from the home (adversarial
+ * pass 5, finding 03; pass 6, findings 02, 06, 07). */
 static void add_homes_protected(struct run_state *r)
 {
 	const char *homes[2] = { getenv("HOME"), view_passwd_home() };
-	size_t rl = strlen(r->root);
 
 	for (int h = 0; h < 2; h++) {
-		char real[PATH_MAX], *p;
+		char real[PATH_MAX];
 
 		if (!homes[h] || homes[h][0] != '/' || !realpath(homes[h], real))
 			continue;
-		if (!path_is_within(real, r->root) || strlen(real) <= rl + 1 || real[rl] != '/')
-			continue;
 		for (size_t i = 0; view_default_protected[i]; i++)
-			if (asprintf(&p, "%s/%s", real + rl + 1, view_default_protected[i]) >= 0) {
-				add_git_entry(r, p);
-				free(p);
-			}
+			protect_home_entry(r, real, view_default_protected[i]);
+		for (size_t i = 0; home_startup[i]; i++)
+			protect_home_entry(r, real, home_startup[i]);
 	}
 }
 
@@ -640,8 +737,26 @@ static void add_homes_protected(struct run_state *r)
  * none): the root's own .git entries that are not on it are protected
  * paths (read-only binds under the namespace runner, snapshots), every
  * repository under the root is held to it after the run. */
+/* A hidden path in the root that does not exist (the root is the home:
+ * ~/.ssh, ~/.aws, ~/.kube missing): nothing covers it, so a command could
+ * make it (~/.ssh/authorized_keys, ~/.kube/config with an exec plugin, a
+ * credential_process in ~/.aws/config) for the user's tools to run. It is a
+ * protected path, absent: what a run makes there is taken away
+ * (adversarial pass 6, finding 04). Whatever protected_paths says: it is
+ * the hidden list's promise. */
+static void protect_missing_hidden(struct run_state *r)
+{
+	for (size_t i = 0; i < r->view.hide.n; i++) {
+		struct stat st;
+
+		if (lstat(r->view.hide.path[i], &st) < 0 && errno == ENOENT)
+			protect_if_in_root(r, r->view.hide.path[i]);
+	}
+}
+
 static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 {
+	protect_missing_hidden(r);
 	if (cfg->protected_paths_add)
 		add_list(r, &r->view.protect, cfg->protected_paths_add, NULL);
 	if (cfg->protected_paths && strcmp(cfg->protected_paths, "none") == 0)
@@ -726,7 +841,11 @@ static const char *hidden_under_tmp(const struct run_state *r)
 	for (size_t i = 0; i < r->view.hide.n; i++) {
 		const char *h = r->view.hide.path[i];
 
-		if (path_is_within(h, "/tmp") && !path_is_within(h, r->root) && lstat(h, &st) == 0)
+		/* why /dev/shm: the landlock runner grants it whole too; sbx's
+		 * state there (XDG_CACHE_HOME=/dev/shm/...) was the command's
+		 * to rewrite (adversarial pass 6, finding 03). */
+		if ((path_is_within(h, "/tmp") || path_is_within(h, "/dev/shm")) &&
+		    !path_is_within(h, r->root) && lstat(h, &st) == 0)
 			return h;
 	}
 	return NULL;
@@ -917,7 +1036,7 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 
 	if (r->mode == SBX_MODE_DANGER_FULL_ACCESS)
 		return 0;
-	const char *const avoid_ww[] = { r->root, "/tmp", NULL };
+	const char *const avoid_ww[] = { r->root, "/tmp", "/dev/shm", NULL };
 
 	if (check_cache_dir(r, cfg, err) < 0)
 		return -1;

@@ -245,7 +245,7 @@ int spill_place_choose(struct spill_place *p, const char *explicit_dir,
 		if (within_any(p->base, writable, n_writable))
 			return sbx_error_set(err, EINVAL, SBX_E_USAGE, p->base,
 					     "spill dir %s lies inside what the command may write; "
-					     "choose one outside the root, /tmp and /dev/shm",
+					     "choose one outside the root, /tmp, /dev/shm and the tool caches",
 					     p->base);
 		p->private_dir = false;
 		p->base_fd = open(p->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

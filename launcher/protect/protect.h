@@ -84,7 +84,7 @@ struct protect_base {
 struct protect_ident {
 	uint64_t dev, ino;
 };
-#define PROTECT_WRITABLE_MAX 4
+#define PROTECT_WRITABLE_MAX 16
 #define PROTECT_RUNS_PLACES 3
 
 /* A directory above a root in the host's /tmp or /dev/shm, as it was when

@@ -47,6 +47,14 @@ static const char *const home_stores[] = {
 	".terraform.d/credentials.tfrc.json",
 	".docker/key.pem",
 	".docker/contexts/tls/0123abcd/docker/key.pem",
+	".gemini/oauth_creds.json",
+	".config/github-copilot/hosts.json",
+	".local/share/opencode/auth.json",
+	".yarnrc.yml",
+	".config/composer/auth.json",
+	".composer/auth.json",
+	".cache/huggingface/token",
+	".huggingface/token",
 };
 static const char *const config_stores[] = { "git/credentials", "gh/hosts.yml",
 					     "gcloud/credentials.db", "containers/auth.json" };
@@ -179,6 +187,9 @@ static const struct {
 	{ "OCI_CLI_CONFIG_FILE", "" },
 	{ "CODEX_HOME", "auth.json" },
 	{ "CLAUDE_CONFIG_DIR", ".credentials.json" },
+	{ "GOOGLE_APPLICATION_CREDENTIALS", "" },
+	{ "HF_TOKEN_PATH", "" },
+	{ "COMPOSER_HOME", "auth.json" },
 };
 
 PARAMS(env_places, params_both);
@@ -226,6 +237,23 @@ ParameterizedTest(struct rp *p, credential_stores, env_places, .timeout = 300)
 	paths[n++] = k1;
 	paths[n++] = k2;
 	check(&f, paths, n, env);
+}
+
+/* A variable that names its store with "~/" (the AWS CLI and gpg expand it
+ * themselves): hidden there too (adversarial pass 6, finding 11). */
+PARAMS(env_places_with_tilde, params_both);
+ParameterizedTest(struct rp *p, credential_stores, env_places_with_tilde, .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *creds = plant(&f, f.home, "elsewhere/aws-creds");
+	char *gnupg = plant(&f, f.home, "keys/private-keys-v1.d/C.key");
+	char *paths[] = { creds, gnupg };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), "AWS_SHARED_CREDENTIALS_FILE=~/elsewhere/aws-creds",
+			"GNUPGHOME=~/keys", NULL };
+
+	check(&f, paths, 2, env);
 }
 
 /* A store named twice is hidden once, and the run goes on: npm and npx set

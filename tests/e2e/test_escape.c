@@ -457,3 +457,33 @@ ParameterizedTest(struct rp *p, escape, deadman_holds_nothing, .timeout = 60)
 	e2e_out_free(&o);
 	free(root);
 }
+
+/* A --spill-dir among the tool caches (sbx's state, cache/): a
+ * workspace-write command writes its own cache there, and swapped a spill
+ * file for a link to a hidden key (adversarial pass 6, finding 14). */
+PARAMS(spill_dir_in_tool_cache_refused)
+ParameterizedTest(struct rp *p, escape, spill_dir_in_tool_cache_refused, .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	char *base = e2e_tmpdir(p->who);
+	char *root = e2e_fmt("%s/ws", base), *xdg = e2e_fmt("%s/xdg", base);
+	char *spill = e2e_fmt("%s/xdg/sbx/cache", base);
+	struct e2e_out o;
+
+	cr_assert_eq(e2e_mkdir(p->who, root), 0);
+	cr_assert_eq(e2e_mkdir(p->who, xdg), 0);
+	setenv("XDG_CACHE_HOME", xdg, 1);
+	/* a first run makes sbx's state there */
+	e2e_sbx_run(p->who, &o, "--runner", p->runner, "--mode", "workspace-write", "--root", root,
+		    "--", "true", NULL);
+	e2e_out_free(&o);
+	cr_assert(e2e_exists(spill), "[%s %s] no %s", p->runner, e2e_user_name(p->who), spill);
+	int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--mode", "workspace-write",
+			     "--root", root, "--spill-dir", spill, "--output-limit", "100", "--json",
+			     "--", "printf '%0200d\\n' 0", NULL);
+
+	unsetenv("XDG_CACHE_HOME");
+	cr_expect_eq(rc, 125, "[%s %s] exit %d: %s", p->runner, e2e_user_name(p->who), rc, o.out);
+	cr_expect(strstr(o.err, "sbx: USAGE") != NULL, "stderr: %s", o.err);
+	e2e_out_free(&o);
+}

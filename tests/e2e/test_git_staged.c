@@ -346,3 +346,64 @@ ParameterizedTest(struct rp *p, git_staged, unrecordable_run_refused, .timeout =
 	cr_expect(!e2e_exists(e2e_fmt("%s/ran", f.ws)), "%s the command ran", f.tag);
 	e2e_out_free(&o);
 }
+
+/* A repository another root's run made in that root's tool cache (sbx's
+ * state directory, or a cache_dir), pointed to from this root by a symlink
+ * or a local remote: the pointer is taken away as one into this run's own
+ * places is (adversarial pass 6, finding 01: the user's git status in the
+ * link ran B's core.fsmonitor, git push to the remote B's pre-receive hook).
+ * conf_b, conf_a: each run's config. */
+static void pointer_case(struct fx *f, const char *conf_b, const char *conf_a, const char *tag)
+{
+	struct e2e_out o;
+	char *a = e2e_fmt("%s/A-%s", f->base, tag), *b = e2e_fmt("%s/B-%s", f->base, tag);
+	char *pwned = e2e_fmt("%s/PWNED-%s", f->base, tag);
+
+	cr_assert(e2e_mkdir(f->p.who, a) == 0 && e2e_mkdir(f->p.who, b) == 0);
+	f->ws = a;
+	user_repo(f, "proj");
+	/* run 1, root B: a repository with an fsmonitor and a hook in its
+	 * tool cache; where that is, for run 2 */
+	f->ws = b;
+	f->conf = (char *)conf_b;
+	run_ok(f, "plant",
+	       e2e_fmt("mkdir -p \"$XDG_CACHE_HOME/evil.git\" && cd \"$XDG_CACHE_HOME/evil.git\" && "
+		       GIT " init -q --bare . && git config core.fsmonitor 'touch %s; false' && "
+		       "printf '#!/bin/sh\\ntouch %s\\n' > hooks/pre-receive && "
+		       "chmod +x hooks/pre-receive && echo \"$XDG_CACHE_HOME\" > %s/where",
+		       pwned, pwned, b));
+	char *where = e2e_read_file(e2e_fmt("%s/where", b));
+
+	cr_assert(where && where[0] == '/', "%s no cache: %s", f->tag, where);
+	where[strcspn(where, "\n")] = '\0';
+	/* run 2, root A: a link to it and a remote naming it */
+	f->ws = a;
+	f->conf = (char *)conf_a;
+	run_ok(f, "point",
+	       e2e_fmt("ln -s %s/evil.git evil && cd proj && git remote add origin %s/evil.git",
+		       where, where));
+	user_sh(f, e2e_fmt("%s/proj", a),
+		"git push -q origin HEAD:refs/heads/x >/dev/null 2>&1; cd ../evil 2>/dev/null && "
+		"git status >/dev/null 2>&1; true",
+		&o);
+	e2e_out_free(&o);
+	cr_expect(!e2e_exists(pwned), "%s %s: another root's repository ran", f->tag, tag);
+	cr_expect(!e2e_exists(e2e_fmt("%s/evil", a)), "%s %s: the link was kept", f->tag, tag);
+}
+
+PARAMS(pointer_into_another_roots_cache, params_both);
+ParameterizedTest(struct rp *p, git_staged, pointer_into_another_roots_cache, .timeout = 240)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *none = f.conf, *dir = e2e_fmt("%s/caches", f.base);
+	char *with_dir = e2e_fmt("%s/cachedir.conf", f.base);
+
+	cr_assert(e2e_mkdir(p->who, dir) == 0);
+	cr_assert(e2e_write_file(p->who, with_dir, e2e_fmt("cache_dir = %s\n", dir)) == 0);
+	/* B's cache in sbx's state, A's in a cache_dir: every state place */
+	pointer_case(&f, none, with_dir, "state");
+	/* both in the cache_dir: the directory that holds every root's */
+	pointer_case(&f, with_dir, with_dir, "cachedir");
+}

@@ -433,3 +433,189 @@ ParameterizedTest(struct rp *p, home_in_tmp, root_around_home, .timeout = 120)
 	cr_assert(e2e_mkdir(p->who, f.home) == 0);
 	check_startup_kept(&f);
 }
+
+/* Each of names (relative to dir) made as who with "ORIGINAL\n"; then cmd
+ * in the root; then each must still hold it. */
+static void expect_kept(struct fx *f, const char *dir, const char *const *names, size_t n,
+			const char *cmd)
+{
+	struct e2e_out o;
+
+	for (size_t i = 0; i < n; i++) {
+		char *path = e2e_fmt("%s/%s", dir, names[i]);
+		char *d = strdup(path);
+
+		*strrchr(d, '/') = '\0';
+		cr_assert(e2e_run(f->p.who, (char *[]){ "mkdir", "-p", d, NULL }, NULL, &o) == 0);
+		e2e_out_free(&o);
+		cr_assert(e2e_write_file(f->p.who, path, "ORIGINAL\n") == 0, "%s", path);
+		free(d);
+	}
+	run_x(f, "workspace-write", NULL, e2e_fmt("%s; echo made > made; echo fine", cmd), &o);
+	cr_expect(has(&o, "fine"), "%s %s\n%s", f->tag, o.out, o.err);
+	e2e_out_free(&o);
+	for (size_t i = 0; i < n; i++) {
+		char *got = e2e_read_file(e2e_fmt("%s/%s", dir, names[i]));
+
+		cr_expect(got && strcmp(got, "ORIGINAL\n") == 0, "%s %s/%s was written: %s", f->tag,
+			  dir, names[i], got ? got : "(gone)");
+	}
+	cr_expect(e2e_exists(e2e_fmt("%s/made", f->ws)), "%s the root was not writable", f->tag);
+}
+
+/* A dotfiles repository as the root, the home's start-up files and git
+ * config links into it (adversarial pass 6, finding 02): what they lead to
+ * stays as it was. */
+PARAMS(dotfiles_root, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, dotfiles_root, .timeout = 120)
+{
+	static const char *const files[] = { "bashrc", "gitconfig", "git/config" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	f.ws = e2e_fmt("%s/dotfiles", f.home);
+	cr_assert(e2e_mkdir(p->who, f.ws) == 0);
+	cr_assert(e2e_mkdir(p->who, e2e_fmt("%s/.config", f.home)) == 0);
+	cr_assert(symlink("dotfiles/bashrc", e2e_fmt("%s/.bashrc", f.home)) == 0);
+	cr_assert(symlink("dotfiles/gitconfig", e2e_fmt("%s/.gitconfig", f.home)) == 0);
+	cr_assert(symlink("../dotfiles/git", e2e_fmt("%s/.config/git", f.home)) == 0);
+	expect_kept(&f, f.ws, files, 3,
+		    "echo PWNED >> bashrc; printf '[core]\\n\\tfsmonitor = touch /x\\n' >> gitconfig; "
+		    "echo PWNED >> git/config");
+}
+
+/* A root at ~/.config (or ~/.local): the entries of the home below it
+ * (adversarial pass 6, finding 07). */
+PARAMS(root_at_dot_config, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, root_at_dot_config, .timeout = 120)
+{
+	static const char *const files[] = { "fish/config.fish", "systemd/user/evil.service",
+					     "environment.d/evil.conf" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	f.ws = e2e_fmt("%s/.config", f.home);
+	cr_assert(e2e_mkdir(p->who, f.ws) == 0);
+	/* autostart does not exist: one the run makes is taken away */
+	expect_kept(&f, f.ws, files, 3,
+		    "for f in fish/config.fish systemd/user/evil.service environment.d/evil.conf; "
+		    "do echo PWNED >> $f; done; mkdir autostart && echo x > autostart/x.desktop");
+	cr_expect(!e2e_exists(e2e_fmt("%s/autostart", f.ws)), "%s ~/.config/autostart was made",
+		  f.tag);
+}
+
+/* A root at the home: the start-up files of other shells, session scripts
+ * and ~/bin (adversarial pass 6, finding 06). Namespace only: the landlock
+ * runner refuses a root that holds ~/.cache/sbx. */
+PARAMS(home_root_other_startup_files, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_root_other_startup_files, .timeout = 120)
+{
+	static const char *const files[] = { ".kshrc", ".cshrc", ".xsession", ".zlogout",
+					     "bin/git", ".local/share/systemd/user/x.service",
+					     ".cursor/mcp.json", ".devcontainer/devcontainer.json" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	f.ws = f.home;
+	expect_kept(&f, f.home, files, 8,
+		    "for f in .kshrc .cshrc .xsession .zlogout bin/git "
+		    ".local/share/systemd/user/x.service .cursor/mcp.json "
+		    ".devcontainer/devcontainer.json; do echo PWNED >> $f; done");
+}
+
+/* A root at the home whose credential stores do not exist yet: what a run
+ * makes there (an authorized key, ssh's ProxyCommand, AWS's
+ * credential_process, kube's exec plugin, npm's config) is taken away, and
+ * the run says so (adversarial pass 6, finding 04). Namespace only: the
+ * landlock runner refuses a root that holds ~/.cache/sbx. */
+PARAMS(home_root_missing_stores_not_kept, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_root_missing_stores_not_kept, .timeout = 120)
+{
+	static const char *const made[] = { ".ssh", ".aws", ".kube", ".npmrc", ".config/gh" };
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	f.ws = f.home;
+	run_x(&f, "workspace-write", NULL,
+	      "mkdir -p ~/.ssh ~/.aws ~/.kube ~/.config/gh && echo ssh-ed25519 AAAA > "
+	      "~/.ssh/authorized_keys && echo 'credential_process = touch /x' > ~/.aws/config && "
+	      "echo 'exec: x' > ~/.kube/config && echo 'registry=http://evil' > ~/.npmrc && "
+	      "echo t > ~/.config/gh/hosts.yml && echo made > made; echo fine",
+	      &o);
+	cr_expect(has(&o, "fine"), "%s %s\n%s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		cr_expect(!e2e_exists(e2e_fmt("%s/%s", f.home, made[i])), "%s ~/%s was kept", f.tag,
+			  made[i]);
+	cr_expect(e2e_exists(e2e_fmt("%s/made", f.home)), "%s the root was not writable", f.tag);
+}
+
+/* sbx's state in the host's /dev/shm (XDG_CACHE_HOME=/dev/shm/...): the
+ * landlock runner grants /dev/shm whole in workspace-write, so its command
+ * could rewrite sbx's state (a baseline a later run recovers: adversarial
+ * pass 6, finding 03). The landlock runner is not used for such a run; the
+ * namespace runner (a private /dev/shm) runs it. */
+PARAMS(state_in_dev_shm, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, state_in_dev_shm, .timeout = 120)
+{
+	static unsigned seq;
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *xdg = e2e_fmt("/dev/shm/sbx-e2e-xdg-%d-%u-%s", (int)getpid(), seq++,
+			    e2e_user_name(p->who));
+
+	e2e_rm_rf(xdg);
+	cr_assert(e2e_mkdir(p->who, xdg) == 0);
+	setenv("XDG_CACHE_HOME", xdg, 1);
+	run_x(&f, "read-only", NULL, "true", &o); /* sbx's state made there */
+	e2e_out_free(&o);
+	int rc = run_x(&f, "workspace-write", NULL,
+		       e2e_fmt("mkdir -p %s/sbx/planted && echo planted; echo fine", xdg), &o);
+	unsetenv("XDG_CACHE_HOME");
+	if (strcmp(p->runner, "landlock") == 0)
+		cr_expect(rc == 125 && has(&o, "SANDBOX_UNAVAILABLE") && has(&o, "/dev/shm"),
+			  "%s a landlock run with sbx's state in /dev/shm: %d %s", f.tag, rc, o.out);
+	else
+		cr_expect(rc == 0 && has(&o, "fine"), "%s %d %s\n%s", f.tag, rc, o.out, o.err);
+	e2e_out_free(&o);
+	cr_expect(!e2e_exists(e2e_fmt("%s/sbx/planted", xdg)), "%s sbx's state was written", f.tag);
+	e2e_rm_rf(xdg);
+}
+
+/* A cache_dir in the host's /tmp: each root's cache lies beside the others'
+ * there, which a landlock workspace-write run could all write (adversarial
+ * pass 6, finding 03c). The landlock runner is not used for it; the
+ * namespace runner (a private /tmp, the run's own cache bound back) is. */
+PARAMS(cache_dir_in_tmp, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, cache_dir_in_tmp, .timeout = 120)
+{
+	static unsigned seq;
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *cache = e2e_fmt("/tmp/sbx-e2e-cachedir-%d-%u-%s", (int)getpid(), seq++,
+			      e2e_user_name(p->who));
+	char *other = e2e_fmt("%s/other-0123456789abcdef", cache);
+
+	e2e_rm_rf(cache);
+	cr_assert(e2e_mkdir(p->who, cache) == 0 && e2e_mkdir(p->who, other) == 0);
+	cr_assert(e2e_write_file(p->who, e2e_fmt("%s/tool", other), "ORIGINAL\n") == 0);
+	cr_assert(e2e_write_file(p->who, f.conf, e2e_fmt("cache_dir = %s\n", cache)) == 0);
+	int rc = run_x(&f, "workspace-write", NULL,
+		       e2e_fmt("echo PWNED > %s/tool; echo fine", other), &o);
+
+	if (strcmp(p->runner, "landlock") == 0)
+		cr_expect(rc == 125 && has(&o, "tool cache"), "%s %d %s", f.tag, rc, o.out);
+	else
+		cr_expect(rc == 0 && has(&o, "fine"), "%s %d %s\n%s", f.tag, rc, o.out, o.err);
+	e2e_out_free(&o);
+	char *got = e2e_read_file(e2e_fmt("%s/tool", other));
+
+	cr_expect(got && strcmp(got, "ORIGINAL\n") == 0, "%s another root's cache was written",
+		  f.tag);
+	e2e_rm_rf(cache);
+}
