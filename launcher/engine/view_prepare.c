@@ -770,7 +770,7 @@ static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 	}
 	r->protect.git = true;
 	if (r->root_fd >= 0)
-		protect_git_root_entries(r->root_fd, add_git_entry, r);
+		protect_git_root_entries(r->root_fd, r->root, add_git_entry, r);
 	add_git_user_config(r);
 }
 

@@ -155,11 +155,13 @@ static void print_after(const struct sbx_result *result)
 	fputs(markers, stderr);
 	if (!result->n_reverted)
 		return;
-	/* "a confined run": the git rules also hold what an earlier run
-	 * changed below the root (another root's tool cache in sbx's state,
-	 * hidden from this command), not only this command's changes. */
-	fputs("[sandbox: put back after this run, as they were before it (protected paths a "
-	      "confined run changed):", stderr);
+	/* Not "this command changed": sbx cannot tell who wrote a file, and
+	 * the user's own edit made while a run was live is put back too
+	 * (new-user pass 9); the git rules also hold what an earlier run
+	 * changed below the root (another root's tool cache in sbx's state). */
+	fputs("[sandbox: put back after this run, as they were before it (protected paths "
+	      "changed while a confined run of this root was live, by it or by you):",
+	      stderr);
 	for (size_t i = 0; i < result->n_reverted; i++) {
 		char q[PATH_MAX * 4];
 

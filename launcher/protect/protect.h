@@ -180,7 +180,8 @@ void protect_free(struct protect_state *ps, int root_fd);
  * are not on git's allow-list and exist now, as protected paths
  * (".git/config", ".git/hooks"...; ".git" itself when it is a file or a
  * symlink): the namespace runner binds them read-only. */
-void protect_git_root_entries(int root_fd, void (*add)(void *ctx, const char *rel), void *ctx);
+void protect_git_root_entries(int root_fd, const char *root,
+			      void (*add)(void *ctx, const char *rel), void *ctx);
 /* A directory the run may write outside the root (its identity now). */
 void protect_add_writable(struct protect_state *ps, const char *path);
 /* Every confined run the runs record in these protect/ directories holds

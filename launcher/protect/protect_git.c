@@ -727,7 +727,8 @@ static void containers(struct git_pass *gp, int fd, const char *rel, int depth)
 	}
 }
 
-static void root_info_entries(int gfd, void (*add)(void *ctx, const char *rel), void *ctx)
+static void root_info_entries(int gfd, const char *prefix, void (*add)(void *ctx, const char *rel),
+			      void *ctx)
 {
 	int fd = openat(gfd, "info", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
@@ -736,45 +737,40 @@ static void root_info_entries(int gfd, void (*add)(void *ctx, const char *rel), 
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
-		add(ctx, ".git/info");
+		char rel[PATH_MAX];
+
+		snprintf(rel, sizeof(rel), "%s/info", prefix);
+		add(ctx, rel);
 		return;
 	}
 	while ((e = readdir(d))) {
-		char rel[NAME_MAX + 16];
+		char rel[PATH_MAX + NAME_MAX];
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
 		    info_allowed(e->d_name))
 			continue;
-		snprintf(rel, sizeof(rel), ".git/info/%s", e->d_name);
+		snprintf(rel, sizeof(rel), "%s/info/%s", prefix, e->d_name);
 		add(ctx, rel);
 	}
 	closedir(d);
 }
 
-void protect_git_root_entries(int root_fd, void (*add)(void *ctx, const char *rel), void *ctx)
+/* The entries of the root's own git directory (gfd, at prefix relative to
+ * the root) that are not on git's allow-list. */
+static void git_dir_entries(int fd, const char *prefix, void (*add)(void *ctx, const char *rel),
+			    void *ctx)
 {
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *e;
 	struct stat st;
-	DIR *d;
-	int fd;
 
-	if (fstatat(root_fd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return;
-	/* A gitfile (the root is a linked worktree or a submodule's
-	 * checkout) or a symlink: kept as it is, or git goes elsewhere. */
-	if (!S_ISDIR(st.st_mode)) {
-		add(ctx, ".git");
-		return;
-	}
-	fd = openat(root_fd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
 	while ((e = readdir(d))) {
-		char rel[NAME_MAX + 8];
+		char rel[PATH_MAX + NAME_MAX];
 		bool dir;
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
@@ -790,13 +786,76 @@ void protect_git_root_entries(int root_fd, void (*add)(void *ctx, const char *re
 		/* info/: what git gc writes there stays writable, the rest
 		 * (exclude, attributes, grafts...) protected one by one. */
 		if (dir && strcmp(e->d_name, "info") == 0) {
-			root_info_entries(dirfd(d), add, ctx);
+			root_info_entries(dirfd(d), prefix, add, ctx);
 			continue;
 		}
-		snprintf(rel, sizeof(rel), ".git/%s", e->d_name);
+		snprintf(rel, sizeof(rel), "%s/%s", prefix, e->d_name);
 		add(ctx, rel);
 	}
 	closedir(d);
+}
+
+/* Where the root's .git (a gitfile or a symlink) leads, relative to the
+ * root, if that lies inside it: the directory `git init --separate-git-dir`
+ * made (".repo"). false: elsewhere, or unreadable. */
+static bool git_dir_in_root(int root_fd, const char *root, const struct stat *st, char *out,
+			    size_t size)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	if (S_ISLNK(st->st_mode)) {
+		n = readlinkat(root_fd, ".git", buf, sizeof(buf) - 1);
+		if (n <= 0)
+			return false;
+		buf[n] = '\0';
+	} else if (S_ISREG(st->st_mode)) {
+		int fd = openat(root_fd, ".git", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd < 0)
+			return false;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 8 || strncmp(buf, "gitdir: ", 8) != 0)
+			return false;
+		buf[n] = '\0';
+		buf[strcspn(buf, "\r\n")] = '\0';
+		memmove(buf, buf + 8, strlen(buf + 8) + 1);
+	} else {
+		return false;
+	}
+	return protect_git_target(root, "", buf, out, size) && out[0] && strcmp(out, ".") != 0;
+}
+
+void protect_git_root_entries(int root_fd, const char *root,
+			      void (*add)(void *ctx, const char *rel), void *ctx)
+{
+	char target[PATH_MAX];
+	struct stat st;
+	int g;
+
+	if (fstatat(root_fd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		git_dir_entries(openat(root_fd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+				".git", add, ctx);
+		return;
+	}
+	/* A gitfile (the root is a linked worktree or a submodule's
+	 * checkout) or a symlink: kept as it is, or git goes elsewhere. */
+	add(ctx, ".git");
+	/* why: where it leads inside the root (--separate-git-dir=.repo, a
+	 * symlink to one) is the root's git directory by another name: its
+	 * config and hooks are protected as .git's are (adversarial pass 6,
+	 * finding 12: the command wrote them, and the git rules then cut the
+	 * user's own). Opened beneath the root: a link out is not followed. */
+	if (!root || !git_dir_in_root(root_fd, root, &st, target, sizeof(target)))
+		return;
+	g = protect_git_open_beneath(root_fd, target);
+	if (g >= 0) {
+		git_dir_entries(openat(g, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), target, add, ctx);
+		close(g);
+	}
 }
 
 void protect_add_writable(struct protect_state *ps, const char *path)

@@ -109,3 +109,50 @@ ParameterizedTest(struct rp *p, protect_git, deep_tree, .timeout = 180)
 		  "%s the hooks were not put back:\n%s", f.tag, o.out);
 	e2e_out_free(&o);
 }
+
+/* The root's git directory under another name inside it (git init
+ * --separate-git-dir=.repo: .git is a gitfile; or a symlink .git -> .repo):
+ * its config and hooks are the user's, protected as .git's are. The command
+ * wrote them, and the git rules then cut the user's own hook and config
+ * (adversarial pass 6, finding 12). */
+PARAMS(separate_git_dir_in_root, params_both);
+ParameterizedTest(struct rp *p, protect_git, separate_git_dir_in_root, .timeout = 180)
+{
+	static const char *const layouts[] = { "gitfile", "symlink" };
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *base_ws = f.ws;
+
+	for (size_t k = 0; k < 2; k++) {
+		f.ws = e2e_fmt("%s/%s", base_ws, layouts[k]);
+		cr_assert(e2e_mkdir(p->who, f.ws) == 0);
+		char *setup = e2e_fmt(
+			"cd %s && git init -q --separate-git-dir=%s/.repo . && %s"
+			"git config core.hooksPath .repo/hooks && "
+			"printf '#!/bin/sh\\necho mine\\n' > .repo/hooks/pre-commit && "
+			"chmod +x .repo/hooks/pre-commit",
+			f.ws, f.ws, k == 1 ? "rm .git && ln -s .repo .git && " : "");
+		char *argv[] = { "bash", "-c", setup, NULL };
+		char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+		e2e_run(p->who, argv, env, &o);
+		cr_assert(o.status == 0, "%s %s setup: %s", f.tag, layouts[k], o.err);
+		e2e_out_free(&o);
+		run_x(&f, "workspace-write", NULL,
+		      "echo '# touched' >> .repo/hooks/pre-commit; "
+		      "printf '[core]\\n\\tfsmonitor = touch /x\\n' >> .repo/config; echo fine",
+		      &o);
+		cr_expect(strstr(o.out, "fine"), "%s %s: %s", f.tag, layouts[k], o.out);
+		e2e_out_free(&o);
+		char *hook = e2e_read_file(e2e_fmt("%s/.repo/hooks/pre-commit", f.ws));
+		char *config = e2e_read_file(e2e_fmt("%s/.repo/config", f.ws));
+
+		cr_expect(hook && strcmp(hook, "#!/bin/sh\necho mine\n") == 0,
+			  "%s %s: the user's hook is now: %s", f.tag, layouts[k], hook ? hook : "(gone)");
+		cr_expect(config && strstr(config, "hooksPath") && !strstr(config, "fsmonitor"),
+			  "%s %s: the user's config is now: %s", f.tag, layouts[k],
+			  config ? config : "(gone)");
+	}
+}

@@ -9,7 +9,7 @@
 #include "run_fixture.h"
 #include "classify.h"
 
-#define SAID "[sandbox: put back after this run, as they were before it (protected paths a confined run changed):"
+#define SAID "[sandbox: put back after this run, as they were before it (protected paths changed while a confined run of this root was live, by it or by you):"
 
 static int run_plain(struct fx *f, const char *cmd, struct e2e_out *o)
 {
