@@ -15,17 +15,26 @@
 #include <sys/mount.h>
 #include <sys/wait.h>
 
+/* DIR/sbx-e2e-WHAT-PID-N-WHO: a path of this test's own in a shared
+ * directory (the host's /tmp or /dev/shm), removed if it is there. */
+static char *unique_in(const char *dir, const char *what, enum e2e_user who)
+{
+	static unsigned seq;
+	char *path = e2e_fmt("%s/sbx-e2e-%s-%d-%u-%s", dir, what, (int)getpid(), seq++,
+			     e2e_user_name(who));
+
+	e2e_rm_rf(path);
+	return path;
+}
+
 /* A home at /tmp/sbx-e2e-home-PID-N-WHO, made as who: a git identity, an
  * ssh key with its known_hosts and public key, an AWS login, and a file in
  * sbx's state directory there. f->home names it (run_x's HOME). */
 static void tmp_home(struct fx *f)
 {
-	static unsigned seq;
 	const char *dirs[] = { "", "/.ssh", "/.aws", "/.cache", "/.cache/sbx" };
 
-	f->home = e2e_fmt("/tmp/sbx-e2e-home-%d-%u-%s", (int)getpid(), seq++,
-			  e2e_user_name(f->p.who));
-	e2e_rm_rf(f->home);
+	f->home = unique_in("/tmp", "home", f->p.who);
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		cr_assert(e2e_mkdir(f->p.who, e2e_fmt("%s%s", f->home, dirs[i])) == 0, "mkdir %s%s",
 			  f->home, dirs[i]);
@@ -328,20 +337,17 @@ ParameterizedTest(struct rp *p, home_in_tmp, landlock_refuses_home_through_a_lin
 PARAMS(planted_way_moved_aside, params_ns);
 ParameterizedTest(struct rp *p, home_in_tmp, planted_way_moved_aside, .timeout = 120)
 {
-	static unsigned seq;
 	struct fx f;
 	struct e2e_out o;
 
 	fx_setup(&f, p);
-	char *way = e2e_fmt("/tmp/sbx-e2e-way-%d-%u-%s", (int)getpid(), seq++,
-			    e2e_user_name(p->who));
+	char *way = unique_in("/tmp", "way", p->who);
 	static const char *const plants[] = {
 		"mv %1$s %1$s.a && echo planted > %1$s",
 		"mv %1$s %1$s.b && ln -s %1$s.a %1$s",
 		"mv %1$s %1$s.c && mkfifo %1$s",
 	};
 
-	e2e_rm_rf(way);
 	cr_assert(e2e_mkdir(p->who, way) == 0);
 	f.ws = e2e_fmt("%s/proj", way);
 	cr_assert(e2e_mkdir(p->who, f.ws) == 0);
@@ -351,8 +357,7 @@ ParameterizedTest(struct rp *p, home_in_tmp, planted_way_moved_aside, .timeout =
 		e2e_out_free(&o);
 		run_x(&f, "workspace-write", NULL, e2e_fmt("echo ok%zu > ok%zu; ls /tmp", i, i), &o);
 		cr_expect(exit_code(&o) == 0, "%s after plant %zu: %s\n%s", f.tag, i, o.out, o.err);
-		cr_expect(has(&o, e2e_fmt("sbx-e2e-way-%d-%u-%s.sbx-moved-%zu", (int)getpid(), seq - 1,
-					  e2e_user_name(p->who), i)),
+		cr_expect(has(&o, e2e_fmt("%s.sbx-moved-%zu", strrchr(way, '/') + 1, i)),
 			  "%s the planted entry %zu was not kept: %s", f.tag, i, o.out);
 		e2e_out_free(&o);
 		char *ok = e2e_read_file(e2e_fmt("%s/ok%zu", f.ws, i));
@@ -559,15 +564,12 @@ ParameterizedTest(struct rp *p, home_in_tmp, home_root_missing_stores_not_kept, 
 PARAMS(state_in_dev_shm, params_both);
 ParameterizedTest(struct rp *p, home_in_tmp, state_in_dev_shm, .timeout = 120)
 {
-	static unsigned seq;
 	struct fx f;
 	struct e2e_out o;
 
 	fx_setup(&f, p);
-	char *xdg = e2e_fmt("/dev/shm/sbx-e2e-xdg-%d-%u-%s", (int)getpid(), seq++,
-			    e2e_user_name(p->who));
+	char *xdg = unique_in("/dev/shm", "xdg", p->who);
 
-	e2e_rm_rf(xdg);
 	cr_assert(e2e_mkdir(p->who, xdg) == 0);
 	setenv("XDG_CACHE_HOME", xdg, 1);
 	run_x(&f, "read-only", NULL, "true", &o); /* sbx's state made there */
@@ -592,16 +594,13 @@ ParameterizedTest(struct rp *p, home_in_tmp, state_in_dev_shm, .timeout = 120)
 PARAMS(cache_dir_in_tmp, params_both);
 ParameterizedTest(struct rp *p, home_in_tmp, cache_dir_in_tmp, .timeout = 120)
 {
-	static unsigned seq;
 	struct fx f;
 	struct e2e_out o;
 
 	fx_setup(&f, p);
-	char *cache = e2e_fmt("/tmp/sbx-e2e-cachedir-%d-%u-%s", (int)getpid(), seq++,
-			      e2e_user_name(p->who));
+	char *cache = unique_in("/tmp", "cachedir", p->who);
 	char *other = e2e_fmt("%s/other-0123456789abcdef", cache);
 
-	e2e_rm_rf(cache);
 	cr_assert(e2e_mkdir(p->who, cache) == 0 && e2e_mkdir(p->who, other) == 0);
 	cr_assert(e2e_write_file(p->who, e2e_fmt("%s/tool", other), "ORIGINAL\n") == 0);
 	cr_assert(e2e_write_file(p->who, f.conf, e2e_fmt("cache_dir = %s\n", cache)) == 0);
