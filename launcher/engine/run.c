@@ -446,7 +446,10 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 
 		if (cfg->cache_dir && cfg->cache_dir[0] == '/')
 			writable[n++] = cfg->cache_dir;
-		for (unsigned i = 0; i < STATEDIR_CANDIDATES; i++) {
+		/* Only workspace-write writes anything: a read-only run's
+		 * launch does not resolve them. */
+		for (unsigned i = 0; r->mode == SBX_MODE_WORKSPACE_WRITE && i < STATEDIR_CANDIDATES;
+		     i++) {
 			char c[PATH_MAX];
 
 			if (statedir_candidate(i, c, sizeof(c)) < 0)
