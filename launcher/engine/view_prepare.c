@@ -747,10 +747,33 @@ static void add_homes_protected(struct run_state *r)
 static void protect_missing_hidden(struct run_state *r)
 {
 	for (size_t i = 0; i < r->view.hide.n; i++) {
+		const char *h = r->view.hide.path[i];
 		struct stat st;
+		char *way, *p = NULL;
 
-		if (lstat(r->view.hide.path[i], &st) < 0 && errno == ENOENT)
-			protect_if_in_root(r, r->view.hide.path[i]);
+		if (lstat(h, &st) == 0 || errno != ENOENT)
+			continue;
+		protect_if_in_root(r, h);
+		/* why: the root is resolved, the store's name may not be ($HOME
+		 * a symlink to the root, adversarial pass 7, finding 10): the
+		 * same place by the way that exists, resolved. */
+		way = strdup(h);
+		for (char *slash; way && (slash = strrchr(way, '/')) && slash != way;) {
+			char *real;
+
+			*slash = '\0';
+			real = realpath(way, NULL);
+			if (real) {
+				if (asprintf(&p, "%s%s", strcmp(real, "/") ? real : "", h + (slash - way)) < 0)
+					p = NULL;
+				free(real);
+				break;
+			}
+		}
+		if (p)
+			protect_if_in_root(r, p);
+		free(p);
+		free(way);
 	}
 }
 

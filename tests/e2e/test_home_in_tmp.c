@@ -556,6 +556,35 @@ ParameterizedTest(struct rp *p, home_in_tmp, home_root_missing_stores_not_kept, 
 	cr_expect(e2e_exists(e2e_fmt("%s/made", f.home)), "%s the root was not writable", f.tag);
 }
 
+/* The same, with $HOME a symlink to the root (the home on another disk,
+ * /home/me -> /data/me): the stores' places, by $HOME's name, are not in
+ * the resolved root, and were not protected (adversarial pass 7, finding
+ * 10). */
+PARAMS(home_link_root_missing_stores_not_kept, params_ns);
+ParameterizedTest(struct rp *p, home_in_tmp, home_link_root_missing_stores_not_kept,
+		  .timeout = 120)
+{
+	static const char *const made[] = { ".ssh", ".aws", ".config/gh" };
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	f.ws = f.home;
+	f.home = e2e_fmt("%s/home-link", f.base);
+	cr_assert(symlink(f.ws, f.home) == 0);
+	run_x(&f, "workspace-write", NULL,
+	      "mkdir -p ~/.ssh ~/.aws ~/.config/gh && echo ssh-ed25519 AAAA > "
+	      "~/.ssh/authorized_keys && echo 'credential_process = touch /x' > ~/.aws/config && "
+	      "echo t > ~/.config/gh/hosts.yml && echo made > made; echo fine",
+	      &o);
+	cr_expect(has(&o, "fine"), "%s %s\n%s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		cr_expect(!e2e_exists(e2e_fmt("%s/%s", f.ws, made[i])), "%s ~/%s was kept", f.tag,
+			  made[i]);
+	cr_expect(e2e_exists(e2e_fmt("%s/made", f.ws)), "%s the root was not writable", f.tag);
+}
+
 /* sbx's state in the host's /dev/shm (XDG_CACHE_HOME=/dev/shm/...): the
  * landlock runner grants /dev/shm whole in workspace-write, so its command
  * could rewrite sbx's state (a baseline a later run recovers: adversarial
