@@ -47,6 +47,7 @@
 /* The deployment config (sbx.conf(5)). has_<key> says a key was given; the
  * keys themselves are a table (config_keys.h says how to add one). */
 struct sbx_config {
+	char source[PATH_MAX];        /* the file it was read from, resolved; "": none */
 	bool has_mode;
 	enum sbx_mode mode;
 	bool has_workspace_root;
@@ -145,6 +146,7 @@ struct sbx_policy {
 	size_t n_deny_read;
 	const char (*deny_read)[POLICY_PATH_ITEM_MAX];
 	const char *cache_dir;      /* NULL: default */
+	const char *config_file;    /* the config's own file; NULL: none */
 	uint64_t spill_max_bytes;   /* per stream; 0: no spill file */
 	uint64_t spill_max_age_ms;  /* removal of old spills at start; 0: never */
 	/* Resource limits: 0 = sbx's default, POLICY_LIMIT_OFF = none. */

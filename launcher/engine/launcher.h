@@ -38,6 +38,7 @@ struct sbx_run {
 	uint64_t timeout_ms;
 	size_t output_limit;
 	char *spill_dir;
+	char *config_file;         /* the config this run's policy came from; NULL: none */
 	uint64_t spill_max_bytes;
 	enum sbx_net net;
 	bool escalation;

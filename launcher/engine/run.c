@@ -383,6 +383,57 @@ static struct run_state *run_alloc(void)
 	return r;
 }
 
+#define WRITABLE_PLACES_MAX (4 + 2 * STATEDIR_CANDIDATES)
+
+/* What a workspace-write command may write, outside sbx's own view of it:
+ * the root; /tmp and /dev/shm (the host's, under the landlock runner); the
+ * tool caches and private /tmps, every root's own, which lie in sbx's state
+ * (adversarial pass 6, finding 14: a --spill-dir in the cache let the
+ * command swap a spill file for a link to a hidden key). Resolved, as the
+ * places compared with them are. */
+static size_t writable_places(const struct run_state *r, const struct sbx_run *cfg,
+			      const char **writable, char (*kinds)[PATH_MAX + 8])
+{
+	size_t n = 0;
+
+	writable[n++] = r->root;
+	writable[n++] = "/tmp";
+	writable[n++] = "/dev/shm";
+	if (cfg->cache_dir && cfg->cache_dir[0] == '/')
+		writable[n++] = cfg->cache_dir;
+	for (unsigned i = 0; i < STATEDIR_CANDIDATES; i++) {
+		char c[PATH_MAX], *real;
+
+		if (statedir_candidate(i, c, sizeof(c)) < 0)
+			continue;
+		real = realpath(c, NULL);
+		snprintf(kinds[2 * i], PATH_MAX + 8, "%s/cache", real ? real : c);
+		snprintf(kinds[2 * i + 1], PATH_MAX + 8, "%s/tmp", real ? real : c);
+		free(real);
+		writable[n++] = kinds[2 * i];
+		writable[n++] = kinds[2 * i + 1];
+	}
+	return n;
+}
+
+/* Why refused: sbx reads its config again at its next start, and a run
+ * that could rewrite it would choose the next run's policy (mode,
+ * deny_read = none, unix_sockets) for it (adversarial pass 7, finding 08). */
+static int config_not_writable(const char *config, const char *const *writable, size_t n,
+			       struct sbx_error *err)
+{
+	for (size_t i = 0; config && i < n; i++)
+		if (path_is_within(config, writable[i]))
+			return sbx_error_set(err, EINVAL, SBX_E_USAGE,
+					     "keep the config outside what a workspace-write run "
+					     "writes, or run read-only",
+					     "the config %s lies inside %s, which this "
+					     "workspace-write run may write: its command could "
+					     "rewrite the policy of every later run",
+					     config, writable[i]);
+	return 0;
+}
+
 /* Why refused, not changed: the disposition is the embedding program's. An
  * ignored SIGCHLD (SIG_IGN, also inherited across execve, or SA_NOCLDWAIT)
  * makes the kernel reap our children itself: their exit statuses are lost,
@@ -403,6 +454,9 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	int p_out[2] = { -1, -1 }, p_err[2] = { -1, -1 }, in_fd = -1;
 	int rc;
 	bool spill = cfg->pass_out < 0;
+	const char *writable[WRITABLE_PLACES_MAX];
+	char kinds[2 * STATEDIR_CANDIDATES][PATH_MAX + 8];
+	size_t n_writable = 0;
 
 	if (!cfg->command)
 		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "no command given");
@@ -432,40 +486,18 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	rc = resolve_paths(r, cfg, err);
 	if (rc < 0)
 		goto fail_fds;
+	/* Only workspace-write writes anything: a read-only run's launch
+	 * does not resolve these. */
+	if (r->mode == SBX_MODE_WORKSPACE_WRITE)
+		n_writable = writable_places(r, cfg, writable, kinds);
+	rc = config_not_writable(cfg->config_file, writable, n_writable, err);
+	if (rc < 0)
+		goto fail_fds;
 	if (spill) {
 		/* Spill files are written by sbx, unconfined: their place is
 		 * fixed now, away from what the command may write (spill.c). */
-		/* /dev/shm: the host's, writable under the landlock runner.
-		 * The tool caches and private /tmps: a workspace-write run
-		 * writes its own, which lie in these (adversarial pass 6,
-		 * finding 14: a --spill-dir in the cache let the command swap
-		 * a spill file for a link to a hidden key). */
-		const char *writable[4 + 2 * STATEDIR_CANDIDATES] = { r->root, "/tmp", "/dev/shm" };
-		char kinds[2 * STATEDIR_CANDIDATES][PATH_MAX + 8];
-		size_t n = 3;
-
-		if (cfg->cache_dir && cfg->cache_dir[0] == '/')
-			writable[n++] = cfg->cache_dir;
-		/* Only workspace-write writes anything: a read-only run's
-		 * launch does not resolve them. */
-		for (unsigned i = 0; r->mode == SBX_MODE_WORKSPACE_WRITE && i < STATEDIR_CANDIDATES;
-		     i++) {
-			char c[PATH_MAX];
-
-			if (statedir_candidate(i, c, sizeof(c)) < 0)
-				continue;
-			char *real = realpath(c, NULL);
-
-			/* compared with the spill dir's real path */
-			snprintf(kinds[2 * i], sizeof(kinds[0]), "%s/cache", real ? real : c);
-			snprintf(kinds[2 * i + 1], sizeof(kinds[0]), "%s/tmp", real ? real : c);
-			free(real);
-			writable[n++] = kinds[2 * i];
-			writable[n++] = kinds[2 * i + 1];
-		}
 		spill_place_init(&r->spill, cfg->spill_max_bytes);
-		rc = spill_place_choose(&r->spill, cfg->spill_dir, writable,
-					r->mode == SBX_MODE_WORKSPACE_WRITE ? n : 0, err);
+		rc = spill_place_choose(&r->spill, cfg->spill_dir, writable, n_writable, err);
 		if (rc < 0)
 			goto fail_fds;
 	}

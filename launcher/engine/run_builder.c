@@ -34,6 +34,7 @@ void sbx_run_free(struct sbx_run *run)
 	free(run->root);
 	free(run->cwd);
 	free(run->spill_dir);
+	free(run->config_file);
 	free(run->protected_paths);
 	free(run->deny_read);
 	free(run->protected_paths_add);
@@ -386,6 +387,8 @@ int run_apply_policy(struct sbx_run *run, const struct sbx_policy *pol, struct s
 		what = "deny_read";
 	else if (pol->cache_dir && sbx_run_set_cache_dir(run, pol->cache_dir) < 0)
 		what = "cache_dir";
+	else if (pol->config_file && !(run->config_file = strdup(pol->config_file)))
+		what = "config";
 	if (what)
 		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL, "invalid run setting: %s", what);
 	run->concurrent_runs = pol->max_background;

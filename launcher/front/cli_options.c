@@ -47,6 +47,9 @@ int cli_load_config(const char *flag_path, struct sbx_config *cfg, struct sbx_er
 	if (!path)
 		return 0;
 	rc = config_parse_file(path, cfg, err);
+	/* Where it lies decides which runs may use it (run.c). */
+	if (rc == 0 && !realpath(path, cfg->source))
+		snprintf(cfg->source, sizeof(cfg->source), "%s", path);
 	/* A path nobody typed on this command line: say where it came from. */
 	if (rc < 0 && from_env && err) {
 		size_t n = strlen(err->message);

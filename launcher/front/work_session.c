@@ -36,28 +36,43 @@ static bool ceiling_allows_escalation(const struct sbx_config *cfg)
 	return !(cfg->has_escalation && !cfg->escalation);
 }
 
-/* A --spill-dir the session's commands could write (inside its root, /tmp
- * or /dev/shm) would refuse each of its runs (spill.c): refused here, when
- * the session opens, not at its first run (new-user pass 8, finding 4). */
-static int spill_dir_writable(const struct work *w, const char *root, struct sbx_error *err)
+static bool session_may_write(const char *path, const char *root)
 {
 	static const char *const shared[] = { "/tmp", "/dev/shm" };
 	char real[PATH_MAX];
 	bool inside;
 
-	if (!w->spill_dir || !realpath(w->spill_dir, real))
-		return 0;
+	if (!path || !realpath(path, real))
+		return false;
 	inside = path_is_within(real, root);
 	for (size_t i = 0; i < 2; i++)
 		inside = inside || path_is_within(real, shared[i]);
-	if (!inside)
-		return 0;
-	return sbx_error_set(err, EINVAL, SBX_E_USAGE,
-			     "start sbx serve with a --spill-dir outside the root, /tmp and "
-			     "/dev/shm, or open the session read-only",
-			     "spill dir %s lies inside what a workspace-write session on %s may "
-			     "write",
-			     real, root);
+	return inside;
+}
+
+/* A --spill-dir or the config in what the session's commands could write
+ * (inside its root, /tmp or /dev/shm) would refuse each of its runs
+ * (spill.c, run.c): refused here, when the session opens, not at its first
+ * run (new-user pass 8, finding 4). */
+static int session_writes_sbx_files(const struct work *w, const char *root,
+				    struct sbx_error *err)
+{
+	if (session_may_write(w->spill_dir, root))
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE,
+				     "start sbx serve with a --spill-dir outside the root, /tmp and "
+				     "/dev/shm, or open the session read-only",
+				     "spill dir %s lies inside what a workspace-write session on %s "
+				     "may write",
+				     w->spill_dir, root);
+	if (w->cfg->source[0] && session_may_write(w->cfg->source, root))
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE,
+				     "keep the config outside the root, /tmp and /dev/shm, or open "
+				     "the session read-only",
+				     "the config %s lies inside what a workspace-write session on %s "
+				     "may write: its commands could rewrite the policy of every "
+				     "later run",
+				     w->cfg->source, root);
+	return 0;
 }
 
 int work_session_open(struct work *w, const char *root, bool has_mode, enum sbx_mode mode,
@@ -100,7 +115,7 @@ int work_session_open(struct work *w, const char *root, bool has_mode, enum sbx_
 				     "refusing root / with workspace-write: that is every file; "
 				     "use danger-full-access if that is what you mean");
 	}
-	if (sess->mode == SBX_MODE_WORKSPACE_WRITE && spill_dir_writable(w, sess->root, err) < 0) {
+	if (sess->mode == SBX_MODE_WORKSPACE_WRITE && session_writes_sbx_files(w, sess->root, err) < 0) {
 		close(sess->root_fd);
 		free(sess);
 		return -EINVAL;

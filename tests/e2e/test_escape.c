@@ -370,6 +370,52 @@ ParameterizedTest(struct rp *p, escape, spill_dir_that_is_the_root_or_tmp_refuse
 	}
 }
 
+/* sbx's config where a workspace-write command may write (its root, the
+ * host's /tmp): the command rewrote it (deny_read = none, a wider mode) for
+ * every later run (adversarial pass 7, finding 08). Refused before the
+ * command runs, naming the config; a read-only run reads it as before. */
+PARAMS(config_the_run_may_write_refused)
+ParameterizedTest(struct rp *p, escape, config_the_run_may_write_refused, .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	char *base = e2e_tmpdir(p->who);
+	char *root = e2e_fmt("%s/ws", base);
+	char *in_tmp = e2e_fmt("/tmp/sbx-e2e-conf-%d-%s-%s", (int)getpid(), p->runner,
+			       e2e_user_name(p->who));
+	const char *confs[] = { e2e_fmt("%s/sbx.conf", root), in_tmp };
+	const char *text = "timeout = 60\n";
+
+	cr_assert_eq(e2e_mkdir(p->who, root), 0);
+	for (size_t i = 0; i < 2; i++) {
+		struct e2e_out o;
+
+		cr_assert_eq(e2e_write_file(p->who, confs[i], text), 0);
+		int rc = e2e_sbx_run(p->who, &o, "--config", confs[i], "--runner", p->runner,
+				     "--mode", "workspace-write", "--root", root, "--",
+				     e2e_fmt("echo 'deny_read = none' >> %s; touch ran", confs[i]),
+				     NULL);
+		char *now = e2e_read_file(confs[i]);
+
+		cr_expect_eq(rc, 125, "[%s %s] config %s: exit %d: %s", p->runner,
+			     e2e_user_name(p->who), confs[i], rc, o.err);
+		cr_expect(strstr(o.err, "sbx: USAGE") && strstr(o.err, confs[i]),
+			  "[%s %s] stderr does not name the config: %s", p->runner,
+			  e2e_user_name(p->who), o.err);
+		cr_expect(now && strcmp(now, text) == 0, "[%s %s] the config was rewritten: %s",
+			  p->runner, e2e_user_name(p->who), now);
+		cr_expect(!e2e_exists(e2e_fmt("%s/ran", root)), "[%s %s] the command ran",
+			  p->runner, e2e_user_name(p->who));
+		e2e_out_free(&o);
+		free(now);
+		rc = e2e_sbx_run(p->who, &o, "--config", confs[i], "--runner", p->runner, "--root",
+				 root, "--", "echo read-only", NULL);
+		cr_expect(rc == 0 && strstr(o.out, "read-only"), "[%s %s] read-only run: %d %s",
+			  p->runner, e2e_user_name(p->who), rc, o.err);
+		e2e_out_free(&o);
+	}
+	unlink(in_tmp);
+}
+
 /* A symlink a run left in its own workspace, pointing outside it, and a
  * later root opened through it (adversarial pass 3, finding 07): that run
  * would get the outside directory as its writable root (a stand-in for

@@ -598,6 +598,31 @@ Test(serve, writable_spill_dir_refused_at_open, .timeout = 120)
 	free(root);
 }
 
+/* The config in the root of a workspace-write session: its commands could
+ * rewrite the policy of every later run (adversarial pass 7, finding 08).
+ * Refused at open, naming it; a read-only session on it opens and runs. */
+Test(serve, writable_config_refused_at_open, .timeout = 120)
+{
+	char *root = e2e_tmpdir(AS_CALLER);
+	char *conf = e2e_fmt("%s/sbx.conf", root);
+	const char *extra[] = { "--config", conf, NULL };
+	struct srv s;
+
+	cr_assert(e2e_write_file(AS_CALLER, conf, "timeout = 60\n") == 0);
+	srv_start_full(&s, AS_CALLER, NULL, NULL, extra);
+	json_t *e = assert_error(rpc_call(&s, 1, "session/open",
+					  json_pack("{s:s, s:s}", "root", root, "mode",
+						    "workspace-write")),
+				 "USAGE");
+	cr_assert(strstr(str_at(e, "message"), conf), "%s", str_at(e, "message"));
+	const char *a = open_session(&s, 2, root, "read-only");
+
+	cr_assert_str_eq(str_at(run_ok(&s, 3, a, "echo hi"), "stdout"), "hi\n");
+	srv_stop(&s);
+	free(conf);
+	free(root);
+}
+
 Test(serve, spill_files_go_with_the_session, .timeout = 120)
 {
 	char *root = e2e_tmpdir(AS_CALLER);
