@@ -14,6 +14,7 @@
 
 #include "classify.h" /* path_is_within */
 #include "statedir.h"
+#include "spill.h"
 #include "mount_aliases.h"
 #include "view_prepare.h"
 
@@ -485,6 +486,29 @@ static void add_alias(void *ctx, const char *alias)
 	add(r, &r->view.hide, strdup(alias));
 }
 
+/* The spill place in $XDG_RUNTIME_DIR (spill.c, for a caller whose home
+ * has none): other runs' whole outputs, read by a run of the same user
+ * (adversarial pass 7, finding 14). Hidden as sbx's other state is, and
+ * made first if missing (what does not exist cannot be hidden), but only in
+ * a runtime directory of the caller's own. */
+static void hide_runtime_spill(struct run_state *r)
+{
+	char path[PATH_MAX], *slash;
+	struct stat st;
+
+	if (spill_runtime_path(path, sizeof(path)) < 0 || !(slash = strrchr(path, '/')))
+		return;
+	*slash = '\0';
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return;
+	*slash = '/';
+	if ((mkdir(path, 0700) == 0 || errno == EEXIST) && lstat(path, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
+		add_hidden(r, strdup(path));
+}
+
 /* Each hidden path that exists, where another mount of its file system
  * shows it too (a bind mount of $HOME or of a directory above a store, as
  * containers and dev VMs have): hidden there as well. Why: the covers and
@@ -551,6 +575,7 @@ static void prepare_hidden(struct run_state *r, const struct sbx_run *cfg, const
 			add_hidden(r, strdup(c));
 		add_pinned(r, c);
 	}
+	hide_runtime_spill(r);
 	add_mount_aliases(r);
 	reveal_ssh(r, home);
 	if (pw)

@@ -392,6 +392,58 @@ ParameterizedTest(struct rp *p, spill, no_home_spill_is_out_of_another_runs_reac
 	free(path);
 }
 
+/* No home, but $XDG_RUNTIME_DIR: the spill goes to $XDG_RUNTIME_DIR/sbx/spill,
+ * which was not hidden: another run of the user read and rewrote it
+ * (adversarial pass 7, finding 14). Checked on the file itself, from a
+ * read-only run of the same runner and a workspace-write one. */
+PARAMS(runtime_dir_spill_is_out_of_another_runs_reach)
+ParameterizedTest(struct rp *p, spill, runtime_dir_spill_is_out_of_another_runs_reach,
+		  .timeout = 60)
+{
+	char *runtime = e2e_tmpdir(p->who);
+	char *env[] = { "HOME=/nonexistent", "XDG_CACHE_HOME=", e2e_fmt("XDG_RUNTIME_DIR=%s", runtime),
+			"TMPDIR=", NULL };
+	char *root = e2e_tmpdir(p->who), *other_root = e2e_tmpdir(p->who);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--output-limit", "100", "--runner",
+			 p->runner, "--mode", "workspace-write", "--root", root, "--",
+			 "seq 1 100000", NULL };
+	struct e2e_out o;
+
+	cr_assert(chmod(runtime, 0700) == 0);
+	int rc = e2e_run(p->who, argv, env, &o);
+
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, o.err);
+	json_t *j = parse(&o);
+	char *path = strdup(spill_path(j, "stdout"));
+
+	json_decref(j);
+	e2e_out_free(&o);
+	cr_assert(strncmp(path, runtime, strlen(runtime)) == 0, "[%s, %s] the spill is not in %s: %s",
+		  p->runner, e2e_user_name(p->who), runtime, path);
+
+	char *cmd = e2e_fmt("cat '%s' | head -c 20; echo TAMPERED > '%s'", path, path);
+	const char *modes[] = { "read-only", "workspace-write" };
+
+	for (size_t i = 0; i < 2; i++) {
+		char *other[] = { (char *)e2e_sbx(), "run", "--runner", p->runner, "--mode",
+				  (char *)modes[i], "--root", other_root, "--", cmd, NULL };
+
+		e2e_run(p->who, other, env, &o);
+		char *now = e2e_read_file(path);
+
+		cr_expect(now && strncmp(now, "1\n2\n3\n", 6) == 0,
+			  "[%s, %s, %s] another run rewrote the spill %s: %.40s", p->runner,
+			  e2e_user_name(p->who), modes[i], path, now ? now : "(gone)");
+		cr_expect_null(strstr(o.out, "1\n2\n3"), "[%s, %s, %s] another run read the spill %s",
+			       p->runner, e2e_user_name(p->who), modes[i], path);
+		e2e_out_free(&o);
+		free(now);
+	}
+	sbx_spill_remove(path);
+	free(cmd);
+	free(path);
+}
+
 /* /var/tmp is the system's: where it is missing (a minimal container), the
  * last spill home is passed over and /var/tmp is not made (made 0700 by
  * root, it would have shut every other user out). A private /var in a mount
