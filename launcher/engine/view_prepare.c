@@ -736,6 +736,38 @@ static void protect_home_entry(struct run_state *r, const char *home, const char
 	free(p);
 }
 
+/* Where the caller's environment moves a home's start-up files:
+ * $XDG_CONFIG_HOME and $XDG_DATA_HOME the entries below .config/ and
+ * .local/share/, $ZDOTDIR zsh's. Protected there too, wherever that lies in
+ * the root: every login reads them from the moved place (adversarial pass
+ * 7, finding 05). */
+static void add_moved_startup(struct run_state *r)
+{
+	static const struct {
+		const char *var, *prefix;
+		bool keep; /* the prefix is part of the name there */
+	} moves[] = {
+		{ "XDG_CONFIG_HOME", ".config/", false },
+		{ "XDG_DATA_HOME", ".local/share/", false },
+		{ "ZDOTDIR", ".z", true },
+	};
+	const char *const *lists[2] = { view_default_protected, home_startup };
+
+	for (size_t m = 0; m < sizeof(moves) / sizeof(moves[0]); m++) {
+		const char *dir = xdg(moves[m].var);
+		size_t pl = strlen(moves[m].prefix);
+		char real[PATH_MAX];
+
+		if (!dir || !realpath(dir, real))
+			continue;
+		for (int l = 0; l < 2; l++)
+			for (size_t i = 0; lists[l][i]; i++)
+				if (strncmp(lists[l][i], moves[m].prefix, pl) == 0)
+					protect_home_entry(r, real,
+							   lists[l][i] + (moves[m].keep ? 0 : pl));
+	}
+}
+
 /* A home of the caller's ($HOME, the passwd home) and the root: the home's
  * start-up files and settings that lie in the root are protected there,
  * wherever the root is (the home itself, above it, ~/.config or ~/.local
@@ -756,6 +788,7 @@ static void add_homes_protected(struct run_state *r)
 		for (size_t i = 0; home_startup[i]; i++)
 			protect_home_entry(r, real, home_startup[i]);
 	}
+	add_moved_startup(r);
 }
 
 /* The protected paths, and git's allow-list (on unless protected_paths is

@@ -468,6 +468,30 @@ static void expect_kept(struct fx *f, const char *dir, const char *const *names,
 	cr_expect(e2e_exists(e2e_fmt("%s/made", f->ws)), "%s the root was not writable", f->tag);
 }
 
+/* $XDG_CONFIG_HOME, $XDG_DATA_HOME and $ZDOTDIR inside the root (a project
+ * that keeps its developers' shell setup): every login reads the start-up
+ * files there, which a run rewrote (adversarial pass 7, finding 05). */
+PARAMS(moved_startup_files_in_root, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, moved_startup_files_in_root, .timeout = 120)
+{
+	static const char *const files[] = { "cfg/fish/config.fish", "cfg/systemd/user/x.service",
+					     "cfg/environment.d/x.conf", "data/systemd/user/y.service",
+					     "zsh/.zshrc", "zsh/.zshenv" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	setenv("XDG_CONFIG_HOME", e2e_fmt("%s/cfg", f.ws), 1);
+	setenv("XDG_DATA_HOME", e2e_fmt("%s/data", f.ws), 1);
+	setenv("ZDOTDIR", e2e_fmt("%s/zsh", f.ws), 1);
+	expect_kept(&f, f.ws, files, 6,
+		    "for f in cfg/fish/config.fish cfg/systemd/user/x.service "
+		    "cfg/environment.d/x.conf data/systemd/user/y.service zsh/.zshrc zsh/.zshenv; "
+		    "do echo PWNED >> $f; done");
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("XDG_DATA_HOME");
+	unsetenv("ZDOTDIR");
+}
+
 /* A dotfiles repository as the root, the home's start-up files and git
  * config links into it (adversarial pass 6, finding 02): what they lead to
  * stays as it was. */
