@@ -39,6 +39,11 @@ const char *const view_default_protected[] = {
 	 * opening the project (devcontainers' initializeCommand runs on the
 	 * host; Neovim's exrc): adversarial pass 6, finding 08. */
 	".cursor", ".gemini", ".roo", ".kiro", ".amazonq", ".zed", ".devcontainer", ".nvim.lua",
+	/* What runs on entering or opening the project: mise's tasks and
+	 * hooks, lazy.nvim's and Vim's local config, Mercurial's hooks
+	 * (adversarial pass 7, finding 13). */
+	"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise", ".config/mise",
+	".config/mise.toml", ".lazy.lua", ".exrc", ".nvimrc", ".hg/hgrc",
 	NULL,
 };
 
@@ -709,7 +714,13 @@ static void add_git_user_config(struct run_state *r)
 static const char *const home_startup[] = {
 	".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout", ".xsession",
 	".xinitrc", ".config/environment.d", ".local/share/systemd", ".local/share/applications",
-	"bin", NULL,
+	"bin",
+	/* Sourced by bash-completion, Python's user site (a .pth runs at
+	 * every python start), cargo's PATH and config, editors' and tmux's
+	 * start-up (adversarial pass 7, finding 01). */
+	".bash_completion", ".local/share/bash-completion", ".local/lib", ".cargo/bin",
+	".cargo/config.toml", ".cargo/config", ".vimrc", ".vim", ".config/nvim", ".emacs",
+	".emacs.d", ".config/emacs", ".tmux.conf", ".config/tmux", ".screenrc", NULL,
 };
 
 /* abs, if it lies in the root below its top: protected there. */

@@ -539,17 +539,40 @@ ParameterizedTest(struct rp *p, home_in_tmp, root_at_dot_config, .timeout = 120)
 PARAMS(home_root_other_startup_files, params_ns);
 ParameterizedTest(struct rp *p, home_in_tmp, home_root_other_startup_files, .timeout = 120)
 {
-	static const char *const files[] = { ".kshrc", ".cshrc", ".xsession", ".zlogout",
-					     "bin/git", ".local/share/systemd/user/x.service",
-					     ".cursor/mcp.json", ".devcontainer/devcontainer.json" };
+	static const char *const files[] = {
+		".kshrc", ".cshrc", ".xsession", ".zlogout", "bin/git",
+		".local/share/systemd/user/x.service", ".cursor/mcp.json",
+		".devcontainer/devcontainer.json",
+		/* adversarial pass 7, finding 01 */
+		".bash_completion", ".local/lib/python3/site-packages/x.pth", ".cargo/bin/cargo",
+		".tmux.conf", ".config/nvim/init.lua"
+	};
 	struct fx f;
 
 	fx_setup(&f, p);
 	f.ws = f.home;
-	expect_kept(&f, f.home, files, 8,
+	expect_kept(&f, f.home, files, 13,
 		    "for f in .kshrc .cshrc .xsession .zlogout bin/git "
 		    ".local/share/systemd/user/x.service .cursor/mcp.json "
-		    ".devcontainer/devcontainer.json; do echo PWNED >> $f; done");
+		    ".devcontainer/devcontainer.json .bash_completion "
+		    ".local/lib/python3/site-packages/x.pth .cargo/bin/cargo .tmux.conf "
+		    ".config/nvim/init.lua; do echo PWNED >> $f; done");
+}
+
+/* What runs on entering or opening a project (mise's tasks, lazy.nvim's and
+ * Vim's local config, Mercurial's hooks): a run rewrote them for the user's
+ * next cd or editor (adversarial pass 7, finding 13). */
+PARAMS(project_entry_files_kept, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, project_entry_files_kept, .timeout = 120)
+{
+	static const char *const files[] = { "mise.toml", ".config/mise/config.toml", ".lazy.lua",
+					     ".exrc", ".hg/hgrc" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	expect_kept(&f, f.ws, files, 5,
+		    "for f in mise.toml .config/mise/config.toml .lazy.lua .exrc .hg/hgrc; "
+		    "do echo PWNED >> $f; done");
 }
 
 /* A root at the home whose credential stores do not exist yet: what a run
