@@ -123,6 +123,9 @@ unsigned dialect_match_line(const char *line, size_t len, unsigned mask,
  * when no path can be read from it. */
 bool dialect_extract_path(const char *prefix, size_t len, bool localized, char *path,
 			  size_t path_size);
+/* A hard link's target in ln's "'link' => 'target'" (the file linked to,
+ * not the link dialect_extract_path names). false: no such form. */
+bool dialect_link_target(const char *line, size_t len, char *path, size_t path_size);
 /* The path an "error: ..." line names for the lines after it: a quoted
  * token (quotes, backticks) or a word starting with '/'. */
 bool dialect_context_path(const char *line, size_t len, char *path, size_t path_size);

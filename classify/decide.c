@@ -141,6 +141,23 @@ static bool relative_counts(const struct classify_input *in, const struct eviden
 	return refused || cwd_writable;
 }
 
+static bool links_to_hidden(const struct classify_input *in, const struct evidence_line *l,
+			    const struct places *pl)
+{
+	char target[PATH_MAX], abs[PATH_MAX];
+
+	if (!dialect_link_target(l->line, strlen(l->line), target, sizeof(target)))
+		return false;
+	if (target[0] == '/')
+		return path_normalize(NULL, target, abs, sizeof(abs)) &&
+		       within_any(in->hidden_paths, abs);
+	for (size_t i = 0; i < pl->n; i++)
+		if (path_normalize(pl->dir[i], target, abs, sizeof(abs)) &&
+		    within_any(in->hidden_paths, abs))
+			return true;
+	return false;
+}
+
 static bool line_counts(const struct classify_input *in, const struct evidence_line *l,
 			const struct places *pl)
 {
@@ -155,6 +172,12 @@ static bool line_counts(const struct classify_input *in, const struct evidence_l
 	/* why: with no way to ask whether the caller could write it, do not
 	 * claim a sandbox refusal. */
 	if (!in->could_write)
+		return false;
+	/* why: a hard link to a hidden path (`ln ~/.netrc x`) is refused
+	 * because of what it links to, which no wider confined mode shows,
+	 * not of the link's place: no reason to offer danger-full-access
+	 * (adversarial pass 7, finding 09). */
+	if (links_to_hidden(in, l, pl))
 		return false;
 	/* why: a relative path we cannot place (no cwd) could be anywhere. */
 	if (l->path[0] != '/')

@@ -369,6 +369,20 @@ bool dialect_extract_path(const char *s, size_t len, bool localized, char *path,
 	       path_word(s + f.start[f.n - 1], f.len[f.n - 1], 1, path, path_size);
 }
 
+bool dialect_link_target(const char *s, size_t len, char *path, size_t path_size)
+{
+	struct token t[MAX_TOKENS];
+	int nt;
+
+	if (!s || !path || path_size == 0)
+		return false;
+	nt = find_tokens(s, len, 0, t, MAX_TOKENS);
+	for (int k = 0; k + 1 < nt; k++)
+		if (between_is(s, &t[k], &t[k + 1], " => "))
+			return copy_out(s + t[k + 1].body, t[k + 1].blen, path, path_size);
+	return false;
+}
+
 bool dialect_context_path(const char *s, size_t len, char *path, size_t path_size)
 {
 	struct fields f;

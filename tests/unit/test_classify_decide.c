@@ -141,6 +141,35 @@ Test(decide, hidden_path_refusal_is_no_denial)
 	cr_expect(judge(&r, &f), "control: with no hidden list the same line counts");
 }
 
+/* A hard link to a hidden path (`ln ~/.netrc x`): the link lies in the
+ * writable root, the refusal is about what it links to, which no wider
+ * confined mode shows (adversarial pass 7, finding 09). */
+Test(decide, hard_link_to_hidden_path_is_no_denial)
+{
+	static const char *const hidden[] = { "/home/u/.netrc", NULL };
+	struct fake f = { .unwritable = root_only };
+	struct run r = { DIALECT_EXDEV | DIALECT_EROFS,
+			 "ln: failed to create hard link 'x' => '/home/u/.netrc': Invalid "
+			 "cross-device link\n",
+			 true, 1, true, "/ws", ws_writable };
+
+	hidden_paths = hidden;
+	cr_expect_not(judge(&r, &f));
+	r.stderr_text = "ln: failed to create hard link 'x' => '../home/u/.netrc': Invalid "
+			"cross-device link\n";
+	cr_expect_not(judge(&r, &f), "a relative target from the cwd");
+	r.stderr_text = "ln: failed to create hard link '/opt/x' => '/home/u/.netrc': "
+			"Invalid cross-device link\n";
+	cr_expect_not(judge(&r, &f), "the link's place does not matter");
+	r.stderr_text = "ln: failed to create hard link 'x' => '/home/u/.netrcx': Invalid "
+			"cross-device link\n";
+	cr_expect(judge(&r, &f), "control: a sibling of a hidden path is not hidden");
+	hidden_paths = NULL;
+	r.stderr_text = "ln: failed to create hard link 'x' => '/home/u/.netrc': Invalid "
+			"cross-device link\n";
+	cr_expect(judge(&r, &f), "control: with no hidden list the same line counts");
+}
+
 Test(decide, command_not_found_exit_127)
 {
 	cr_expect_not(denied(ALL, "tee: /etc/x: Read-only file system\n", 127));
