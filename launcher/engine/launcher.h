@@ -216,6 +216,7 @@ struct sbx_result {
 	const char *protected_how; /* "read-only", "restored", "partial"; NULL: none */
 	char *reverted[16];        /* protected paths put back to the baseline after the run */
 	size_t n_reverted;
+	size_t reverted_more;      /* put back too, past those listed */
 	unsigned refused_calls;     /* calls the supervisor refused (sandbox.refused_calls) */
 	char *recovered[16];       /* ... before it, to a baseline a dead sbx left */
 	size_t n_recovered;

@@ -209,6 +209,8 @@ static json_t *sandbox_object(const struct sbx_result *r)
 		for (size_t i = 0; i < r->n_reverted; i++)
 			json_array_append_new(a, json_string(r->reverted[i]));
 		json_object_set_new(o, "reverted", a);
+		if (r->reverted_more)
+			json_object_set_new(o, "reverted_more", json_integer((json_int_t)r->reverted_more));
 	}
 	if (o && r->refused_calls)
 		json_object_set_new(o, "refused_calls", json_integer(r->refused_calls));

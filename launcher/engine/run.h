@@ -53,6 +53,7 @@ struct run_state {
 	bool protect_finished;
 	const char *protect_reverted[PROTECT_REPORT_MAX];
 	size_t n_protect_reverted;
+	size_t protect_reverted_more; /* put back, past the list */
 	struct run_limits limits;
 	char *argv[4];
 	char **envp;

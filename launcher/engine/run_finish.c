@@ -94,8 +94,10 @@ void run_protect_finish(struct run_state *r)
 	r->protect_finished = true;
 	/* What the record says this run could write beside the root. */
 	r->protect.host_tmp = r->runner && r->runner->id == SBX_RUNNER_LANDLOCK;
-	r->n_protect_reverted =
-		protect_end(&r->protect, r->root_fd, r->protect_reverted, PROTECT_REPORT_MAX);
+	size_t n = protect_end(&r->protect, r->root_fd, r->protect_reverted, PROTECT_REPORT_MAX);
+
+	r->n_protect_reverted = n < PROTECT_REPORT_MAX ? n : PROTECT_REPORT_MAX;
+	r->protect_reverted_more = n - r->n_protect_reverted;
 }
 
 /* That write was refused, after the fact: sandbox.reverted says so. */
@@ -112,6 +114,7 @@ static bool sweep_protected(struct run_state *r, struct sbx_result *res)
 		if (res->reverted[res->n_reverted])
 			res->n_reverted++;
 	}
+	res->reverted_more = r->protect_reverted_more;
 	return r->n_protect_reverted > 0;
 }
 

@@ -170,6 +170,8 @@ static void print_after(const struct sbx_result *result)
 		markers_quote_path(result->reverted[i], q, sizeof(q));
 		fprintf(stderr, " %s", q);
 	}
+	if (result->reverted_more)
+		fprintf(stderr, " and %zu more", result->reverted_more);
 	fputs("]\n", stderr);
 }
 

@@ -170,7 +170,7 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
  * run (and the directories on the way) back to the baseline, and leave it
  * (the last run out removes it). Returns how many changed; their paths
  * (relative to the root, valid until protect_free) are appended to
- * reverted[] (at most max). */
+ * reverted[] (at most max; the count returned goes on past it). */
 size_t protect_end(struct protect_state *ps, int root_fd, const char **reverted, size_t max);
 /* Frees everything; a run that never reached protect_end puts back and
  * leaves here, without a report. */

@@ -138,7 +138,7 @@ static void remove_spills(json_t *res)
 }
 
 /* Runs that between them hold every key a result can have: spills and a
- * stopped spill, protected paths put back, a refused call, a timeout, a
+ * stopped spill, protected paths put back (more than are listed), a refused call, a timeout, a
  * danger-full-access run, and the run after a killed sbx that puts back
  * what that one left. */
 Test(docs, result_object_keys_are_sbx1_s, .timeout = 180)
@@ -155,7 +155,10 @@ Test(docs, result_object_keys_are_sbx1_s, .timeout = 180)
 
 	sbx_json(&o, (char *[]){ "--config", conf, "--runner", "landlock", "--mode",
 				 "workspace-write", "--root", ws, "--output-limit", "100", "--",
-				 "seq 3000; seq 3000 >&2; echo x > .envrc; touch f; chmod u+s f",
+				 "seq 3000; seq 3000 >&2; touch f; chmod u+s f; for p in .envrc "
+				 ".gitmodules .mcp.json .bashrc .bash_profile .bash_login .bash_logout "
+				 ".profile .zshrc .zshenv .zprofile .zlogin .bash_aliases .xprofile "
+				 ".xsessionrc .exrc .nvimrc; do echo x > $p; done",
 				 NULL });
 	j = parsed(&o);
 	cr_assert(json_is_object(json_object_get(json_object_get(j, "spill_stopped"), "stdout")) &&

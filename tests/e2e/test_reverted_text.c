@@ -8,6 +8,7 @@
 #define RUN_FIXTURE_SUITE reverted_text
 #include "run_fixture.h"
 #include "classify.h"
+#include <jansson.h>
 
 #define SAID "[sandbox: put back after this run, as they were before it (protected paths changed while a confined run of this root was live, by it or by you):"
 
@@ -105,5 +106,43 @@ ParameterizedTest(struct rp *p, reverted_text, startup_files_put_back, .timeout 
 		cr_expect(!e2e_exists(e2e_fmt("%s/%s", f.ws, made[i])), "%s %s stayed on disk",
 			  f.tag, made[i]);
 	cr_expect(e2e_exists(e2e_fmt("%s/src/a", f.ws)), "%s the run's own file went", f.tag);
+	e2e_out_free(&o);
+}
+
+/* More paths put back than the result lists (16): the rest was dropped in
+ * silence (adversarial pass 7, finding 06). Every one is gone from disk,
+ * and both the JSON result and the line on stderr count the rest. */
+PARAMS(more_than_listed_counted, params_both);
+ParameterizedTest(struct rp *p, reverted_text, more_than_listed_counted, .timeout = 120)
+{
+	static const char *const made[] = {
+		".envrc", ".gitmodules", ".mcp.json", ".bashrc", ".bash_profile", ".bash_login",
+		".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
+		".bash_aliases", ".xprofile", ".xsessionrc", ".nvim.lua", ".lazy.lua", ".exrc",
+		".nvimrc", "mise.toml",
+	};
+	const size_t n = sizeof(made) / sizeof(made[0]);
+	char *cmd = strdup("touch");
+	struct fx f;
+	struct e2e_out o;
+
+	for (size_t i = 0; i < n; i++)
+		cmd = e2e_fmt("%s %s", cmd, made[i]);
+	fx_setup(&f, p);
+	run_plain(&f, cmd, &o);
+	cr_expect(strstr(o.err, e2e_fmt(" and %zu more]\n", n - 16)), "%s stderr: %s", f.tag, o.err);
+	e2e_out_free(&o);
+	for (size_t i = 0; i < n; i++)
+		cr_expect(!e2e_exists(e2e_fmt("%s/%s", f.ws, made[i])), "%s %s stayed", f.tag,
+			  made[i]);
+
+	run_x(&f, "workspace-write", NULL, cmd, &o);
+	json_t *j = json_loads(o.out, 0, NULL);
+	json_t *sb = json_object_get(j, "sandbox");
+
+	cr_expect(json_array_size(json_object_get(sb, "reverted")) == 16, "%s %s", f.tag, o.out);
+	cr_expect(json_integer_value(json_object_get(sb, "reverted_more")) == (json_int_t)(n - 16),
+		  "%s reverted_more: %s", f.tag, o.out);
+	json_decref(j);
 	e2e_out_free(&o);
 }
