@@ -135,7 +135,8 @@ static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct 
 	/* A relative --cwd is taken from the root. */
 	if (cfg->cwd[0] == '/')
 		snprintf(want, sizeof(want), "%s", cfg->cwd);
-	else if (snprintf(want, sizeof(want), "%s/%s", r->root, cfg->cwd) >= (int)sizeof(want))
+	else if (snprintf(want, sizeof(want), "%s/%s", strcmp(r->root, "/") ? r->root : "",
+			  cfg->cwd) >= (int)sizeof(want))
 		return sbx_error_set(err, ENAMETOOLONG, SBX_E_USAGE, NULL, "%s too long",
 				     run_cwd_name(cfg));
 	if (!realpath(want, r->cwd))

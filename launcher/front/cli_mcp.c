@@ -78,7 +78,8 @@ usage:
 	/* A relative --root is taken from the current directory, as written. */
 	if (o.root && o.root[0] != '/') {
 		if (!getcwd(here, sizeof(here)) ||
-		    snprintf(root, sizeof(root), "%s/%s", here, o.root) >= (int)sizeof(root)) {
+		    snprintf(root, sizeof(root), "%s/%s", strcmp(here, "/") ? here : "", o.root) >=
+			    (int)sizeof(root)) {
 			sbx_error_set(&err, errno ? errno : ENAMETOOLONG, SBX_E_USAGE, NULL,
 				      "root %s: cannot make it absolute", o.root);
 			return cli_fail(&err, false);

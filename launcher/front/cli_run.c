@@ -35,7 +35,8 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 		if (!getcwd(here, sizeof(here)))
 			return sbx_error_set(err, errno, SBX_E_USAGE, NULL,
 					     "unable to read the current directory: %s", strerror(errno));
-		if (snprintf(cwd, sizeof(cwd), "%s/%s", here, session.root) >= (int)sizeof(cwd))
+		if (snprintf(cwd, sizeof(cwd), "%s/%s", strcmp(here, "/") ? here : "", session.root) >=
+		    (int)sizeof(cwd))
 			return sbx_error_set(err, ENAMETOOLONG, SBX_E_USAGE, NULL, "root too long");
 		session.root = cwd;
 	}

@@ -528,3 +528,25 @@ Test(cli, config_from_env_named)
 		  "stderr: %s", o.err);
 	e2e_out_free(&o);
 }
+
+/* A relative --root or --cwd taken from / was printed "//relative" in the
+ * error (new-user pass 10): one slash, as the path is. */
+Test(cli, relative_path_from_slash_has_one_slash)
+{
+	const char *cmds[] = {
+		"cd / && exec \"$0\" run --root sbx-e2e-no-such-dir -- true",
+		"cd / && exec \"$0\" run --root / --cwd sbx-e2e-no-such-dir -- true",
+		"cd / && exec \"$0\" mcp --root sbx-e2e-no-such-dir </dev/null",
+	};
+
+	for (size_t i = 0; i < 3; i++) {
+		char *argv[] = { "/bin/sh", "-c", (char *)cmds[i], (char *)e2e_sbx(), NULL };
+		struct e2e_out o;
+		int rc = e2e_run(AS_CALLER, argv, NULL, &o);
+
+		cr_expect(rc != 0 && strstr(o.err, " /sbx-e2e-no-such-dir: No such file") &&
+				  !strstr(o.err, "//"),
+			  "%s: %d %s", cmds[i], rc, o.err);
+		e2e_out_free(&o);
+	}
+}
