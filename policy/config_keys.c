@@ -117,21 +117,22 @@ static int parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* Seconds with an optional fraction ("1.5") in milliseconds, further digits
- * truncated. Both sides of '.' need a digit. */
+/* Seconds with an optional fraction ("1.5", ".5", "5.") in milliseconds,
+ * further digits truncated. A digit on one side of '.' at least. */
 static int parse_ms(const char *val, uint64_t *out)
 {
 	const char *dot = strchr(val, '.');
 	size_t int_len = dot ? (size_t)(dot - val) : strlen(val);
-	uint64_t secs, frac_ms = 0, ignored;
+	uint64_t secs = 0, frac_ms = 0, ignored;
 
-	if (parse_uint(val, int_len, UINT64_MAX / 1000 - 1, &secs) < 0)
+	if ((int_len > 0 || !dot) && parse_uint(val, int_len, UINT64_MAX / 1000 - 1, &secs) < 0)
 		return -1;
 	if (dot) {
 		const char *frac = dot + 1;
 		size_t frac_len = strlen(frac);
 
-		if (parse_uint(frac, frac_len, UINT64_MAX, &ignored) == -1)
+		if ((frac_len > 0 || int_len == 0) &&
+		    parse_uint(frac, frac_len, UINT64_MAX, &ignored) == -1)
 			return -1; /* digits only; -2 just means many digits */
 		for (size_t i = 0; i < 3; i++)
 			frac_ms = frac_ms * 10 + (i < frac_len ? (uint64_t)(frac[i] - '0') : 0);
