@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The deployment config's keys (sbx.conf(5)) and the value kinds they
  * are made of. See config_keys.h for how to add one. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,6 +140,11 @@ static int parse_ms(const char *val, uint64_t *out)
 	}
 	*out = secs * 1000 + frac_ms;
 	return 0;
+}
+
+int policy_parse_seconds(const char *s, uint64_t *ms)
+{
+	return s && parse_ms(s, ms) == 0 ? 0 : -EINVAL;
 }
 
 /* 1500 -> "1.5", 60000 -> "60", 1 -> "0.001" */

@@ -168,6 +168,9 @@ int policy_resolve(const struct sbx_config *cfg, const struct sbx_session *sessi
 /* "1048576", "64M", "2g": decimal digits and at most one binary suffix
  * (k, m, g, t). 0, -EINVAL (not a size) or -ERANGE (above max). */
 int policy_parse_bytes(const char *s, uint64_t max, uint64_t *out);
+/* Seconds as the config writes them ("30", "1.5", ".5") in milliseconds:
+ * 0 or -EINVAL. */
+int policy_parse_seconds(const char *s, uint64_t *ms);
 
 /* Shell-style name pattern, '*' matches any run of characters (also empty). */
 bool pattern_match(const char *pattern, const char *name);

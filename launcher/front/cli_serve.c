@@ -26,25 +26,14 @@ static const char serve_usage[] =
 	"  --config FILE           the config (default: $SBX_CONFIG, /etc/sbx.conf)\n"
 	"  --spill-dir DIR         where streams past the output limit are kept whole\n"
 	"  --spill-max-age SECONDS remove a session's spill files this long after they were\n"
-	"                          made (default: the config's spill_max_age; they also go\n"
+	"                          made: 1 to 31536000, decimals allowed, or never\n"
+	"                          (default: the config's spill_max_age; they also go\n"
 	"                          when their session closes)\n"
 	"  --max-line BYTES        the longest request line read (4k to 64M;\n"
 	"                          default 1M)\n"
 	"  --max-answer BYTES      the longest answer line written (64k to 64M;\n"
 	"                          default 256k)\n"
 	"  --help                  print this help and exit\n";
-
-static int parse_count(const char *s, unsigned long long lo, unsigned long long hi,
-		       unsigned long long *out)
-{
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return errno || *end || *out < lo || *out > hi ? -EINVAL : 0;
-}
 
 /* A size as everywhere in sbx (policy_parse_bytes): 65536, 64k, 1M. */
 static int parse_size(const char *s, unsigned long long lo, unsigned long long hi,
@@ -64,7 +53,8 @@ static const char *accepted(const char *flag)
 	if (strcmp(flag, "--spill-dir") == 0)
 		return "an absolute directory sbx can write";
 	if (strcmp(flag, "--spill-max-age") == 0)
-		return "1 to 31536000 seconds";
+		return "1 to 31536000 seconds, decimals allowed, or never: the config's "
+		       "spill_max_age grammar, from 1 second as it is the session's own spills";
 	if (strcmp(flag, "--max-line") == 0)
 		return "4k to 64M bytes: digits, with one suffix k, m, g or t (powers of 1024)";
 	return "64k to 64M bytes: digits, with one suffix k, m, g or t (powers of 1024)";
@@ -96,9 +86,13 @@ int cli_serve(int argc, char **argv)
 				goto bad;
 			o.spill_dir = val;
 		} else if (strcmp(name, "--spill-max-age") == 0) {
-			if (parse_count(val, 1, 31536000ULL, &n) < 0)
+			uint64_t ms = 0;
+
+			/* never: 0, a session's spills stay for the caller */
+			if (strcmp(val, "never") != 0 &&
+			    (policy_parse_seconds(val, &ms) < 0 || ms < 1000 || ms > 31536000000ULL))
 				goto bad;
-			o.spill_max_age_ms = n * 1000;
+			o.spill_max_age_ms = ms;
 			has_age = true;
 		} else if (strcmp(name, "--max-line") == 0) {
 			if (parse_size(val, 4096, 64ULL << 20, &n) < 0)

@@ -550,3 +550,29 @@ Test(cli, relative_path_from_slash_has_one_slash)
 		e2e_out_free(&o);
 	}
 }
+
+/* serve's --spill-max-age takes the config key's grammar (decimals,
+ * never), from 1 second: it took whole seconds only, where the key takes
+ * both (new-user pass 10). */
+Test(cli, serve_spill_max_age_takes_the_keys_grammar)
+{
+	const char *good[] = { "1.5", "never", "2", "31536000" };
+	const char *bad[] = { "0.5", "x", "31536000.5", "-1" };
+
+	for (size_t i = 0; i < 4; i++) {
+		for (int b = 0; b < 2; b++) {
+			const char *v = b ? bad[i] : good[i];
+			char *argv[] = { "/bin/sh", "-c", "exec \"$0\" serve --spill-max-age \"$1\" </dev/null",
+					 (char *)e2e_sbx(), (char *)v, NULL };
+			struct e2e_out o;
+			int rc = e2e_run(AS_CALLER, argv, NULL, &o);
+
+			if (b)
+				cr_expect(rc == 125 && strstr(o.err, "decimals allowed, or never"),
+					  "--spill-max-age %s: %d %s", v, rc, o.err);
+			else
+				cr_expect(rc == 0, "--spill-max-age %s: %d %s", v, rc, o.err);
+			e2e_out_free(&o);
+		}
+	}
+}
