@@ -40,6 +40,12 @@ static int build_run(const struct cli_options *o, const struct sbx_config *cfg,
 			return sbx_error_set(err, ENAMETOOLONG, SBX_E_USAGE, NULL, "root too long");
 		session.root = cwd;
 	}
+	/* The deployment's ceiling, as for serve and mcp (new-user pass 10:
+	 * only sbx run let the flag past it). */
+	if (o->escalation && cfg->has_escalation && !cfg->escalation)
+		return sbx_error_set(err, EPERM, SBX_E_CONFIG, NULL,
+				     "--escalation: escalation is off in this deployment (config "
+				     "escalation = false)");
 	rc = policy_resolve(cfg, &session, NULL, &pol, err);
 	if (rc < 0)
 		return rc;

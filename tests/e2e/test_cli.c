@@ -576,3 +576,27 @@ Test(cli, serve_spill_max_age_takes_the_keys_grammar)
 		}
 	}
 }
+
+/* The config's escalation = false is a ceiling for sbx run too: serve and
+ * mcp refused --escalation past it, sbx run ran the command and offered
+ * escalation (new-user pass 10). */
+Test(cli, run_escalation_past_the_configs_ceiling_refused)
+{
+	char *base = e2e_tmpdir(AS_CALLER);
+	char *conf = e2e_fmt("%s/sbx.conf", base), *ran = e2e_fmt("%s/ran", base);
+	struct e2e_out o;
+
+	cr_assert(e2e_write_file(AS_CALLER, conf, "escalation = false\n") == 0);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--config", conf, "--escalation", "--root", base,
+			 "--", e2e_fmt("touch %s", ran), NULL };
+	int rc = e2e_run(AS_CALLER, argv, NULL, &o);
+
+	cr_expect(rc == 125 && strstr(o.err, "sbx: CONFIG: --escalation: escalation is off"),
+		  "%d %s", rc, o.err);
+	cr_expect(!e2e_exists(ran), "the command ran");
+	e2e_out_free(&o);
+	argv[4] = "--json";
+	rc = e2e_run(AS_CALLER, argv, NULL, &o);
+	cr_expect(rc == 1 && !strstr(o.out, "escalation available"), "without it: %d %s", rc, o.out);
+	e2e_out_free(&o);
+}
