@@ -127,7 +127,7 @@ static json_t *mount_api_fact(void)
 
 static json_t *landlock_fact(struct probe_cause *c)
 {
-	char reason[160], why[160];
+	char reason[160], why[240];
 	int abi = landlock_abi_probe(reason, sizeof(reason));
 	bool supervised = false;
 
@@ -155,7 +155,7 @@ static json_t *landlock_fact(struct probe_cause *c)
  * and what it then decides under each runner. */
 static json_t *supervisor_fact(void)
 {
-	char reason[160] = "not in this build (CONFIG_SUPERVISOR=n)";
+	char reason[240] = "not in this build (CONFIG_SUPERVISOR=n)";
 	int rc = -ENOSYS;
 	json_t *o;
 

@@ -39,7 +39,7 @@ static void close_opener(struct run_state *r)
  * child's caps_for_caller where that exists.) */
 void run_supervise_prepare(struct run_state *r)
 {
-	char reason[160];
+	char reason[240];
 	int sv[2];
 
 	r->notify_sock[0] = r->notify_sock[1] = -1;

@@ -23,12 +23,14 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "inflight.h"
 #include "seccomp_notify.h"
 #include "syscall_abi.h"
+#include "syscall_table.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
@@ -462,6 +464,23 @@ const struct sock_fprog *notify_filter_get(enum notify_set set)
 
 #endif
 
+/* A call that answers ENOSYS on a kernel that has it: hidden by a seccomp
+ * filter on sbx (new-user pass 10: inside another sbx's run, the probe
+ * blamed the kernel's version). */
+static void missing_call(char *reason, size_t size, const char *call)
+{
+	struct utsname u;
+	unsigned have = 0;
+
+	if (uname(&u) == 0 && kernel_release_parse(u.release, &have) == 0 &&
+	    have >= KERNEL_RELEASE(5, 6))
+		snprintf(reason, size, "%s answers ENOSYS on Linux %.32s, which has it: a seccomp "
+			 "filter on sbx hides it (a container's, or an outer sandbox's, such as "
+			 "another sbx run)", call, u.release);
+	else
+		snprintf(reason, size, "%s (Linux 5.6+): not available", call);
+}
+
 static int probe_once(char *reason, size_t size)
 {
 	unsigned action = SECCOMP_RET_USER_NOTIF;
@@ -478,11 +497,11 @@ static int probe_once(char *reason, size_t size)
 	}
 	/* Asked with an invalid pidfd: EBADF says the call exists. */
 	if (syscall(SYS_pidfd_getfd, -1, 0, 0) < 0 && errno == ENOSYS) {
-		snprintf(reason, size, "pidfd_getfd (Linux 5.6+): not available");
+		missing_call(reason, size, "pidfd_getfd");
 		return -ENOSYS;
 	}
 	if (syscall(SYS_openat2, -1, "", NULL, 0) < 0 && errno == ENOSYS) {
-		snprintf(reason, size, "openat2 (Linux 5.6+): not available");
+		missing_call(reason, size, "openat2");
 		return -ENOSYS;
 	}
 	if (access("/proc/self/fd", R_OK) < 0) {
@@ -511,7 +530,7 @@ static int probe_once(char *reason, size_t size)
 int notify_kernel_probe(char *reason, size_t reason_size)
 {
 	static int cached = 1;
-	static char why[160];
+	static char why[240];
 
 	if (cached == 1)
 		cached = probe_once(why, sizeof(why));

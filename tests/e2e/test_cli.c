@@ -600,3 +600,22 @@ Test(cli, run_escalation_past_the_configs_ceiling_refused)
 	cr_expect(rc == 1 && !strstr(o.out, "escalation available"), "without it: %d %s", rc, o.out);
 	e2e_out_free(&o);
 }
+
+/* sbx inside another sbx's run, as root: the probe blamed a container's
+ * seccomp profile for the refused user namespace and the kernel's version
+ * for openat2 on a kernel that has it (new-user pass 10). Both name the
+ * outer sandbox now. Root only: the outer run of another user leaves
+ * nested user namespaces to it. */
+Test(cli, probe_inside_sbx_names_the_outer_sandbox, .timeout = 60)
+{
+	char *argv[] = { (char *)e2e_sbx(), "run", "--", e2e_fmt("%s probe", e2e_sbx()), NULL };
+	struct e2e_out o;
+
+	if (e2e_uid(AS_CALLER) != 0)
+		cr_skip_test("the outer run refuses nested user namespaces to root only");
+	e2e_run(AS_CALLER, argv, NULL, &o);
+	cr_expect(strstr(o.out, "user namespaces: no:") && strstr(o.out, "an outer sandbox's"),
+		  "%s", o.out);
+	cr_expect(!strstr(o.out, "(Linux 5.6+): not available"), "%s", o.out);
+	e2e_out_free(&o);
+}
