@@ -1159,11 +1159,16 @@ int view_protect_begin(struct run_state *r, struct sbx_error *err)
 {
 	int rc = protect_begin(&r->protect, r->root_fd, r->root, &r->view.protect);
 
+	/* Not sbx's own failure: where it cannot write its state (inside
+	 * another sandbox's read-only view, a full disk) the sandbox cannot
+	 * keep its promise, and says where to run (new-user pass 10). */
 	if (rc < 0 && r->protect.runs_failed)
-		return sbx_error_set(err, -rc, SBX_E_INTERNAL, r->root,
+		return sbx_error_set(err, -rc, SBX_E_SANDBOX_UNAVAILABLE, r->root,
 				     "unable to start: this run cannot be recorded in sbx's state "
 				     "directory (%s), and a run left out of the record could stage "
-				     "a git directory or a socket for a later one", strerror(-rc));
+				     "a git directory or a socket for a later one; run sbx where "
+				     "$XDG_CACHE_HOME, ~/.cache or /var/tmp is writable (not inside "
+				     "another sandbox's read-only view)", strerror(-rc));
 	if (rc < 0 && r->protect.aliased)
 		return sbx_error_set(err, -rc, SBX_E_INTERNAL, r->root,
 				     "unable to start: the protected path %s holds a file with "

@@ -619,3 +619,23 @@ Test(cli, probe_inside_sbx_names_the_outer_sandbox, .timeout = 60)
 	cr_expect(!strstr(o.out, "(Linux 5.6+): not available"), "%s", o.out);
 	e2e_out_free(&o);
 }
+
+/* A workspace-write sbx inside another sbx's read-only run cannot record
+ * itself in its state directory: that was an INTERNAL error, sbx's own
+ * failure; it is the sandbox that cannot keep its promise there, and the
+ * message says where to run (new-user pass 10). The command does not run. */
+Test(cli, state_not_writable_is_sandbox_unavailable, .timeout = 60)
+{
+	char *base = e2e_tmpdir(AS_CALLER);
+	char *inner = e2e_fmt("%s run --json --mode workspace-write --root %s -- 'touch %s/ran'",
+			      e2e_sbx(), base, base);
+	char *argv[] = { (char *)e2e_sbx(), "run", "--root", base, "--", inner, NULL };
+	struct e2e_out o;
+	int rc = e2e_run(AS_CALLER, argv, NULL, &o);
+
+	cr_expect(rc == 125 && strstr(o.out, "\"SANDBOX_UNAVAILABLE\"") &&
+			  strstr(o.out, "another sandbox's read-only view"),
+		  "%d %s %s", rc, o.out, o.err);
+	cr_expect(!e2e_exists(e2e_fmt("%s/ran", base)), "the command ran");
+	e2e_out_free(&o);
+}
