@@ -241,6 +241,12 @@ static bool home_in_tmp(const struct run_state *r, bool namespace_unusable, char
 			size_t size)
 {
 	const char *homes[] = { getenv("HOME"), view_passwd_home() };
+	/* The same for where the environment moves the start-up files and
+	 * git's user config (adversarial pass 7, finding 12: a
+	 * core.fsmonitor in $GIT_CONFIG_GLOBAL in /tmp ran in the user's
+	 * next git status). */
+	static const char *const moved[] = { "XDG_CONFIG_HOME", "XDG_DATA_HOME", "ZDOTDIR",
+					     "GIT_CONFIG_GLOBAL" };
 
 	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
 		return false;
@@ -252,6 +258,19 @@ static bool home_in_tmp(const struct run_state *r, bool namespace_unusable, char
 				 homes[i], namespace_unusable ? "" : "the namespace runner or ");
 			return true;
 		}
+	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++) {
+		const char *v = getenv(moved[i]);
+
+		if (home_in_shared_tmp(v, r->root)) {
+			snprintf(reason, size, "$%s (%.80s) lies in the host's /tmp or /dev/shm, "
+				 "which workspace-write grants whole under Landlock: what the user's "
+				 "shells and git read there would be the command's to change: use "
+				 "%sa %s outside /tmp",
+				 moved[i], v, namespace_unusable ? "" : "the namespace runner or ",
+				 moved[i]);
+			return true;
+		}
+	}
 	return false;
 }
 

@@ -663,6 +663,46 @@ ParameterizedTest(struct rp *p, home_in_tmp, state_in_dev_shm, .timeout = 120)
 	e2e_rm_rf(xdg);
 }
 
+/* Git's user config or the moved start-up files in the host's /tmp
+ * ($GIT_CONFIG_GLOBAL, $XDG_CONFIG_HOME, $ZDOTDIR): workspace-write grants
+ * it whole under Landlock, and a core.fsmonitor planted there ran in the
+ * user's next git status (adversarial pass 7, finding 12). The landlock
+ * runner is not used for such a run; the namespace runner's /tmp is its
+ * own. The file on the host is checked. */
+PARAMS(user_config_in_tmp, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, user_config_in_tmp, .timeout = 120)
+{
+	static const char *const vars[] = { "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME", "ZDOTDIR" };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct fx f;
+		struct e2e_out o;
+
+		fx_setup(&f, p);
+		char *dir = unique_in("/tmp", "ucfg", p->who);
+		char *file = e2e_fmt("%s/config", dir);
+
+		cr_assert(e2e_mkdir(p->who, dir) == 0);
+		cr_assert(e2e_write_file(p->who, file, "ORIGINAL\n") == 0);
+		setenv(vars[i], i == 0 ? file : dir, 1);
+		int rc = run_x(&f, "workspace-write", NULL,
+			       e2e_fmt("echo '[core] fsmonitor = x' >> %s; echo fine", file), &o);
+		unsetenv(vars[i]);
+		if (strcmp(p->runner, "landlock") == 0)
+			cr_expect(rc == 125 && has(&o, "SANDBOX_UNAVAILABLE") && has(&o, vars[i]),
+				  "%s %s in /tmp: %d %s", f.tag, vars[i], rc, o.out);
+		else
+			cr_expect(rc == 0 && has(&o, "fine"), "%s %d %s\n%s", f.tag, rc, o.out, o.err);
+		e2e_out_free(&o);
+		char *now = e2e_read_file(file);
+
+		cr_expect(now && strcmp(now, "ORIGINAL\n") == 0, "%s %s: %s was written: %s", f.tag,
+			  vars[i], file, now);
+		free(now);
+		e2e_rm_rf(dir);
+	}
+}
+
 /* A cache_dir in the host's /tmp: each root's cache lies beside the others'
  * there, which a landlock workspace-write run could all write (adversarial
  * pass 6, finding 03c). The landlock runner is not used for it; the
