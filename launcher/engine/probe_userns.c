@@ -107,7 +107,7 @@ static void explain_inside(const struct userns_host *h, bool privileged, struct 
 			 "runtime's profile, or an outer sandbox's (another sbx run refuses them)",
 		      "a container seccomp profile that allows mount, umount2, pivot_root and the "
 		      "mount API (open_tree, move_mount, fsopen, fsmount, fsconfig, mount_setattr) "
-		      "to sbx; or run sbx outside the other sandbox");
+		      "to sbx, or run sbx outside the other sandbox");
 	} else if (h->selinux_enforce == 1) {
 		cause(c, "SELinux is enforcing and its policy may deny capabilities inside them "
 			 "(class cap_userns)",
@@ -136,7 +136,7 @@ static void explain_create(const struct userns_host *h, int err, int chrooted,
 			 "profile, or an outer sandbox's (another sbx run gives a root caller no "
 			 "nested user namespaces)",
 		      "a container seccomp profile that allows clone/unshare with CLONE_NEWUSER, "
-		      "or the runtime's unconfined profile; or run sbx outside the other "
+		      "or the runtime's unconfined profile, or run sbx outside the other "
 		      "sandbox");
 	} else if (h->selinux_enforce == 1) {
 		cause(c, "SELinux is enforcing and its policy denies sbx's domain user_namespace "
