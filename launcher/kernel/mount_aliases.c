@@ -167,5 +167,28 @@ size_t mount_table_aliases(const struct mount_table *t, const char *path,
 		fn(ctx, alias);
 		given++;
 	}
+	/* A mount that shows a part of it (a bind of ~/.ssh/keys or of one key
+	 * file elsewhere): its mount point, where the same object is found
+	 * below path (adversarial pass 7, finding 04). */
+	for (size_t i = 0; i < t->n; i++) {
+		const struct mount_entry *m = &t->e[i];
+		const char *rest;
+		char inside[PATH_MAX];
+		struct stat part;
+
+		if (m == home || m->dev != st.st_dev || !(rest = below(m->root, in_fs)) ||
+		    !rest[0] || strcmp(rest, "/") == 0)
+			continue;
+		if (snprintf(inside, sizeof(inside), "%s%s", strcmp(path, "/") == 0 ? "" : path,
+			     rest) >= (int)sizeof(inside))
+			continue;
+		/* why identity: as above; and the part must be found below
+		 * path itself, not only named so in the table. */
+		if (below(m->point, path) || stat(m->point, &at) < 0 || stat(inside, &part) < 0 ||
+		    at.st_dev != part.st_dev || at.st_ino != part.st_ino)
+			continue;
+		fn(ctx, m->point);
+		given++;
+	}
 	return given;
 }

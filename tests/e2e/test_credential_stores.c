@@ -412,3 +412,34 @@ ParameterizedTest(struct rp *p, credential_stores, bind_alias_places, .timeout =
 	unsetenv("XDG_RUNTIME_DIR");
 	check(&f, paths, sizeof(paths) / sizeof(paths[0]), env);
 }
+
+/* A mount that shows a part of a store elsewhere (a bind of ~/.ssh/keys, of
+ * one key file): the store was hidden at its own path and at mounts of it
+ * whole, not there (adversarial pass 7, finding 04). The binds are made in
+ * a mount namespace of this test's own. */
+PARAMS(bind_of_a_part_places, params_both);
+ParameterizedTest(struct rp *p, credential_stores, bind_of_a_part_places, .timeout = 300)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	plant(&f, f.home, ".ssh/keys/id_ed25519");
+	plant(&f, f.home, ".aws/credentials");
+	char *keys = e2e_fmt("%s/keys", f.base), *file = e2e_fmt("%s/creds", f.base);
+
+	cr_assert(e2e_mkdir(p->who, keys) == 0);
+	cr_assert(e2e_write_file(p->who, file, "") == 0);
+	cr_assert(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+	cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	cr_assert(mount(e2e_fmt("%s/.ssh/keys", f.home), keys, NULL, MS_BIND, NULL) == 0,
+		  "bind: %s", strerror(errno));
+	cr_assert(mount(e2e_fmt("%s/.aws/credentials", f.home), file, NULL, MS_BIND, NULL) == 0,
+		  "bind: %s", strerror(errno));
+	char *paths[] = { e2e_fmt("%s/id_ed25519", keys), file };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("XDG_DATA_HOME");
+	unsetenv("XDG_RUNTIME_DIR");
+	check(&f, paths, 2, env);
+}
