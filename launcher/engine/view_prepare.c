@@ -732,6 +732,67 @@ static void protect_if_in_root(struct run_state *r, const char *abs)
 		add_git_entry(r, abs + rl + 1);
 }
 
+/* A path that does not exist, by the way to it that does, resolved, and
+ * the rest as written ("/home/me/.ssh" with /home/me -> /data/me:
+ * "/data/me/.ssh"). NULL: no part of it resolves. */
+static char *resolve_missing(const char *path)
+{
+	char *way = strdup(path), *p = NULL;
+
+	for (char *slash; way && (slash = strrchr(way, '/')) && slash != way;) {
+		char *real;
+
+		*slash = '\0';
+		real = realpath(way, NULL);
+		if (real) {
+			if (asprintf(&p, "%s%s", strcmp(real, "/") ? real : "", path + (slash - way)) < 0)
+				p = NULL;
+			free(real);
+			break;
+		}
+	}
+	free(way);
+	return p;
+}
+
+/* Where a dangling link leads (~/.bashrc -> dotfiles/bashrc, not made
+ * yet): its directory resolved, and the last name; links in a chain
+ * followed a few times. NULL: nowhere that can be named. */
+static char *dangling_target(const char *link)
+{
+	char at[PATH_MAX], to[PATH_MAX], dir[PATH_MAX], *out = NULL;
+
+	snprintf(at, sizeof(at), "%s", link);
+	for (int hops = 0; hops < 8; hops++) {
+		ssize_t n = readlink(at, to, sizeof(to) - 1);
+
+		if (n <= 0)
+			break;
+		to[n] = '\0';
+		if (to[0] == '/')
+			snprintf(dir, sizeof(dir), "%s", to);
+		else if (snprintf(dir, sizeof(dir), "%.*s/%s", (int)(strrchr(at, '/') - at), at,
+				  to) >= (int)sizeof(dir))
+			break;
+		char *resolved = resolve_missing(dir);
+		struct stat st;
+
+		if (!resolved || snprintf(at, sizeof(at), "%s", resolved) >= (int)sizeof(at)) {
+			free(resolved);
+			break;
+		}
+		free(resolved);
+
+		if (lstat(at, &st) < 0) {
+			out = strdup(at);
+			break;
+		}
+		if (!S_ISLNK(st.st_mode))
+			break;
+	}
+	return out;
+}
+
 static void protect_home_entry(struct run_state *r, const char *home, const char *entry)
 {
 	char *p, target[PATH_MAX];
@@ -741,9 +802,17 @@ static void protect_home_entry(struct run_state *r, const char *home, const char
 	protect_if_in_root(r, p);
 	/* A start-up file kept in a dotfiles repository (~/.bashrc ->
 	 * ~/dotfiles/bashrc) is read there: protected where it resolves
-	 * (adversarial pass 6, finding 02). */
-	if (realpath(p, target))
+	 * (adversarial pass 6, finding 02), also where it does not exist
+	 * yet: a run would make it there (pass 7, finding 11). */
+	if (realpath(p, target)) {
 		protect_if_in_root(r, target);
+	} else {
+		char *d = dangling_target(p);
+
+		if (d)
+			protect_if_in_root(r, d);
+		free(d);
+	}
 	free(p);
 }
 
@@ -818,7 +887,7 @@ static void protect_missing_hidden(struct run_state *r)
 	for (size_t i = 0; i < r->view.hide.n; i++) {
 		const char *h = r->view.hide.path[i];
 		struct stat st;
-		char *way, *p = NULL;
+		char *p;
 
 		if (lstat(h, &st) == 0 || errno != ENOENT)
 			continue;
@@ -826,23 +895,10 @@ static void protect_missing_hidden(struct run_state *r)
 		/* why: the root is resolved, the store's name may not be ($HOME
 		 * a symlink to the root, adversarial pass 7, finding 10): the
 		 * same place by the way that exists, resolved. */
-		way = strdup(h);
-		for (char *slash; way && (slash = strrchr(way, '/')) && slash != way;) {
-			char *real;
-
-			*slash = '\0';
-			real = realpath(way, NULL);
-			if (real) {
-				if (asprintf(&p, "%s%s", strcmp(real, "/") ? real : "", h + (slash - way)) < 0)
-					p = NULL;
-				free(real);
-				break;
-			}
-		}
+		p = resolve_missing(h);
 		if (p)
 			protect_if_in_root(r, p);
 		free(p);
-		free(way);
 	}
 }
 

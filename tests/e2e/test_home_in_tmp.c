@@ -468,6 +468,31 @@ static void expect_kept(struct fx *f, const char *dir, const char *const *names,
 	cr_expect(e2e_exists(e2e_fmt("%s/made", f->ws)), "%s the root was not writable", f->tag);
 }
 
+/* The same with the targets not made yet (~/.bashrc -> dotfiles/bashrc, a
+ * dangling link): what a run makes there is taken away, or the user's
+ * next shell would read it (adversarial pass 7, finding 11). */
+PARAMS(dotfiles_root_missing_targets, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, dotfiles_root_missing_targets, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	f.ws = e2e_fmt("%s/dotfiles", f.home);
+	cr_assert(e2e_mkdir(p->who, f.ws) == 0);
+	cr_assert(symlink("dotfiles/bashrc", e2e_fmt("%s/.bashrc", f.home)) == 0);
+	cr_assert(symlink("dotfiles/zsh/zshrc", e2e_fmt("%s/.zshrc", f.home)) == 0);
+	run_x(&f, "workspace-write", NULL,
+	      "echo PWNED > bashrc; mkdir zsh && echo PWNED > zsh/zshrc; echo made > made; echo fine",
+	      &o);
+	cr_expect(has(&o, "fine"), "%s %s\n%s", f.tag, o.out, o.err);
+	e2e_out_free(&o);
+	cr_expect(!e2e_exists(e2e_fmt("%s/bashrc", f.ws)), "%s dotfiles/bashrc was kept", f.tag);
+	cr_expect(!e2e_exists(e2e_fmt("%s/zsh/zshrc", f.ws)), "%s dotfiles/zsh/zshrc was kept",
+		  f.tag);
+	cr_expect(e2e_exists(e2e_fmt("%s/made", f.ws)), "%s the root was not writable", f.tag);
+}
+
 /* $XDG_CONFIG_HOME, $XDG_DATA_HOME and $ZDOTDIR inside the root (a project
  * that keeps its developers' shell setup): every login reads the start-up
  * files there, which a run rewrote (adversarial pass 7, finding 05). */
