@@ -53,6 +53,11 @@ enum protect_was {
 struct protect_record {
 	char *path;             /* relative to the root */
 	bool ancestor;          /* a directory on the way (".git"), not protected itself */
+	/* An entry of a git directory that changed while another confined run
+	 * that could write it was live: what it holds may be that run's, so
+	 * it is never put back to it; the git pass holds it to the allow-list
+	 * instead (adversarial pass 7, finding 17). */
+	bool tainted;
 	enum protect_was was;
 	struct protect_snapshot snap;
 };
@@ -97,6 +102,8 @@ struct protect_above {
 	struct protect_snapshot snap;
 	struct protect_snapshot cfg; /* the config of the repository there */
 };
+
+struct protect_when;
 
 struct protect_state {
 	struct protect_base base;
@@ -158,6 +165,9 @@ struct protect_state {
 	 * its sbx died (sandbox.recovered). */
 	char *recovered[PROTECT_REPORT_MAX];
 	size_t n_recovered;
+	/* protect_begin, while it records: when other confined runs were
+	 * live (protect_runs.c), for tainted. */
+	const struct protect_when *taint_when;
 };
 
 /* protect_base.c. ps zeroed, dir_fd set (-1 when sbx has no state

@@ -34,6 +34,8 @@
 
 #include "protect_int.h"
 
+#define TIME_MAX ((time_t)(~0ULL >> 1))
+
 #define LOCK_TURN 0
 #define LOCK_LIVE 1
 /* How long a run waits for another sbx to finish its turn (recording a
@@ -128,6 +130,8 @@ static int record_for(struct protect_state *ps, int root_fd, const char *path, s
 		return -ENOMEM;
 	rec->ancestor = ancestor;
 	protect_record_take(rec, root_fd);
+	if (!ancestor && ps->taint_when)
+		rec->tainted = protect_record_changed(rec, root_fd, ps->taint_when);
 	*idx = b->n++;
 	*added = true;
 	return 0;
@@ -479,9 +483,23 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 		ps->base.since_ns = (uint64_t)ps->since.tv_sec * 1000000000u + (uint64_t)ps->since.tv_nsec;
 	}
 	ps->begun = true;
+	/* What other confined runs were live for: a git entry they changed
+	 * is not taken as this baseline's (struct protect_record, tainted).
+	 * The record unreadable: every git entry counts as changed. */
+	struct protect_when others;
+	static struct protect_span always = { 0, UINT64_MAX };
+	bool have_others = (ps->git || ps->record) &&
+			   protect_runs_when(ps, root, (struct timespec){ .tv_sec = TIME_MAX }, &others) == 0;
+
+	if (!have_others)
+		others = (struct protect_when){ { .tv_sec = TIME_MAX }, &always, 1 };
+	ps->taint_when = &others;
 	rc = ps->base.root ? collect(ps, root_fd, paths, &added) : -ENOMEM;
 	if (rc == 0 && ps->git)
 		rc = collect_git(ps, root_fd, &added);
+	ps->taint_when = NULL;
+	if (have_others)
+		protect_when_free(&others);
 	if (rc == 0 && ps->shared && (added || alone) &&
 	    protect_base_write(ps->dir_fd, &ps->base) < 0 && alone && !ps->stale) {
 		/* No baseline for others to join; and none left behind that

@@ -4,7 +4,8 @@
  *
  *   "SBXPB\0\2\n"  u64 root dev  u64 root inode  str root  u64 since (ns)
  *                  u32 records      (version 1, of an older sbx: no since)
- *   record: u8 ancestor  u8 was (0 absent, 1 dir, 2 present, 3 present but
+ *   record: u8 kind (bit 0 ancestor, bit 1 tainted: protect.h)
+ *           u8 was (0 absent, 1 dir, 2 present, 3 present but
  *           too big)  str path  [was 2: u32 entries, each u32 mode, u32 uid,
  *           u32 gid, str rel, str data]
  *   u64 FNV-1a of everything before it
@@ -135,7 +136,7 @@ int protect_base_encode(const struct protect_base *b, char **out, size_t *len)
 		 * runs that read it back protect that path partially. */
 		if (was == WAS_PRESENT && w.len + snap_size(s) + PATH_MAX > PROTECT_BASE_MAX_BYTES)
 			was = WAS_TOO_BIG;
-		put_u(&w, r->ancestor, 1);
+		put_u(&w, (uint64_t)r->ancestor | (uint64_t)r->tainted << 1, 1);
 		put_u(&w, (uint64_t)was, 1);
 		put_str(&w, r->path, strlen(r->path));
 		if (was != WAS_PRESENT)
@@ -304,12 +305,13 @@ static struct snap *get_snap(struct rbuf *r)
 static bool get_record(struct rbuf *r, struct protect_base *b)
 {
 	struct protect_record *rec = &b->rec[b->n];
-	uint64_t ancestor = get_u(r, 1), was = get_u(r, 1);
+	uint64_t kind = get_u(r, 1), was = get_u(r, 1), ancestor = kind & 1;
 	size_t len;
 
 	memset(rec, 0, sizeof(*rec));
 	rec->path = get_str(r, PATH_MAX - 1, &len);
-	if (r->bad || ancestor > 1 || was > WAS_TOO_BIG || (was == WAS_DIR && !ancestor) ||
+	/* Tainted: a present entry, never an ancestor. */
+	if (r->bad || kind > 2 || was > WAS_TOO_BIG || (was == WAS_DIR && !ancestor) ||
 	    !protect_path_plain(rec->path, len)) {
 		free(rec->path);
 		return false;
@@ -320,6 +322,7 @@ static bool get_record(struct rbuf *r, struct protect_base *b)
 			return false;
 		}
 	rec->ancestor = ancestor == 1;
+	rec->tainted = kind == 2;
 	rec->was = was == WAS_ABSENT ? PROTECT_ABSENT : was == WAS_DIR ? PROTECT_DIR : PROTECT_PRESENT;
 	if (was == WAS_TOO_BIG)
 		rec->snap.partial = true;

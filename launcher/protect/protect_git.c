@@ -487,7 +487,7 @@ bool protect_git_recorded(const struct git_pass *gp, const char *rel, const char
 	for (size_t i = 0; gp->base && i < gp->base->n; i++) {
 		const char *p = gp->base->rec[i].path;
 
-		if (gp->base->rec[i].ancestor)
+		if (gp->base->rec[i].ancestor || gp->base->rec[i].tainted)
 			continue;
 		if (rl == 0 ? strcmp(p, name) == 0
 			    : strncmp(p, rel, rl) == 0 && p[rl] == '/' && strlen(p + rl + 1) == nl &&

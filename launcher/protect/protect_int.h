@@ -11,6 +11,9 @@
  * not be put back (what the run left there was removed where it could be). */
 void protect_record_take(struct protect_record *rec, int root_fd);
 int protect_record_restore(const struct protect_record *rec, int root_fd);
+struct protect_when;
+bool protect_record_changed(const struct protect_record *rec, int root_fd,
+			    const struct protect_when *when);
 /* Its files given names of their own (protect_alias_break, below). */
 int protect_record_unalias(const struct protect_record *rec, int root_fd, bool *unsure);
 void protect_base_clear(struct protect_base *b);

@@ -88,6 +88,26 @@ void protect_record_take(struct protect_record *rec, int root_fd)
 	close(dir);
 }
 
+/* A git directory's entry (a name below a ".git") whose tree changed in
+ * one of when's spans. */
+bool protect_record_changed(const struct protect_record *rec, int root_fd,
+			    const struct protect_when *when)
+{
+	const char *last;
+	bool changed;
+	int dir;
+
+	if (rec->ancestor || rec->was != PROTECT_PRESENT ||
+	    !(strncmp(rec->path, ".git/", 5) == 0 || strstr(rec->path, "/.git/")))
+		return false;
+	dir = open_parent(root_fd, rec->path, &last);
+	if (dir < 0)
+		return true;
+	changed = protect_git_changed(dir, last, when);
+	close(dir);
+	return changed;
+}
+
 int protect_record_restore(const struct protect_record *rec, int root_fd)
 {
 	const char *last;
@@ -96,6 +116,9 @@ int protect_record_restore(const struct protect_record *rec, int root_fd)
 
 	if (rec->ancestor)
 		return protect_ancestor_restore(rec, root_fd);
+	/* Left to the git pass, which holds it to the allow-list. */
+	if (rec->tainted)
+		return 0;
 	if (rec->was == PROTECT_ABSENT && !resolves(root_fd, rec->path))
 		return 0;
 	if (rec->was == PROTECT_PRESENT && !rec->snap.snap)

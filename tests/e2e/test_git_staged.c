@@ -407,3 +407,42 @@ ParameterizedTest(struct rp *p, git_staged, pointer_into_another_roots_cache, .t
 	/* both in the cache_dir: the directory that holds every root's */
 	pointer_case(&f, with_dir, with_dir, "cachedir");
 }
+
+/* A run on ROOT plants a hook in ROOT/proj/.git while it lives; a run on
+ * ROOT/proj starts then, and its baseline took the plant as the hook's
+ * state: ROOT's run took it away at its end, ROOT/proj's put it back at
+ * its own (adversarial pass 7, finding 17). A git entry that changed while
+ * another run could write it is no baseline: the git pass decides. The
+ * user's own hook stays. */
+PARAMS(overlapping_root_baseline_restores_no_plant, params_both);
+ParameterizedTest(struct rp *p, git_staged, overlapping_root_baseline_restores_no_plant,
+		  .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *proj = user_repo(&f, "proj");
+	char *witness = e2e_fmt("%s/planted-ran", f.base);
+
+	user_ok(&f, proj, "printf '#!/bin/sh\\necho mine\\n' > .git/hooks/post-commit && "
+			  "chmod +x .git/hooks/post-commit");
+	pause_a_little();
+	pid_t outer = fork();
+
+	cr_assert(outer >= 0);
+	if (outer == 0) {
+		run_on(&f, ".", e2e_fmt("printf '#!/bin/sh\\ntouch %s\\n' > proj/.git/hooks/pre-commit "
+					"&& chmod +x proj/.git/hooks/pre-commit && sleep 3",
+					witness));
+		_exit(0);
+	}
+	sleep(1);
+	run_on(&f, "proj", "sleep 3");
+	int status;
+
+	cr_assert(waitpid(outer, &status, 0) == outer);
+	user_works_in(&f, proj);
+	cr_expect(!e2e_exists(witness), "%s the plant was put back by the inner run's end", f.tag);
+	cr_expect(e2e_exists(e2e_fmt("%s/.git/hooks/post-commit", proj)),
+		  "%s the user's own hook was taken away", f.tag);
+}
