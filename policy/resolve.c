@@ -140,7 +140,7 @@ int policy_resolve(const struct sbx_config *cfg, const struct sbx_session *sessi
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	out->config_file = cfg->source[0] ? cfg->source : NULL;
+	out->config_file = cfg && cfg->source[0] ? cfg->source : NULL;
 	rc = resolve_mode(cfg, session, &out->mode, err);
 	if (rc == 0)
 		rc = resolve_root(cfg, session, out->root, err);

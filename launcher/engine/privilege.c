@@ -19,7 +19,9 @@ int privilege_check_self(struct sbx_error *err)
 
 	if (getauxval(AT_SECURE))
 		return sbx_error_set(err, EPERM, SBX_E_USAGE, NULL,
-				     "refusing to run with elevated privileges (setuid, setgid or file capabilities)");
+				     "refusing to run with elevated privileges (the sbx binary is setuid or "
+				     "setgid, or carries file capabilities; remove them: chmod u-s,g-s, "
+				     "setcap -r)");
 	if (stat("/proc/self/exe", &st) < 0)
 		return 0; /* no /proc: AT_SECURE above already covers the exec */
 	if (st.st_mode & (S_ISUID | S_ISGID))

@@ -103,11 +103,11 @@ static void explain_inside(const struct userns_host *h, bool privileged, struct 
 			 h->apparmor_label[0] ? h->apparmor_label : "not readable");
 		snprintf(c->fix, sizeof(c->fix), "%s", APPARMOR_FIX);
 	} else if (h->seccomp_mode == 2) {
-		cause(c, "a seccomp filter on sbx refuses calls inside them: a container "
-			 "runtime's profile, or an outer sandbox's (another sbx run refuses them)",
+		cause(c, "a seccomp filter on sbx refuses calls inside them (a container's "
+			 "profile, or an outer sbx's)",
 		      "a container seccomp profile that allows mount, umount2, pivot_root and the "
 		      "mount API (open_tree, move_mount, fsopen, fsmount, fsconfig, mount_setattr) "
-		      "to sbx, or run sbx outside the other sandbox");
+		      "to sbx");
 	} else if (h->selinux_enforce == 1) {
 		cause(c, "SELinux is enforcing and its policy may deny capabilities inside them "
 			 "(class cap_userns)",
@@ -132,12 +132,10 @@ static void explain_create(const struct userns_host *h, int err, int chrooted,
 		      "run sbx in a container or a mount namespace with its own root (pivot_root, "
 		      "as container runtimes do) rather than a chroot");
 	} else if (h->seccomp_mode == 2) {
-		cause(c, "a seccomp filter on sbx refuses it: a container runtime's default "
-			 "profile, or an outer sandbox's (another sbx run gives a root caller no "
-			 "nested user namespaces)",
+		cause(c, "a seccomp filter on sbx refuses it (a container's profile, or an "
+			 "outer sbx's)",
 		      "a container seccomp profile that allows clone/unshare with CLONE_NEWUSER, "
-		      "or the runtime's unconfined profile, or run sbx outside the other "
-		      "sandbox");
+		      "or the runtime's unconfined profile");
 	} else if (h->selinux_enforce == 1) {
 		cause(c, "SELinux is enforcing and its policy denies sbx's domain user_namespace "
 			 "{ create }",

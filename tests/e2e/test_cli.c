@@ -614,7 +614,7 @@ Test(cli, probe_inside_sbx_names_the_outer_sandbox, .timeout = 60)
 	if (e2e_uid(AS_CALLER) != 0)
 		cr_skip_test("the outer run refuses nested user namespaces to root only");
 	e2e_run(AS_CALLER, argv, NULL, &o);
-	cr_expect(strstr(o.out, "user namespaces: no:") && strstr(o.out, "an outer sandbox's"),
+	cr_expect(strstr(o.out, "user namespaces: no:") && strstr(o.out, "an outer sbx's"),
 		  "%s", o.out);
 	cr_expect(!strstr(o.out, "(Linux 5.6+): not available"), "%s", o.out);
 	e2e_out_free(&o);
