@@ -550,27 +550,22 @@ static void result_free(struct result *r)
 	free(r->s);
 }
 
-char *gitconfig_filter(const char *in, size_t len, const struct gitconfig_where *w,
-		       size_t *out_len, bool *dropped)
+/* Each entry as git reads it, to each(ctx, section, key, value); stops
+ * where git's parser would. true: the whole input was read. */
+static bool parse_entries(const char *in, size_t len,
+			  bool (*each)(void *ctx, const struct section *s, const char *key,
+				       const struct buf *v, bool has_value),
+			  void *ctx)
 {
 	struct parser ps = { (const unsigned char *)in, len, 0, false };
 	struct section sec = { 0 };
-	struct result r = { 0 };
 	struct buf v = { 0 };
 	bool in_section = false, whole = false;
-	char *out;
 
-	*dropped = false;
-	/* A NUL ends git's reading of a line in ways that differ between its
-	 * versions: a file holding one keeps nothing. */
-	if (memchr(in, '\0', len)) {
-		*dropped = true;
-		len = 0, ps.len = 0;
-	}
 	/* A UTF-8 byte order mark at the start is skipped, as git does. */
 	if (len >= 3 && memcmp(in, "\xef\xbb\xbf", 3) == 0)
 		ps.at = 3;
-	for (bool comment = false; !r.failed;) {
+	for (bool comment = false;;) {
 		int c = next_char(&ps);
 		char key[NAME_MAX_LEN];
 		size_t kn = 0;
@@ -618,23 +613,83 @@ char *gitconfig_filter(const char *in, size_t len, const struct gitconfig_where 
 				break;
 			has_value = true;
 		}
-		const struct allowed *a = find_allowed(&sec, key);
-
-		if (a)
-			keep(&r, &sec, key, a->check, &v, has_value);
-		else
-			*dropped = true;
+		if (!each(ctx, &sec, key, &v, has_value))
+			break;
 		if (ps.eof) {
 			whole = true;
 			break;
 		}
 	}
 done:
-	if (!whole)
-		*dropped = true;
-	out = r.failed ? NULL : write_out(&r, w, out_len, dropped);
-	result_free(&r);
 	free(sec.sub.p);
 	free(v.p);
+	return whole;
+}
+
+struct filtering {
+	struct result r;
+	bool dropped;
+};
+
+static bool filter_entry(void *ctx, const struct section *s, const char *key,
+			 const struct buf *v, bool has_value)
+{
+	struct filtering *f = ctx;
+	const struct allowed *a = find_allowed(s, key);
+
+	if (a)
+		keep(&f->r, s, key, a->check, v, has_value);
+	else
+		f->dropped = true;
+	return !f->r.failed;
+}
+
+char *gitconfig_filter(const char *in, size_t len, const struct gitconfig_where *w,
+		       size_t *out_len, bool *dropped)
+{
+	struct filtering f = { { 0 }, false };
+	char *out;
+
+	/* A NUL ends git's reading of a line in ways that differ between its
+	 * versions: a file holding one keeps nothing. */
+	if (memchr(in, '\0', len)) {
+		f.dropped = true;
+		len = 0;
+	}
+	if (!parse_entries(in, len, filter_entry, &f))
+		f.dropped = true;
+	*dropped = f.dropped;
+	out = f.r.failed ? NULL : write_out(&f.r, w, out_len, dropped);
+	result_free(&f.r);
 	return out;
+}
+
+struct includes {
+	void (*fn)(void *ctx, const char *path);
+	void *ctx;
+};
+
+static bool include_entry(void *ctx, const struct section *s, const char *key,
+			  const struct buf *v, bool has_value)
+{
+	struct includes *in = ctx;
+
+	if (has_value && v->p && strcmp(key, "path") == 0 &&
+	    (strcmp(s->name, "include") == 0 || strcmp(s->name, "includeif") == 0)) {
+		char *p = strndup(v->p, v->len);
+
+		if (p)
+			in->fn(in->ctx, p);
+		free(p);
+	}
+	return true;
+}
+
+void gitconfig_includes(const char *in, size_t len, void (*fn)(void *ctx, const char *path),
+			void *ctx)
+{
+	struct includes inc = { fn, ctx };
+
+	if (!memchr(in, '\0', len))
+		parse_entries(in, len, include_entry, &inc);
 }

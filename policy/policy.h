@@ -193,6 +193,10 @@ struct gitconfig_where {
 char *gitconfig_filter(const char *in, size_t len, const struct gitconfig_where *w,
 		       size_t *out_len, bool *dropped);
 bool gitconfig_url_ok(const char *url, const struct gitconfig_where *w);
+/* Each include.path and includeIf.*.path value of a git config, as
+ * written (~/ and relative paths not resolved). */
+void gitconfig_includes(const char *in, size_t len, void (*fn)(void *ctx, const char *path),
+			void *ctx);
 
 /* ---- supervise.c: the supervisor's pure decisions ---- */
 #define SUPERVISE_MAX_WRITABLE 6

@@ -664,6 +664,76 @@ static void add_git_entry(void *ctx, const char *rel)
 }
 
 static void protect_if_in_root(struct run_state *r, const char *abs);
+static char *resolve_missing(const char *path);
+
+#define INCLUDE_DEPTH_MAX 5
+#define INCLUDE_READ_MAX (1u << 20)
+
+struct include_walk {
+	struct run_state *r;
+	const char *dir; /* of the file that includes */
+	int depth;
+};
+
+static void protect_config_file(struct run_state *r, const char *file, int depth);
+
+/* One include.path of a user config: where git reads it (~/ from $HOME, a
+ * relative path from the including file's directory), protected there if
+ * the root holds it, and its own includes after it. */
+static void protect_include(void *ctx, const char *path)
+{
+	struct include_walk *w = ctx;
+	const char *home = getenv("HOME");
+	char *abs = NULL, *real;
+
+	if (strncmp(path, "~/", 2) == 0) {
+		if (!home || home[0] != '/' || asprintf(&abs, "%s/%s", home, path + 2) < 0)
+			return;
+	} else if (path[0] == '/') {
+		abs = strdup(path);
+	} else if (asprintf(&abs, "%s/%s", w->dir, path) < 0) {
+		return;
+	}
+	if (!abs)
+		return;
+	real = realpath(abs, NULL);
+	if (!real)
+		real = resolve_missing(abs);
+	if (real) {
+		protect_if_in_root(w->r, real);
+		protect_config_file(w->r, real, w->depth + 1);
+	}
+	free(real);
+	free(abs);
+}
+
+static void protect_config_file(struct run_state *r, const char *file, int depth)
+{
+	char *dir = strdup(file), *buf;
+	ssize_t n;
+	int fd;
+
+	if (!dir || depth > INCLUDE_DEPTH_MAX) {
+		free(dir);
+		return;
+	}
+	*strrchr(dir, '/') = '\0';
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	buf = fd >= 0 ? malloc(INCLUDE_READ_MAX) : NULL;
+	if (buf) {
+		struct include_walk w = { r, dir[0] ? dir : "/", depth };
+		size_t got = 0;
+
+		while (got < INCLUDE_READ_MAX &&
+		       (n = read(fd, buf + got, INCLUDE_READ_MAX - got)) > 0)
+			got += (size_t)n;
+		gitconfig_includes(buf, got, protect_include, &w);
+	}
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+}
 
 /* git's user-level config where the root holds it (the root is $HOME, or
  * holds $XDG_CONFIG_HOME or $GIT_CONFIG_GLOBAL): every git the user runs
@@ -701,8 +771,13 @@ static void add_git_user_config(struct run_state *r)
 		if (path_is_within(p, r->root) && strlen(p) > rl + 1 && p[rl] == '/')
 			add_git_entry(r, p + rl + 1);
 		/* ~/.gitconfig -> ~/dotfiles/gitconfig: git reads the target. */
-		if (realpath(p, real))
+		if (realpath(p, real)) {
 			protect_if_in_root(r, real);
+			/* What it includes (include.path = ~/dotfiles/local),
+			 * also where it does not exist yet (adversarial pass 7,
+			 * finding 07; pass 6, finding 10). */
+			protect_config_file(r, real, 0);
+		}
 		free(p);
 	}
 }

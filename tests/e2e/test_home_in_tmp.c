@@ -493,6 +493,29 @@ ParameterizedTest(struct rp *p, home_in_tmp, dotfiles_root_missing_targets, .tim
 	cr_expect(e2e_exists(e2e_fmt("%s/made", f.ws)), "%s the root was not writable", f.tag);
 }
 
+/* A file the user's git config includes, in the root (include.path =
+ * ~/ws/gitconfig.local, an includeIf one relative to the config, one that
+ * does not exist yet): every git the user runs reads it, and a run's
+ * core.fsmonitor there ran in the next git status (adversarial pass 7,
+ * finding 07). */
+PARAMS(git_user_config_includes_in_root, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, git_user_config_includes_in_root, .timeout = 120)
+{
+	static const char *const files[] = { "local.inc", "cond.inc" };
+	struct fx f;
+
+	fx_setup(&f, p);
+	cr_assert(e2e_write_file(p->who, e2e_fmt("%s/.gitconfig", f.home),
+				 e2e_fmt("[include]\n\tpath = %s/local.inc\n"
+					 "[includeIf \"gitdir:/\"]\n\tpath = %s/cond.inc\n"
+					 "[include]\n\tpath = %s/missing.inc\n",
+					 f.ws, f.ws, f.ws)) == 0);
+	expect_kept(&f, f.ws, files, 2,
+		    "for f in local.inc cond.inc; do printf '[core]\\n\\tfsmonitor = x\\n' >> $f; "
+		    "done; printf '[core]\\n\\tfsmonitor = x\\n' > missing.inc");
+	cr_expect(!e2e_exists(e2e_fmt("%s/missing.inc", f.ws)), "%s missing.inc was kept", f.tag);
+}
+
 /* $XDG_CONFIG_HOME, $XDG_DATA_HOME and $ZDOTDIR inside the root (a project
  * that keeps its developers' shell setup): every login reads the start-up
  * files there, which a run rewrote (adversarial pass 7, finding 05). */
