@@ -54,7 +54,7 @@ struct protect_record {
 	char *path;             /* relative to the root */
 	bool ancestor;          /* a directory on the way (".git"), not protected itself */
 	/* An entry of a git directory that changed while another confined run
-	 * that could write it was live: what it holds may be that run's, so
+	 * that could write it is live: what it holds may be that run's, so
 	 * it is never put back to it; the git pass holds it to the allow-list
 	 * instead (adversarial pass 7, finding 17). */
 	bool tainted;

@@ -483,16 +483,26 @@ int protect_begin(struct protect_state *ps, int root_fd, const char *root,
 		ps->base.since_ns = (uint64_t)ps->since.tv_sec * 1000000000u + (uint64_t)ps->since.tv_nsec;
 	}
 	ps->begun = true;
-	/* What other confined runs were live for: a git entry they changed
-	 * is not taken as this baseline's (struct protect_record, tainted).
-	 * The record unreadable: every git entry counts as changed. */
+	/* What other confined runs that are still live (or whose sbx died:
+	 * open records) were live for: a git entry they changed is not taken
+	 * as this baseline's (struct protect_record, tainted). A run that
+	 * ended put back and passed over its own already. The record
+	 * unreadable: every git entry counts as changed. */
 	struct protect_when others;
 	static struct protect_span always = { 0, UINT64_MAX };
 	bool have_others = (ps->git || ps->record) &&
 			   protect_runs_when(ps, root, (struct timespec){ .tv_sec = TIME_MAX }, &others) == 0;
 
-	if (!have_others)
+	if (have_others) {
+		size_t o = 0;
+
+		for (size_t i = 0; i < others.n; i++)
+			if (others.span[i].to == UINT64_MAX)
+				others.span[o++] = others.span[i];
+		others.n = o;
+	} else {
 		others = (struct protect_when){ { .tv_sec = TIME_MAX }, &always, 1 };
+	}
 	ps->taint_when = &others;
 	rc = ps->base.root ? collect(ps, root_fd, paths, &added) : -ENOMEM;
 	if (rc == 0 && ps->git)
