@@ -274,6 +274,24 @@ static bool home_in_tmp(const struct run_state *r, bool namespace_unusable, char
 	return false;
 }
 
+/* Why: the namespace runner covers a hidden path with a mount on its place,
+ * and one that holds the root (a deny_read entry above it, a store that is
+ * a symlink to the home) would cover the root too: the run failed to enter
+ * it, saying only that it was missing. The landlock runner grants the root
+ * inside it and keeps the rest out. */
+static bool hidden_holds_root(const struct run_state *r, char *reason, size_t size)
+{
+	for (size_t i = 0; i < r->view.hide.n; i++)
+		if (path_is_within(r->root, r->view.hide.path[i])) {
+			snprintf(reason, size, "the hidden path %.80s holds the root: its cover "
+				 "would hide the root too (a deny_read entry above the root, or a "
+				 "credential store that is a symlink to it): use the landlock runner, "
+				 "or fix the entry or the link", r->view.hide.path[i]);
+			return true;
+		}
+	return false;
+}
+
 /* Why: the landlock runner grants workspace-write the root as a whole (a
  * rule cannot leave a subtree out), so a hidden path that exists inside the
  * root (root = $HOME holds ~/.ssh; a deny_read entry in the workspace) would
@@ -482,6 +500,12 @@ int run_pick_and_spawn(struct run_state *r, const struct sbx_run *cfg, struct sb
 		probed_ok[runner->id] = true;
 		if (runner->id == SBX_RUNNER_NAMESPACE && check_cwd_visible(r, cfg, err) < 0)
 			return -EINVAL;
+		if (runner->id == SBX_RUNNER_NAMESPACE &&
+		    hidden_holds_root(r, reason, sizeof(reason))) {
+			why->out = true;
+			snprintf(why->reason, sizeof(why->reason), "%s", reason);
+			continue;
+		}
 		/* A fact about this run, not the machine: never remembered. */
 		if (runner->id == SBX_RUNNER_LANDLOCK &&
 		    (hidden_inside_root(r, out[SBX_RUNNER_NAMESPACE].out, reason, sizeof(reason)) ||

@@ -443,3 +443,35 @@ ParameterizedTest(struct rp *p, credential_stores, bind_of_a_part_places, .timeo
 	unsetenv("XDG_RUNTIME_DIR");
 	check(&f, paths, 2, env);
 }
+
+/* A hidden path that holds the root (a deny_read entry above it; a store
+ * that is a symlink to the home): the namespace runner's cover hid the
+ * root too, and every run failed "chdir: No such file or directory"
+ * (adversarial pass 7, finding 03). The namespace runner says why it is
+ * not used; auto takes the landlock runner, which keeps the rest out. */
+Test(credential_stores, hidden_path_holding_the_root, .timeout = 120)
+{
+	static const enum e2e_user who[] = { AS_CALLER, AS_NOBODY };
+
+	for (size_t u = 0; u < 2; u++) {
+		struct rp p = { "auto", who[u] };
+		struct fx f;
+		struct e2e_out o;
+
+		fx_setup(&f, &p);
+		plant(&f, f.ws, "secret");
+		cr_assert(e2e_write_file(who[u], f.conf, e2e_fmt("deny_read = %s\n", f.ws)) == 0);
+		f.ws = e2e_fmt("%s/inner", f.ws);
+		cr_assert(e2e_mkdir(who[u], f.ws) == 0);
+		run_env(&f, "read-only", "pwd; cat ../secret; echo end", NULL, &o);
+		cr_expect(exit_code(&o) == 0 && strstr(o.out, "/inner\\nend") &&
+				  !strstr(o.out, "SECRET") && strstr(o.out, "\"runner\":\"landlock\""),
+			  "%s auto: %s", f.tag, o.out);
+		e2e_out_free(&o);
+		snprintf(f.p.runner, sizeof(f.p.runner), "namespace");
+		run_env(&f, "read-only", "true", NULL, &o);
+		cr_expect(o.status == 125 && strstr(o.out, "holds the root"), "%s namespace: %d %s",
+			  f.tag, o.status, o.out);
+		e2e_out_free(&o);
+	}
+}
