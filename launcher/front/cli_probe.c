@@ -49,6 +49,9 @@ static void print_supervisor(const json_t *s)
 		printf("supervisor: yes; landlock runner: %s; namespace runner: %s\n  listener "
 		       "check: %s\n", str(cov, "landlock"), str(cov, "namespace"),
 		       str(s, "listener_check"));
+	else if (strstr(str(s, "reason"), "which has it"))
+		/* the kernel has what it needs: a filter hides it */
+		printf("supervisor: no: %s\n  without it: %s\n", str(s, "reason"), str(s, "without"));
 	else
 		printf("supervisor: no: %s (needs %s)\n  without it: %s\n", str(s, "reason"),
 		       str(s, "requires"), str(s, "without"));
