@@ -520,6 +520,16 @@ static void hide_runtime_spill(struct run_state *r)
  * Landlock's rules are on paths, and the store was read at the other one
  * (adversarial pass 3b, finding 01). The mount table says where to look;
  * each alias is the same inode, checked (mount_aliases.c). */
+static void add_root_alias(void *ctx, const char *alias)
+{
+	struct run_state *r = ctx;
+	struct protect_state *ps = &r->protect;
+	const char *kept;
+
+	if (ps->n_root_alias < PROTECT_ROOT_ALIASES && (kept = keep(r, strdup(alias))))
+		ps->root_alias[ps->n_root_alias++] = kept;
+}
+
 static void add_mount_aliases(struct run_state *r)
 {
 	struct mount_table *t = mount_table_read("");
@@ -527,6 +537,11 @@ static void add_mount_aliases(struct run_state *r)
 
 	for (size_t i = 0; t && i < n; i++)
 		mount_table_aliases(t, r->view.hide.path[i], add_alias, r);
+	/* why: runs are told apart by their roots' paths (protect_runs.c); a
+	 * root reached by a bind mount of it, or of a part of it, is the same
+	 * directory by another name (adversarial pass 7, findings 15, 16). */
+	if (t)
+		mount_table_aliases(t, r->root, add_root_alias, r);
 	mount_table_free(t);
 }
 

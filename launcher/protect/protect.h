@@ -91,6 +91,7 @@ struct protect_ident {
 };
 #define PROTECT_WRITABLE_MAX 16
 #define PROTECT_RUNS_PLACES 3
+#define PROTECT_ROOT_ALIASES 8
 
 /* A directory above a root in the host's /tmp or /dev/shm, as it was when
  * the run began (protect_above.c). */
@@ -168,6 +169,11 @@ struct protect_state {
 	/* protect_begin, while it records: when other confined runs were
 	 * live (protect_runs.c), for tainted. */
 	const struct protect_when *taint_when;
+	/* Other paths that show the root or a part of it (bind mounts): a run
+	 * listed there overlaps this one as if by the root's own path
+	 * (adversarial pass 7, findings 15 and 16). Set by the engine. */
+	const char *root_alias[PROTECT_ROOT_ALIASES];
+	size_t n_root_alias;
 };
 
 /* protect_base.c. ps zeroed, dir_fd set (-1 when sbx has no state

@@ -457,6 +457,11 @@ int protect_runs_open(struct protect_state *ps, const char *root)
 		uint64_t from = (uint64_t)ps->since.tv_sec * 1000000000u + (uint64_t)ps->since.tv_nsec;
 
 		rc = runs_add(&l, &(struct rec){ ps->run_id, from, 0, RUN_HOST_TMP, (char *)root });
+		/* Listed by each other name of its root too: a run on the other
+		 * name finds it (one record per name, one id). */
+		for (size_t i = 0; rc == 0 && i < ps->n_root_alias; i++)
+			rc = runs_add(&l, &(struct rec){ ps->run_id, from, 0, RUN_HOST_TMP,
+							 (char *)ps->root_alias[i] });
 	}
 	if (rc == 0)
 		rc = runs_write(dir, &l);
@@ -530,6 +535,17 @@ static bool relevant(const struct rec *r, const char *root)
 		(path_is_within(root, "/tmp") || path_is_within(root, "/dev/shm")));
 }
 
+/* The same by any name of this run's root (bind mounts of it). */
+static bool relevant_here(const struct protect_state *ps, const struct rec *r, const char *root)
+{
+	if (relevant(r, root))
+		return true;
+	for (size_t i = 0; i < ps->n_root_alias; i++)
+		if (relevant(r, ps->root_alias[i]))
+			return true;
+	return false;
+}
+
 int protect_runs_when(const struct protect_state *ps, const char *root, struct timespec since,
 		      struct protect_when *w)
 {
@@ -555,7 +571,7 @@ int protect_runs_when(const struct protect_state *ps, const char *root, struct t
 			const struct rec *r = &l.r[i];
 
 			/* This run's own is since's. */
-			if ((ps->run_open && r->id == ps->run_id) || !relevant(r, root))
+			if ((ps->run_open && r->id == ps->run_id) || !relevant_here(ps, r, root))
 				continue;
 			if (n == cap) {
 				size_t c = cap ? 2 * cap : 16;

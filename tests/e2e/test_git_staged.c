@@ -12,7 +12,9 @@
 #define RUN_FIXTURE_SUITE git_staged
 #include "run_fixture.h"
 
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -445,4 +447,90 @@ ParameterizedTest(struct rp *p, git_staged, overlapping_root_baseline_restores_n
 	cr_expect(!e2e_exists(witness), "%s the plant was put back by the inner run's end", f.tag);
 	cr_expect(e2e_exists(e2e_fmt("%s/.git/hooks/post-commit", proj)),
 		  "%s the user's own hook was taken away", f.tag);
+}
+
+/* The same with the inner root reached through a bind mount of it made
+ * elsewhere (as dev containers have): runs were told apart by their roots'
+ * paths, and the outer run's window was not the inner one's (adversarial
+ * pass 7, finding 16). The bind is made in a mount namespace of this
+ * test's own. */
+PARAMS(overlapping_root_by_another_name, params_both);
+ParameterizedTest(struct rp *p, git_staged, overlapping_root_by_another_name, .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *proj = user_repo(&f, "proj");
+	char *alias = e2e_fmt("%s/alias", f.base);
+	char *witness = e2e_fmt("%s/planted-ran", f.base);
+
+	cr_assert(e2e_mkdir(p->who, alias) == 0);
+	cr_assert(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+	cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	cr_assert(mount(proj, alias, NULL, MS_BIND, NULL) == 0, "bind: %s", strerror(errno));
+	pause_a_little();
+	pid_t outer = fork();
+
+	cr_assert(outer >= 0);
+	if (outer == 0) {
+		run_on(&f, ".", e2e_fmt("printf '#!/bin/sh\\ntouch %s\\n' > proj/.git/hooks/pre-commit "
+					"&& chmod +x proj/.git/hooks/pre-commit && sleep 3",
+					witness));
+		_exit(0);
+	}
+	sleep(1);
+	struct e2e_out o;
+	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--config", f.conf, "--runner",
+			 f.p.runner, "--mode", "workspace-write", "--root", alias, "--", "sleep 3",
+			 NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	e2e_run(f.p.who, argv, env, &o);
+	cr_expect(exit_code(&o) == 0, "%s the run on the other name failed: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	int status;
+
+	cr_assert(waitpid(outer, &status, 0) == outer);
+	user_works_in(&f, proj);
+	cr_expect(!e2e_exists(witness), "%s the plant was put back by the run on the other name",
+		  f.tag);
+}
+
+/* Staged by a run on a bind mount of ROOT/inner made elsewhere, moved in by
+ * a run on ROOT: the record named the first run's root by the other name
+ * only, and the second run's git pass took the staged directory's times as
+ * the user's (adversarial pass 7, finding 15). */
+PARAMS(staged_from_another_name, params_both);
+ParameterizedTest(struct rp *p, git_staged, staged_from_another_name, .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	cr_assert(e2e_mkdir(p->who, e2e_fmt("%s/inner", f.ws)) == 0);
+	char *proj = user_repo(&f, "inner/proj");
+	char *alias = e2e_fmt("%s/alias", f.base);
+	char *witness = e2e_fmt("%s/planted-ran", f.base);
+
+	cr_assert(e2e_mkdir(p->who, alias) == 0);
+	cr_assert(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+	cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	cr_assert(mount(e2e_fmt("%s/inner", f.ws), alias, NULL, MS_BIND, NULL) == 0, "bind: %s",
+		  strerror(errno));
+	char *stage = e2e_fmt("PLANT='touch %s'; " STAGE
+			      "printf '#!/bin/sh\\n%%s\\n' \"$PLANT\" > stage/dotgit/hooks/pre-commit && "
+			      "chmod +x stage/dotgit/hooks/pre-commit",
+			      witness);
+	struct e2e_out o;
+	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--config", f.conf, "--runner",
+			 f.p.runner, "--mode", "workspace-write", "--root", alias, "--", stage, NULL };
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+
+	e2e_run(f.p.who, argv, env, &o);
+	cr_assert(exit_code(&o) == 0, "%s the run on the other name failed: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	pause_a_little();
+	run_on(&f, ".", e2e_fmt("cd %s/inner && " COMPLETE "mv stage/dotgit proj/.git", f.ws));
+	user_works_in(&f, proj);
+	cr_expect(!e2e_exists(witness), "%s staged on another name, moved in on ROOT: the user's git "
+		  "ran it", f.tag);
 }
