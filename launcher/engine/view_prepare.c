@@ -977,7 +977,7 @@ static void protect_missing_hidden(struct run_state *r)
 	for (size_t i = 0; i < r->view.hide.n; i++) {
 		const char *h = r->view.hide.path[i];
 		struct stat st;
-		char *p;
+		char *resolved;
 
 		if (lstat(h, &st) == 0 || errno != ENOENT)
 			continue;
@@ -985,10 +985,10 @@ static void protect_missing_hidden(struct run_state *r)
 		/* why: the root is resolved, the store's name may not be ($HOME
 		 * a symlink to the root, adversarial pass 7, finding 10): the
 		 * same place by the way that exists, resolved. */
-		p = resolve_missing(h);
-		if (p)
-			protect_if_in_root(r, p);
-		free(p);
+		resolved = resolve_missing(h);
+		if (resolved)
+			protect_if_in_root(r, resolved);
+		free(resolved);
 	}
 }
 
