@@ -457,11 +457,6 @@ int protect_runs_open(struct protect_state *ps, const char *root)
 		uint64_t from = (uint64_t)ps->since.tv_sec * 1000000000u + (uint64_t)ps->since.tv_nsec;
 
 		rc = runs_add(&l, &(struct rec){ ps->run_id, from, 0, RUN_HOST_TMP, (char *)root });
-		/* Listed by each other name of its root too: a run on the other
-		 * name finds it (one record per name, one id). */
-		for (size_t i = 0; rc == 0 && i < ps->n_root_alias; i++)
-			rc = runs_add(&l, &(struct rec){ ps->run_id, from, 0, RUN_HOST_TMP,
-							 (char *)ps->root_alias[i] });
 	}
 	if (rc == 0)
 		rc = runs_write(dir, &l);
@@ -535,7 +530,9 @@ static bool relevant(const struct rec *r, const char *root)
 		(path_is_within(root, "/tmp") || path_is_within(root, "/dev/shm")));
 }
 
-/* The same by any name of this run's root (bind mounts of it). */
+/* The same by any name of this run's root: a bind mount of it, or of a
+ * part of it, elsewhere. Each run looks by its own names, so a run listed
+ * by one name is found by a run that has it as another. */
 static bool relevant_here(const struct protect_state *ps, const struct rec *r, const char *root)
 {
 	if (relevant(r, root))
