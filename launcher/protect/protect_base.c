@@ -130,7 +130,8 @@ static int record_for(struct protect_state *ps, int root_fd, const char *path, s
 		return -ENOMEM;
 	rec->ancestor = ancestor;
 	protect_record_take(rec, root_fd);
-	if (!ancestor && ps->taint_when)
+	/* Only where the git pass runs: it is what holds a tainted entry. */
+	if (!ancestor && ps->taint_when && ps->git)
 		rec->tainted = protect_record_changed(rec, root_fd, ps->taint_when);
 	*idx = b->n++;
 	*added = true;
