@@ -289,18 +289,24 @@ ParameterizedTest(struct rp *p, git_staged, staged_by_a_killed_sbx, .timeout = 2
 	cr_expect(!e2e_exists(witness), "%s the user's git ran what the killed run staged", f.tag);
 }
 
-/* sbx run on another root (relative to f->ws), HOME=f->home. */
-static void run_on(struct fx *f, const char *rel, const char *cmd)
+/* sbx run on the root at root, HOME=f->home. */
+static void run_at(struct fx *f, const char *root, const char *cmd)
 {
 	struct e2e_out o;
 	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--config", f->conf, "--runner",
-			 f->p.runner, "--mode", "workspace-write", "--root",
-			 e2e_fmt("%s/%s", f->ws, rel), "--", (char *)cmd, NULL };
+			 f->p.runner, "--mode", "workspace-write", "--root", (char *)root, "--",
+			 (char *)cmd, NULL };
 	char *env[] = { e2e_fmt("HOME=%s", f->home), NULL };
 
 	e2e_run(f->p.who, argv, env, &o);
-	cr_assert(exit_code(&o) == 0, "%s run on %s failed: %s", f->tag, rel, o.out);
+	cr_assert(exit_code(&o) == 0, "%s run on %s failed: %s", f->tag, root, o.out);
 	e2e_out_free(&o);
+}
+
+/* sbx run on another root (relative to f->ws). */
+static void run_on(struct fx *f, const char *rel, const char *cmd)
+{
+	run_at(f, e2e_fmt("%s/%s", f->ws, rel), cmd);
 }
 
 /* Staged by a run on one root, moved in by a run on another that holds it
@@ -410,6 +416,27 @@ ParameterizedTest(struct rp *p, git_staged, pointer_into_another_roots_cache, .t
 	pointer_case(&f, with_dir, with_dir, "cachedir");
 }
 
+/* A run on ROOT that plants a hook in ROOT/proj/.git and lives on; while it
+ * does, a run on inner_root (ROOT/proj by some name) from start to end. */
+static void outer_plants_during(struct fx *f, const char *witness, const char *inner_root)
+{
+	int status;
+
+	pause_a_little();
+	pid_t outer = fork();
+
+	cr_assert(outer >= 0);
+	if (outer == 0) {
+		run_on(f, ".", e2e_fmt("printf '#!/bin/sh\\ntouch %s\\n' > proj/.git/hooks/pre-commit "
+				       "&& chmod +x proj/.git/hooks/pre-commit && sleep 3",
+				       witness));
+		_exit(0);
+	}
+	sleep(1);
+	run_at(f, inner_root, "sleep 3");
+	cr_assert(waitpid(outer, &status, 0) == outer);
+}
+
 /* A run on ROOT plants a hook in ROOT/proj/.git while it lives; a run on
  * ROOT/proj starts then, and its baseline took the plant as the hook's
  * state: ROOT's run took it away at its end, ROOT/proj's put it back at
@@ -428,21 +455,7 @@ ParameterizedTest(struct rp *p, git_staged, overlapping_root_baseline_restores_n
 
 	user_ok(&f, proj, "printf '#!/bin/sh\\necho mine\\n' > .git/hooks/post-commit && "
 			  "chmod +x .git/hooks/post-commit");
-	pause_a_little();
-	pid_t outer = fork();
-
-	cr_assert(outer >= 0);
-	if (outer == 0) {
-		run_on(&f, ".", e2e_fmt("printf '#!/bin/sh\\ntouch %s\\n' > proj/.git/hooks/pre-commit "
-					"&& chmod +x proj/.git/hooks/pre-commit && sleep 3",
-					witness));
-		_exit(0);
-	}
-	sleep(1);
-	run_on(&f, "proj", "sleep 3");
-	int status;
-
-	cr_assert(waitpid(outer, &status, 0) == outer);
+	outer_plants_during(&f, witness, proj);
 	user_works_in(&f, proj);
 	cr_expect(!e2e_exists(witness), "%s the plant was put back by the inner run's end", f.tag);
 	cr_expect(e2e_exists(e2e_fmt("%s/.git/hooks/post-commit", proj)),
@@ -468,29 +481,7 @@ ParameterizedTest(struct rp *p, git_staged, overlapping_root_by_another_name, .t
 	cr_assert(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
 	cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
 	cr_assert(mount(proj, alias, NULL, MS_BIND, NULL) == 0, "bind: %s", strerror(errno));
-	pause_a_little();
-	pid_t outer = fork();
-
-	cr_assert(outer >= 0);
-	if (outer == 0) {
-		run_on(&f, ".", e2e_fmt("printf '#!/bin/sh\\ntouch %s\\n' > proj/.git/hooks/pre-commit "
-					"&& chmod +x proj/.git/hooks/pre-commit && sleep 3",
-					witness));
-		_exit(0);
-	}
-	sleep(1);
-	struct e2e_out o;
-	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--config", f.conf, "--runner",
-			 f.p.runner, "--mode", "workspace-write", "--root", alias, "--", "sleep 3",
-			 NULL };
-	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
-
-	e2e_run(f.p.who, argv, env, &o);
-	cr_expect(exit_code(&o) == 0, "%s the run on the other name failed: %s", f.tag, o.out);
-	e2e_out_free(&o);
-	int status;
-
-	cr_assert(waitpid(outer, &status, 0) == outer);
+	outer_plants_during(&f, witness, alias);
 	user_works_in(&f, proj);
 	cr_expect(!e2e_exists(witness), "%s the plant was put back by the run on the other name",
 		  f.tag);
@@ -520,14 +511,7 @@ ParameterizedTest(struct rp *p, git_staged, staged_from_another_name, .timeout =
 			      "printf '#!/bin/sh\\n%%s\\n' \"$PLANT\" > stage/dotgit/hooks/pre-commit && "
 			      "chmod +x stage/dotgit/hooks/pre-commit",
 			      witness);
-	struct e2e_out o;
-	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--config", f.conf, "--runner",
-			 f.p.runner, "--mode", "workspace-write", "--root", alias, "--", stage, NULL };
-	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
-
-	e2e_run(f.p.who, argv, env, &o);
-	cr_assert(exit_code(&o) == 0, "%s the run on the other name failed: %s", f.tag, o.out);
-	e2e_out_free(&o);
+	run_at(&f, alias, stage);
 	pause_a_little();
 	run_on(&f, ".", e2e_fmt("cd %s/inner && " COMPLETE "mv stage/dotgit proj/.git", f.ws));
 	user_works_in(&f, proj);
