@@ -347,6 +347,24 @@ ParameterizedTest(struct rn *p, spill, other_user_cannot_read, .timeout = 60)
 		check_private(p->runner, AS_NOBODY, AS_CALLER);
 }
 
+/* The stdout spill of a workspace-write run on root in env (malloc'd). */
+static char *spill_of_a_run(const struct rp *p, const char *root, char **env)
+{
+	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--output-limit", "100", "--runner",
+			 (char *)p->runner, "--mode", "workspace-write", "--root", (char *)root,
+			 "--", "seq 1 100000", NULL };
+	struct e2e_out o;
+	int rc = e2e_run(p->who, argv, env, &o);
+
+	cr_assert_eq(rc, 0, "exit %d: %s", rc, o.err);
+	json_t *j = parse(&o);
+	char *path = strdup(spill_path(j, "stdout"));
+
+	json_decref(j);
+	e2e_out_free(&o);
+	return path;
+}
+
 /* No usable home (nobody's is /nonexistent, no $XDG_CACHE_HOME or
  * $XDG_RUNTIME_DIR): the spill goes to /var/tmp/sbx-UID/spill, sbx's state
  * directory there, which confined runs can neither read nor write. On the
@@ -358,18 +376,8 @@ ParameterizedTest(struct rp *p, spill, no_home_spill_is_out_of_another_runs_reac
 {
 	char *env[] = { "HOME=/nonexistent", "XDG_CACHE_HOME=", "XDG_RUNTIME_DIR=", "TMPDIR=", NULL };
 	char *root = e2e_tmpdir(p->who), *other_root = e2e_tmpdir(p->who);
-	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--output-limit", "100", "--runner",
-			 p->runner, "--mode", "workspace-write", "--root", root, "--",
-			 "seq 1 100000", NULL };
 	struct e2e_out o;
-	int rc = e2e_run(p->who, argv, env, &o);
-
-	cr_assert_eq(rc, 0, "exit %d: %s", rc, o.err);
-	json_t *j = parse(&o);
-	char *path = strdup(spill_path(j, "stdout"));
-
-	json_decref(j);
-	e2e_out_free(&o);
+	char *path = spill_of_a_run(p, root, env);
 
 	char *cmd = e2e_fmt("cat '%s' | head -c 20; echo TAMPERED > '%s'", path, path);
 	char *other[] = { (char *)e2e_sbx(), "run", "--runner", "landlock", "--mode",
@@ -404,20 +412,10 @@ ParameterizedTest(struct rp *p, spill, runtime_dir_spill_is_out_of_another_runs_
 	char *env[] = { "HOME=/nonexistent", "XDG_CACHE_HOME=", e2e_fmt("XDG_RUNTIME_DIR=%s", runtime),
 			"TMPDIR=", NULL };
 	char *root = e2e_tmpdir(p->who), *other_root = e2e_tmpdir(p->who);
-	char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--output-limit", "100", "--runner",
-			 p->runner, "--mode", "workspace-write", "--root", root, "--",
-			 "seq 1 100000", NULL };
 	struct e2e_out o;
 
 	cr_assert(chmod(runtime, 0700) == 0);
-	int rc = e2e_run(p->who, argv, env, &o);
-
-	cr_assert_eq(rc, 0, "exit %d: %s", rc, o.err);
-	json_t *j = parse(&o);
-	char *path = strdup(spill_path(j, "stdout"));
-
-	json_decref(j);
-	e2e_out_free(&o);
+	char *path = spill_of_a_run(p, root, env);
 	cr_assert(strncmp(path, runtime, strlen(runtime)) == 0, "[%s, %s] the spill is not in %s: %s",
 		  p->runner, e2e_user_name(p->who), runtime, path);
 
