@@ -279,10 +279,20 @@ static bool home_in_tmp(const struct run_state *r, bool namespace_unusable, char
  * a symlink to the home) would cover the root too: the run failed to enter
  * it, saying only that it was missing. The landlock runner grants the root
  * inside it and keeps the rest out. */
+static bool pinned(const struct run_state *r, const char *path)
+{
+	for (size_t i = 0; i < r->view.pinned.n; i++)
+		if (strcmp(r->view.pinned.path[i], path) == 0)
+			return true;
+	return false;
+}
+
 static bool hidden_holds_root(const struct run_state *r, char *reason, size_t size)
 {
+	/* sbx's state is the exception: the runner keeps the way from it to
+	 * a root inside it in place (ns_hide.c). */
 	for (size_t i = 0; i < r->view.hide.n; i++)
-		if (path_is_within(r->root, r->view.hide.path[i])) {
+		if (path_is_within(r->root, r->view.hide.path[i]) && !pinned(r, r->view.hide.path[i])) {
 			snprintf(reason, size, "the hidden path %.80s holds the root: its cover "
 				 "would hide the root too (a deny_read entry above the root, or a "
 				 "credential store that is a symlink to it): use the landlock runner, "
