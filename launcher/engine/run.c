@@ -487,9 +487,9 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	rc = resolve_paths(r, cfg, err);
 	if (rc < 0)
 		goto fail_fds;
-	/* Only workspace-write writes anything: a read-only run's launch
-	 * does not resolve these. */
-	if (r->mode == SBX_MODE_WORKSPACE_WRITE)
+	/* Only workspace-write writes anything: a read-only run's launch,
+	 * and one with neither a spill nor a config, resolves none. */
+	if (r->mode == SBX_MODE_WORKSPACE_WRITE && (spill || cfg->config_file))
 		n_writable = writable_places(r, cfg, writable, kinds);
 	rc = config_not_writable(cfg->config_file, writable, n_writable, err);
 	if (rc < 0)
