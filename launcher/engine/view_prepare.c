@@ -724,7 +724,9 @@ static void protect_include(void *ctx, const char *path)
 
 static void protect_config_file(struct run_state *r, const char *file, int depth)
 {
-	char *dir = strdup(file), *buf;
+	char *dir = strdup(file), *buf = NULL;
+	struct stat st;
+	size_t size = 0;
 	ssize_t n;
 	int fd;
 
@@ -733,14 +735,17 @@ static void protect_config_file(struct run_state *r, const char *file, int depth
 		return;
 	}
 	*strrchr(dir, '/') = '\0';
+	/* A regular file only, read at its size: this runs at every launch. */
 	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	buf = fd >= 0 ? malloc(INCLUDE_READ_MAX) : NULL;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		size = st.st_size < INCLUDE_READ_MAX ? (size_t)st.st_size : INCLUDE_READ_MAX;
+		buf = malloc(size);
+	}
 	if (buf) {
 		struct include_walk w = { r, dir[0] ? dir : "/", depth };
 		size_t got = 0;
 
-		while (got < INCLUDE_READ_MAX &&
-		       (n = read(fd, buf + got, INCLUDE_READ_MAX - got)) > 0)
+		while (got < size && (n = read(fd, buf + got, size - got)) > 0)
 			got += (size_t)n;
 		gitconfig_includes(buf, got, protect_include, &w);
 	}
