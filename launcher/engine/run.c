@@ -421,8 +421,18 @@ static size_t writable_places(const struct run_state *r, const struct sbx_run *c
  * that could rewrite it would choose the next run's policy (mode,
  * deny_read = none, unix_sockets) for it (adversarial pass 7, finding 08). */
 static int config_not_writable(const char *config, const char *const *writable, size_t n,
-			       struct sbx_error *err)
+			       const struct protect_state *ps, struct sbx_error *err)
 {
+	/* The root by another name (adversarial pass 8, finding 3). */
+	for (size_t i = 0; config && n && i < ps->n_root_alias; i++)
+		if (path_is_within(config, ps->root_alias[i]))
+			return sbx_error_set(err, EINVAL, SBX_E_USAGE,
+					     "keep the config outside what a workspace-write run "
+					     "writes, or run read-only",
+					     "the config %s lies inside %s, the root by another name, "
+					     "which this workspace-write run may write: its command "
+					     "could rewrite the policy of every later run",
+					     config, ps->root_alias[i]);
 	for (size_t i = 0; config && i < n; i++)
 		if (path_is_within(config, writable[i]))
 			return sbx_error_set(err, EINVAL, SBX_E_USAGE,
@@ -491,9 +501,6 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 	 * and one with neither a spill nor a config, resolves none. */
 	if (r->mode == SBX_MODE_WORKSPACE_WRITE && (spill || cfg->config_file))
 		n_writable = writable_places(r, cfg, writable, kinds);
-	rc = config_not_writable(cfg->config_file, writable, n_writable, err);
-	if (rc < 0)
-		goto fail_fds;
 	if (spill) {
 		/* Spill files are written by sbx, unconfined: their place is
 		 * fixed now, away from what the command may write (spill.c). */
@@ -515,6 +522,9 @@ int run_spawn(const struct sbx_run *cfg, struct run_state **out, struct sbx_erro
 		goto fail_fds;
 	}
 	rc = view_prepare(r, cfg, err);
+	/* After the view: it knows the root's other names (bind mounts). */
+	if (rc == 0)
+		rc = config_not_writable(cfg->config_file, writable, n_writable, &r->protect, err);
 	if (rc == 0)
 		rc = prepare_spec(r, cfg, in_fd, p_out[1], p_err[1], err);
 	/* Other modes only where a dead sbx left a baseline (view_prepare). */

@@ -526,8 +526,14 @@ static void add_root_alias(void *ctx, const char *alias)
 	struct protect_state *ps = &r->protect;
 	const char *kept;
 
-	if (ps->n_root_alias < PROTECT_ROOT_ALIASES && (kept = keep(r, strdup(alias))))
+	struct stat a, root;
+
+	if (ps->n_root_alias < PROTECT_ROOT_ALIASES && (kept = keep(r, strdup(alias)))) {
+		ps->root_alias_whole[ps->n_root_alias] =
+			stat(kept, &a) == 0 && r->root_fd >= 0 && fstat(r->root_fd, &root) == 0 &&
+			a.st_dev == root.st_dev && a.st_ino == root.st_ino;
 		ps->root_alias[ps->n_root_alias++] = kept;
+	}
 }
 
 static void add_mount_aliases(struct run_state *r)
@@ -767,7 +773,6 @@ static void add_git_user_config(struct run_state *r)
 	const char *global = getenv("GIT_CONFIG_GLOBAL");
 	const char *base[3] = { home, config ? config : home, global };
 	const char *rel[3] = { ".gitconfig", config ? "git/config" : ".config/git/config", NULL };
-	size_t rl = strlen(r->root);
 
 	for (int i = 0; i < 3; i++) {
 		char real[PATH_MAX], *p = NULL;
@@ -788,8 +793,7 @@ static void add_git_user_config(struct run_state *r)
 		} else if (!realpath(b, real) || asprintf(&p, "%s/%s", real, rel[i]) < 0) {
 			continue;
 		}
-		if (path_is_within(p, r->root) && strlen(p) > rl + 1 && p[rl] == '/')
-			add_git_entry(r, p + rl + 1);
+		protect_if_in_root(r, p);
 		/* ~/.gitconfig -> ~/dotfiles/gitconfig: git reads the target. */
 		if (realpath(p, real)) {
 			protect_if_in_root(r, real);
@@ -823,8 +827,23 @@ static void protect_if_in_root(struct run_state *r, const char *abs)
 {
 	size_t rl = strlen(r->root);
 
-	if (path_is_within(abs, r->root) && strlen(abs) > rl + 1 && abs[rl] == '/')
+	if (path_is_within(abs, r->root) && strlen(abs) > rl + 1 && abs[rl] == '/') {
 		add_git_entry(r, abs + rl + 1);
+		return;
+	}
+	/* why: the root by another name (a bind mount of it, identity-checked:
+	 * add_root_alias) is the same directory; a home or an included config
+	 * named through it lies in the root too (adversarial pass 8). */
+	for (size_t i = 0; i < r->protect.n_root_alias; i++) {
+		const char *a = r->protect.root_alias[i];
+		size_t al = strlen(a);
+
+		if (r->protect.root_alias_whole[i] && path_is_within(abs, a) &&
+		    strlen(abs) > al + 1 && abs[al] == '/') {
+			add_git_entry(r, abs + al + 1);
+			return;
+		}
+	}
 }
 
 /* A path that does not exist, by the way to it that does, resolved, and

@@ -173,6 +173,7 @@ struct protect_state {
 	 * listed there overlaps this one as if by the root's own path
 	 * (adversarial pass 7, findings 15 and 16). Set by the engine. */
 	const char *root_alias[PROTECT_ROOT_ALIASES];
+	bool root_alias_whole[PROTECT_ROOT_ALIASES]; /* shows the whole root */
 	size_t n_root_alias;
 };
 

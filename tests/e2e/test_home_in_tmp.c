@@ -782,3 +782,49 @@ ParameterizedTest(struct rp *p, home_in_tmp, cache_dir_in_tmp, .timeout = 120)
 		  f.tag);
 	e2e_rm_rf(cache);
 }
+
+/* The root by another name, a bind mount of it (adversarial pass 8): a
+ * file ~/.gitconfig includes through the other name, $HOME as the other
+ * name (its .gitconfig), and a --config through it were not seen as in the
+ * root, and a run's core.fsmonitor or policy stayed. The bind is made in a
+ * mount namespace of this test's own. */
+PARAMS(root_by_another_name, params_both);
+ParameterizedTest(struct rp *p, home_in_tmp, root_by_another_name, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *alias = e2e_fmt("%s/alias", f.base), *conf = e2e_fmt("%s/sbx.conf", f.ws);
+
+	cr_assert(e2e_mkdir(p->who, alias) == 0);
+	cr_assert(e2e_write_file(p->who, e2e_fmt("%s/.gitconfig", f.home),
+				 e2e_fmt("[include]\n\tpath = %s/inc.gitconfig\n", alias)) == 0);
+	cr_assert(e2e_write_file(p->who, conf, "timeout = 60\n") == 0);
+	cr_assert(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+	cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	cr_assert(mount(f.ws, alias, NULL, MS_BIND, NULL) == 0, "bind: %s", strerror(errno));
+	run_x(&f, "workspace-write", NULL, "echo '[core] fsmonitor = x' > inc.gitconfig; echo fine",
+	      &o);
+	e2e_out_free(&o);
+	cr_expect(!e2e_exists(e2e_fmt("%s/inc.gitconfig", f.ws)), "%s the included file stayed",
+		  f.tag);
+	if (strcmp(p->runner, "namespace") == 0) {
+		f.home = alias;
+		run_x(&f, "workspace-write", NULL, "echo '[core] fsmonitor = x' > .gitconfig", &o);
+		e2e_out_free(&o);
+		cr_expect(!e2e_exists(e2e_fmt("%s/.gitconfig", f.ws)),
+			  "%s $HOME as the other name: its .gitconfig stayed", f.tag);
+	}
+	char *argv[] = { (char *)e2e_sbx(), "run", "--config", e2e_fmt("%s/sbx.conf", alias),
+			 "--runner", f.p.runner, "--mode", "workspace-write", "--root", f.ws, "--",
+			 "echo 'deny_read = none' >> sbx.conf", NULL };
+	int rc = e2e_run(p->who, argv, NULL, &o);
+	char *now = e2e_read_file(conf);
+
+	cr_expect(rc == 125 && strstr(o.err, "the root by another name"), "%s config: %d %s",
+		  f.tag, rc, o.err);
+	cr_expect(now && strcmp(now, "timeout = 60\n") == 0, "%s the config was rewritten: %s",
+		  f.tag, now);
+	e2e_out_free(&o);
+}
