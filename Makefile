@@ -342,6 +342,7 @@ test-programs: all $(UNIT_BIN) $(E2E_BIN) $(HELPERS) examples/embed
 # (scripts/check-fast.sh; FAST_JOBS suites at once, 3 by default).
 check-layers: all
 	scripts/layers.py
+	scripts/mutants/anchors.py
 
 FAST_JOBS ?= 3
 check-fast:

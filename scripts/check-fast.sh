@@ -71,6 +71,7 @@ failed=()
 echo "check-fast: left to make check: $left"
 
 python3 scripts/layers.py || failed+=(layers)
+scripts/mutants/anchors.py || failed+=(mutant-anchors)
 
 # One suite (PATH, PATH:FILTER or PATH:FILTER:JOBS): its log, its time, its
 # verdict line.

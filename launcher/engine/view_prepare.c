@@ -909,25 +909,25 @@ static char *dangling_target(const char *link)
 
 static void protect_home_entry(struct run_state *r, const char *home, const char *entry)
 {
-	char *p, target[PATH_MAX];
+	char *path, target[PATH_MAX];
 
-	if (asprintf(&p, "%s/%s", home, entry) < 0)
+	if (asprintf(&path, "%s/%s", home, entry) < 0)
 		return;
-	protect_if_in_root(r, p);
+	protect_if_in_root(r, path);
 	/* A start-up file kept in a dotfiles repository (~/.bashrc ->
 	 * ~/dotfiles/bashrc) is read there: protected where it resolves
 	 * (adversarial pass 6, finding 02), also where it does not exist
 	 * yet: a run would make it there (pass 7, finding 11). */
-	if (realpath(p, target)) {
+	if (realpath(path, target)) {
 		protect_if_in_root(r, target);
 	} else {
-		char *d = dangling_target(p);
+		char *d = dangling_target(path);
 
 		if (d)
 			protect_if_in_root(r, d);
 		free(d);
 	}
-	free(p);
+	free(path);
 }
 
 /* Where the caller's environment moves a home's start-up files:
