@@ -44,7 +44,7 @@ static void link_in_window(void *ctx, uint64_t from, uint64_t to, bool host_tmp,
 	struct link_check *c = ctx;
 
 	(void)host_tmp;
-	if (c->ctime >= from && c->ctime <= to && path_is_within(c->link, root))
+	if (root && c->ctime >= from && c->ctime <= to && path_is_within(c->link, root))
 		c->by_a_run = true;
 }
 
@@ -72,7 +72,7 @@ static bool made_by_a_run(const char *link, const struct stat *st)
 		    (fd = statedir_open_kind(cand, "protect")) >= 0)
 			dirs[n++] = fd;
 	}
-	if (protect_runs_each(dirs, n, link_in_window, &c) < 0)
+	if (protect_runs_each(dirs, n, &link, 1, link_in_window, &c) < 0)
 		c.by_a_run = true;
 	while (n)
 		close(dirs[--n]);

@@ -210,7 +210,8 @@ static void window_of_run(void *ctx, uint64_t from, uint64_t to, bool host_tmp, 
 {
 	struct windows *ws = ctx;
 
-	window_add(ws, from, to, root);
+	if (root)
+		window_add(ws, from, to, root);
 	for (size_t i = host_tmp ? 0 : 2; i < ws->n_shared; i++)
 		window_add(ws, from, to, ws->shared[i]);
 }
@@ -223,6 +224,41 @@ static bool allows_a_path(const struct sbx_run *cfg)
 	return false;
 }
 
+/* Where each path entry of the allow-list can match: the directory its
+ * text names before any pattern character (/run/user/1000 for an entry
+ * of /run/user/1000/ and a star), resolved, for the runs record's
+ * archive, which gives the runs that could matter there. One that does
+ * not resolve: its nearest ancestor that does. */
+static size_t allowed_dirs(const struct sbx_run *cfg, char **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cfg->n_unix_sockets; i++) {
+		const char *e = cfg->unix_sockets[i];
+		char dir[PATH_MAX], real[PATH_MAX];
+		size_t lit, cut = 1;
+
+		if (!e || e[0] != '/')
+			continue;
+		lit = strcspn(e, "*?[\\");
+		for (size_t k = 1; k < lit; k++)
+			if (e[k] == '/')
+				cut = k;
+		if (cut >= sizeof(dir))
+			cut = 1;
+		memcpy(dir, e, cut);
+		dir[cut] = '\0';
+		while (!realpath(dir, real)) {
+			char *slash = strrchr(dir, '/');
+
+			slash[slash == dir ? 1 : 0] = '\0';
+		}
+		if ((out[n] = strdup(real)))
+			n++;
+	}
+	return n;
+}
+
 /* The runs record's windows, for the allow-list's path entries: a socket
  * named there that a past run linked or renamed in is not the daemon's.
  * The record holds this caller's workspace-write runs (protect_runs.c),
@@ -231,8 +267,9 @@ static bool allows_a_path(const struct sbx_run *cfg)
 static void past_windows(struct run_state *r, const struct sbx_run *cfg, struct windows *ws)
 {
 	char cand[STATEDIR_CANDIDATES][PATH_MAX];
+	char **paths = calloc(cfg->n_unix_sockets + 1, sizeof(*paths));
 	int dirs[STATEDIR_CANDIDATES];
-	size_t n = 0;
+	size_t n = 0, n_paths;
 	bool own = r->protect.n_runs_dir > 0;
 
 	ws->shared[ws->n_shared++] = "/tmp";
@@ -250,9 +287,15 @@ static void past_windows(struct run_state *r, const struct sbx_run *cfg, struct 
 	}
 	if (cfg->cache_dir && cfg->cache_dir[0] == '/')
 		ws->shared[ws->n_shared++] = cfg->cache_dir;
-	if (protect_runs_each(own ? r->protect.runs_dir : dirs, own ? r->protect.n_runs_dir : n,
-			      window_of_run, ws) < 0)
+	n_paths = paths ? allowed_dirs(cfg, paths) : 0;
+	if (!paths)
 		ws->failed = true;
+	else if (protect_runs_each(own ? r->protect.runs_dir : dirs, own ? r->protect.n_runs_dir : n,
+			      (const char *const *)paths, n_paths, window_of_run, ws) < 0)
+		ws->failed = true;
+	while (n_paths)
+		free(paths[--n_paths]);
+	free(paths);
 	for (size_t i = 0; i < n; i++)
 		close(dirs[i]);
 	/* This run's own, where the record does not hold it (no state

@@ -201,15 +201,17 @@ void protect_git_root_entries(int root_fd, const char *root,
 			      void (*add)(void *ctx, const char *rel), void *ctx);
 /* A directory the run may write outside the root (its identity now). */
 void protect_add_writable(struct protect_state *ps, const char *path);
-/* Every confined run the runs record in these protect/ directories holds
- * (protect_runs.c): its window (ns since the epoch; to UINT64_MAX while
- * open), whether it could write the host's /tmp and /dev/shm, and its
- * root. A list that fails its checks reads as one run on "/" until now.
- * 0 or -errno. */
-int protect_runs_each(const int *dirs, size_t n_dirs,
-		      void (*each)(void *ctx, uint64_t from, uint64_t to, bool host_tmp,
-				   const char *root),
-		      void *ctx);
+/* The confined runs the runs record in these protect/ directories holds
+ * (protect_runs.c) that could matter below any of paths (absolute,
+ * resolved): its window (ns since the epoch; to UINT64_MAX while open),
+ * whether it could write the host's /tmp and /dev/shm, and its root; root
+ * NULL: a window only, for the places every run writes outside its root
+ * (every recorded run's is given once so). A list that fails its checks
+ * reads as one run on "/" until now. 0 or -errno. */
+typedef void protect_runs_fn(void *ctx, uint64_t from, uint64_t to, bool host_tmp,
+			     const char *root);
+int protect_runs_each(const int *dirs, size_t n_dirs, const char *const *paths, size_t n_paths,
+		      protect_runs_fn *each, void *ctx);
 
 /* protect_fs.c: directory work no file below a handle can steer (sbx's
  * state directories use it too). */

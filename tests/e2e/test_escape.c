@@ -462,6 +462,54 @@ ParameterizedTest(struct rp *p, escape, root_through_a_symlink_a_run_made_refuse
 	e2e_out_free(&o);
 }
 
+/* The same with the first run's record archived (256 runs on other roots
+ * since, a private $HOME: the record is this test's): the archive keeps it
+ * by root, and the root's pin still asks it (protect_runs_archive.c). */
+PARAMS(root_through_a_symlink_an_archived_run_made_refused)
+ParameterizedTest(struct rp *p, escape, root_through_a_symlink_an_archived_run_made_refused,
+		  .timeout = 300)
+{
+	e2e_require_runner(p->who, p->runner);
+	char *base = e2e_tmpdir(p->who);
+	char *ws = e2e_fmt("%s/ws", base), *outside = e2e_fmt("%s/outside", base);
+	char *home = e2e_fmt("%s/home", base);
+	char *env[] = { e2e_fmt("HOME=%s", home), NULL };
+	struct e2e_out o;
+
+	cr_assert_eq(e2e_mkdir(p->who, ws), 0);
+	cr_assert_eq(e2e_mkdir(p->who, home), 0);
+	cr_assert_eq(e2e_mkdir(p->who, e2e_fmt("%s/sub", ws)), 0);
+	cr_assert_eq(e2e_mkdir(p->who, outside), 0);
+	char *plant[] = { (char *)e2e_sbx(), "run", "--runner", (char *)p->runner, "--mode",
+			  "workspace-write", "--root", ws, "--",
+			  e2e_fmt("rmdir sub && ln -s %s sub", outside), NULL };
+
+	cr_assert_eq(e2e_run(p->who, plant, env, &o), 0, "[%s %s] the first run failed: %s%s",
+		     p->runner, e2e_user_name(p->who), o.out, o.err);
+	e2e_out_free(&o);
+	for (int i = 0; i < 256; i++) {
+		char *root = e2e_fmt("%s/more-%03d", base, i);
+		char *more[] = { (char *)e2e_sbx(), "run", "--runner", (char *)p->runner, "--mode",
+				 "workspace-write", "--root", root, "--", "true", NULL };
+
+		cr_assert_eq(e2e_mkdir(p->who, root), 0);
+		cr_assert_eq(e2e_run(p->who, more, env, &o), 0, "[%s %s] run %d: %s%s", p->runner,
+			     e2e_user_name(p->who), i, o.out, o.err);
+		e2e_out_free(&o);
+	}
+	char *use[] = { (char *)e2e_sbx(), "run", "--runner", (char *)p->runner, "--mode",
+			"workspace-write", "--root", e2e_fmt("%s/sub", ws), "--",
+			"echo planted > planted", NULL };
+	int rc = e2e_run(p->who, use, env, &o);
+
+	cr_expect_eq(rc, 125, "[%s %s] exit %d: %s%s", p->runner, e2e_user_name(p->who), rc, o.out,
+		     o.err);
+	cr_expect(!e2e_exists(e2e_fmt("%s/planted", outside)),
+		  "[%s %s] the run wrote in the directory an archived run's symlink named",
+		  p->runner, e2e_user_name(p->who));
+	e2e_out_free(&o);
+}
+
 /* Even SIGKILL to sbx (no handler can run) leaves nothing: the kernel closes
  * sbx's end of the dead-man pipe and the helper ends the run. */
 PARAMS(sigkill_to_sbx_ends_the_tree)

@@ -518,3 +518,65 @@ ParameterizedTest(struct rp *p, git_staged, staged_from_another_name, .timeout =
 	cr_expect(!e2e_exists(witness), "%s staged on another name, moved in on ROOT: the user's git "
 		  "ran it", f.tag);
 }
+
+/* `sbx run` on the root at root, as spawn_run. */
+static pid_t spawn_at(struct fx *f, const char *root, const char *out, const char *cmd)
+{
+	char *argv[] = { "sh", "-c", "out=$1; home=$2; shift 2; HOME=$home exec \"$@\" > \"$out\" 2>&1",
+			 "sh", e2e_fmt("%s/%s", f->base, out), f->home, (char *)e2e_sbx(), "run",
+			 "--json", "--config", f->conf, "--runner", f->p.runner, "--mode",
+			 "workspace-write", "--root", (char *)root, "--", (char *)cmd, NULL };
+
+	return e2e_spawn(f->p.who, "/", argv);
+}
+
+/* Many runs on other roots (a workspace per task) leave the user's own
+ * changes theirs. The record used to make room by merging two runs into
+ * one for their roots' common ancestor: past a few hundred runs on varied
+ * roots, one record covered the user's repository and the time they worked
+ * in it, and their hook and config key were held to git's allow-list. Two
+ * runs on two other roots are live while the user adds them (the two
+ * nearest in time, merged first), then the record fills, then a run works
+ * in the user's repository. */
+PARAMS(many_runs_elsewhere_leave_the_users_own, params_both);
+ParameterizedTest(struct rp *p, git_staged, many_runs_elsewhere_leave_the_users_own,
+		  .timeout = 600)
+{
+	struct fx f;
+	struct e2e_out o;
+	pid_t run[2];
+
+	fx_setup(&f, p);
+	char *mine = user_repo(&f, "mine");
+
+	for (int i = 0; i < 2; i++) {
+		char *root = e2e_fmt("%s/task-%d", f.base, i);
+
+		cr_assert(e2e_mkdir(p->who, root) == 0);
+		run[i] = spawn_at(&f, root, e2e_fmt("task-%d.json", i),
+				  "touch started; while [ ! -e go ]; do sleep 0.05; done");
+		wait_file(e2e_fmt("%s/started", root));
+	}
+	pause_a_little();
+	user_ok(&f, mine, "printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit && "
+			  "chmod +x .git/hooks/pre-commit && git config core.editor my-editor");
+	pause_a_little();
+	for (int i = 0; i < 2; i++) {
+		cr_assert(e2e_write_file(p->who, e2e_fmt("%s/task-%d/go", f.base, i), "") == 0);
+		cr_assert(wait_pid(run[i]) == 0, "%s task %d: %s", f.tag, i,
+			  e2e_read_file(e2e_fmt("%s/task-%d.json", f.base, i)));
+	}
+	for (int i = 0; i < 256; i++) {
+		char *root = e2e_fmt("%s/more-%03d", f.base, i);
+
+		cr_assert(e2e_mkdir(p->who, root) == 0);
+		run_at(&f, root, "true");
+	}
+	run_x(&f, "workspace-write", NULL, GIT " -C mine commit -q --allow-empty -m two", &o);
+	cr_assert(exit_code(&o) == 0, "%s the run in the user's repository: %s", f.tag, o.out);
+	cr_expect(!strstr(o.out, "\"reverted\""), "%s it put back the user's: %s", f.tag, o.out);
+	e2e_out_free(&o);
+	cr_expect(e2e_exists(e2e_fmt("%s/.git/hooks/pre-commit", mine)), "%s the user's hook went",
+		  f.tag);
+	user_ok(&f, mine, "test \"$(git config core.editor)\" = my-editor");
+}

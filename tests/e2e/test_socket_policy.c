@@ -691,6 +691,70 @@ ParameterizedTest(struct cp *p, socket_policy, allowed_name_staged_by_an_earlier
 	e2e_out_free(&o);
 }
 
+/* The same with the staging run's record archived: past the runs record's
+ * recent list (256 runs on other roots since), its window is kept by root
+ * (protect_runs_archive.c), and the supervisor still asks it for what
+ * lies below the allowed directory. A private $HOME: the record is this
+ * test's. */
+PARAMS(allowed_name_staged_before_many_runs_is_refused, all_params)
+ParameterizedTest(struct cp *p, socket_policy, allowed_name_staged_before_many_runs_is_refused,
+		  .timeout = 300)
+{
+	struct fx f;
+	struct e2e_out o;
+
+	fx_setup(&f, p);
+	char *home = e2e_fmt("%s/home", f.B), *x11 = e2e_fmt("%s/x11", f.R), *d = e2e_fmt("%s/d", f.R);
+	char *wit = e2e_fmt("%s/daemon.wit", f.B), *wit0 = e2e_fmt("%s/x0.wit", f.B);
+	char *cfg = e2e_fmt("%s/sbx.conf", f.B);
+	char *env[] = { e2e_fmt("HOME=%s", home), NULL };
+
+	cr_assert(e2e_mkdir(f.who, home) == 0 && e2e_mkdir(f.who, x11) == 0 &&
+		  e2e_mkdir(f.who, d) == 0);
+	start_host_daemon(&f, e2e_fmt("%s/daemon.sock", d), wit);
+	start_host_daemon(&f, e2e_fmt("%s/X0", x11), wit0);
+	usleep(50000);
+	cr_assert(e2e_write_file(AS_CALLER, cfg,
+				 e2e_fmt("unix_sockets = %s/X*\nprotected_paths = none\n", x11)) == 0);
+	cr_assert(chmod(cfg, 0644) == 0);
+	char *py = script_file(&f, "send.py", send_script);
+	char *stage = e2e_fmt("ln %s/daemon.sock %s/X77", d, x11);
+	char *first[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
+			  (char *)runner_name[f.runner], "--mode", "workspace-write", "--root", f.R,
+			  "--", stage, NULL };
+
+	cr_assert(e2e_run(f.who, first, env, &o) == 0, "%s the staging run failed:\n%s%s", f.tag,
+		  o.out, o.err);
+	e2e_out_free(&o);
+	for (int i = 0; i < 256; i++) {
+		char *root = e2e_fmt("%s/more-%03d", f.B, i);
+		char *more[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
+				 (char *)runner_name[f.runner], "--mode", "workspace-write", "--root",
+				 root, "--", "true", NULL };
+
+		cr_assert(e2e_mkdir(f.who, root) == 0);
+		cr_assert(e2e_run(f.who, more, env, &o) == 0, "%s run %d failed:\n%s%s", f.tag, i,
+			  o.out, o.err);
+		e2e_out_free(&o);
+	}
+	char *use = e2e_fmt("python3 %s %s/X77 %s/X0", py, x11, x11);
+	char *second[] = { (char *)e2e_sbx(), "run", "--config", cfg, "--runner",
+			   (char *)runner_name[f.runner], "--mode", "read-only", "--root", f.R,
+			   "--", use, NULL };
+
+	e2e_run(f.who, second, env, &o);
+	usleep(200000);
+	char *got = e2e_read_file(wit);
+
+	cr_assert(!got, "%s a daemon behind a hard link a run made at an allowed name, 256 runs "
+		  "before, was reached:\n%s%s", f.tag, o.out, o.err);
+	got = e2e_read_file(wit0);
+	cr_assert(got && strstr(got, "REACHED"),
+		  "%s the allowed socket made before the runs was not reached:\n%s%s", f.tag, o.out,
+		  o.err);
+	e2e_out_free(&o);
+}
+
 /* What the runs record must not take: a daemon that bound an allowed name
  * itself while a workspace-write run on the root was live (an X server
  * started during a long build). Its listener was bound with exactly that
