@@ -61,6 +61,13 @@ static int set_string(char **dst, const char *value)
 	return 0;
 }
 
+/* A path setter: "" names no place (and a harness's empty variable must
+ * not become the current directory). */
+static int set_path(char **dst, const char *value)
+{
+	return value && !*value ? -EINVAL : set_string(dst, value);
+}
+
 int sbx_run_set_command(struct sbx_run *run, const char *command)
 {
 	return set_string(&run->command, command);
@@ -68,12 +75,12 @@ int sbx_run_set_command(struct sbx_run *run, const char *command)
 
 int sbx_run_set_root(struct sbx_run *run, const char *root)
 {
-	return set_string(&run->root, root);
+	return set_path(&run->root, root);
 }
 
 int sbx_run_set_cwd(struct sbx_run *run, const char *cwd)
 {
-	return set_string(&run->cwd, cwd);
+	return set_path(&run->cwd, cwd);
 }
 
 const char *run_cwd_name(const struct sbx_run *run)
@@ -83,7 +90,7 @@ const char *run_cwd_name(const struct sbx_run *run)
 
 int sbx_run_set_spill_dir(struct sbx_run *run, const char *dir)
 {
-	return set_string(&run->spill_dir, dir);
+	return set_path(&run->spill_dir, dir);
 }
 
 int sbx_run_set_spill_max_bytes(struct sbx_run *run, uint64_t bytes)

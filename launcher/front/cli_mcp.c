@@ -49,6 +49,11 @@ int cli_mcp(int argc, char **argv)
 		if (!val)
 			goto usage;
 		i++;
+		if (!*val) {
+			sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
+				      "%s has an empty value (give one, or leave the option out)", name);
+			return cli_fail(&err, false);
+		}
 		if (strcmp(name, "--root") == 0) {
 			o.root = val;
 		} else if (strcmp(name, "--config") == 0) {

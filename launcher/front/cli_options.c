@@ -36,6 +36,10 @@ int cli_load_config(const char *flag_path, struct sbx_config *cfg, struct sbx_er
 	int rc;
 
 	config_init(cfg);
+	if (path && !*path)
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL,
+				     "--config has an empty value (give a file, or leave the option "
+				     "out)");
 	if (!path) {
 		path = getenv("SBX_CONFIG");
 		from_env = path && *path;
@@ -241,6 +245,11 @@ int cli_parse_run(int argc, char **argv, struct cli_options *o, struct sbx_error
 				return bad(err, "option '%s' needs a value (%s)", name, opt->metavar);
 			val = argv[++i];
 		}
+		/* why: an empty value ("--root $WS" with WS unset) is never
+		 * taken as the option left out. */
+		if (opt->metavar && !*val)
+			return bad(err, "option '%s' has an empty value (give %s, or leave the option "
+				   "out)", name, opt->metavar);
 		if (apply(o, name, val, err) < 0)
 			return -EINVAL;
 	}

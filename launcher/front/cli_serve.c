@@ -79,6 +79,11 @@ int cli_serve(int argc, char **argv)
 		if (!val || strncmp(name, "--", 2) != 0)
 			goto usage;
 		i++;
+		if (!*val) {
+			sbx_error_set(&err, 0, SBX_E_USAGE, NULL,
+				      "%s has an empty value (give one, or leave the option out)", name);
+			return cli_fail(&err, false);
+		}
 		if (strcmp(name, "--config") == 0) {
 			config = val;
 		} else if (strcmp(name, "--spill-dir") == 0) {

@@ -41,9 +41,15 @@ static void m_initialize(struct rpc_server *s, struct mcp *mc, struct rpc_msg *m
 static void pin_root(struct rpc_server *s, struct mcp *mc, const char *root)
 {
 	char cwd[PATH_MAX];
+	bool from_config = !root && mc->w.cfg->has_workspace_root;
 
 	if (mc->root_tried)
 		return;
+
+	/* No --root and no client root: the deployment's workspace_root
+	 * (sbx.conf(5)), else the current directory. */
+	if (from_config)
+		root = mc->w.cfg->workspace_root;
 	if (!root) {
 		if (!getcwd(cwd, sizeof(cwd))) {
 			sbx_error_set(&mc->root_err, errno, SBX_E_USAGE, NULL,
@@ -53,8 +59,17 @@ static void pin_root(struct rpc_server *s, struct mcp *mc, const char *root)
 		}
 		root = cwd;
 	}
-	work_session_open(&mc->w, root, mc->o.has_mode, mc->o.mode, mc->o.escalation,
-			  mc->o.escalation, NULL, &mc->sess, &mc->root_err);
+	/* why only the flag: the client's approval prompt is escalation's only
+	 * gate (mcp.md), so it is offered where the one who wired the client
+	 * asked for it, never by a config's escalation = true alone. */
+	if (work_session_open(&mc->w, root, mc->o.has_mode, mc->o.mode, true, mc->o.escalation,
+			      NULL, &mc->sess, &mc->root_err) < 0 &&
+	    from_config) {
+		size_t n = strlen(mc->root_err.message);
+
+		snprintf(mc->root_err.message + n, sizeof(mc->root_err.message) - n,
+			 " (the config's workspace_root; --root or the client's roots override it)");
+	}
 done:
 	mc->root_tried = true;
 	mcp_calls_release(s, mc);
@@ -163,10 +178,9 @@ static void on_message(struct rpc_server *s, void *ctx, struct rpc_msg *m)
 
 		/* The schema depends on the session's escalation: before the
 		 * root is pinned, the flags say the same. */
-		none.escalation = mc->o.escalation ||
-				  (mc->w.cfg->has_escalation && mc->w.cfg->escalation);
 		none.mode = mc->o.has_mode ? mc->o.mode
 			    : mc->w.cfg->has_mode ? mc->w.cfg->mode : SBX_MODE_READ_ONLY;
+		none.escalation = mc->o.escalation && none.mode != SBX_MODE_DANGER_FULL_ACCESS;
 		rpc_send(s, rpc_result(json_incref(m->id),
 				       mcp_tools_list(mc->sess ? mc->sess : &none)));
 	} else if (strcmp(m->method, "tools/call") == 0) {
@@ -220,8 +234,8 @@ int mcp_main(const struct sbx_config *cfg, const struct mcp_opts *o, int in_fd, 
 				     "escalation = false)");
 	/* Given on the command line: pinned now, and a bad root stops here. */
 	if (o->root) {
-		rc = work_session_open(&mc.w, o->root, o->has_mode, o->mode, o->escalation,
-				       o->escalation, NULL, &mc.sess, err);
+		rc = work_session_open(&mc.w, o->root, o->has_mode, o->mode, true, o->escalation,
+				       NULL, &mc.sess, err);
 		if (rc < 0) {
 			work_free(&mc.w);
 			return rc;

@@ -106,6 +106,11 @@ int work_session_open(struct work *w, const char *root, bool has_mode, enum sbx_
 	sess->mode = has_mode ? mode : w->cfg->has_mode ? w->cfg->mode : SBX_MODE_READ_ONLY;
 	sess->escalation = has_escalation ? escalation
 					  : w->cfg->has_escalation && w->cfg->escalation;
+	/* Nothing is wider than danger-full-access: such a session offers
+	 * no escalation, and takes no sandbox_permissions (which would only
+	 * narrow it, unasked for). */
+	if (sess->mode == SBX_MODE_DANGER_FULL_ACCESS)
+		sess->escalation = false;
 	if (sess->mode == SBX_MODE_WORKSPACE_WRITE && strcmp(sess->root, "/") == 0) {
 		close(sess->root_fd);
 		free(sess);

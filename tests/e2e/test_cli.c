@@ -219,6 +219,23 @@ Test(cli, errors_say_what_to_do)
 	usage_error((char *[]){ "mcp", "--mode", "write", NULL },
 		    "sbx: USAGE: --mode: bad value 'write' (expected read-only, workspace-write or "
 		    "danger-full-access)");
+	/* An empty value is never the option left out: a harness's `--root
+	 * "$WS"` with WS unset ran a workspace-write run wherever it was
+	 * (new-user pass 12, finding 4). */
+	usage_error((char *[]){ "run", "--mode", "workspace-write", "--root", "", "--", "true", NULL },
+		    "sbx: USAGE: option '--root' has an empty value (give DIR, or leave the option out)");
+	usage_error((char *[]){ "run", "--root=", "--", "true", NULL },
+		    "sbx: USAGE: option '--root' has an empty value");
+	usage_error((char *[]){ "run", "--cwd", "", "--", "true", NULL },
+		    "sbx: USAGE: option '--cwd' has an empty value");
+	usage_error((char *[]){ "run", "--config", "", "--", "true", NULL },
+		    "sbx: USAGE: option '--config' has an empty value");
+	usage_error((char *[]){ "mcp", "--root", "", NULL },
+		    "sbx: USAGE: --root has an empty value (give one, or leave the option out)");
+	usage_error((char *[]){ "serve", "--config", "", NULL },
+		    "sbx: USAGE: --config has an empty value");
+	usage_error((char *[]){ "probe", "--config", "", NULL },
+		    "sbx: USAGE: --config has an empty value (give a file, or leave the option out)");
 	usage_error((char *[]){ "help", "frob", NULL }, "sbx: USAGE: no help for 'frob'");
 	usage_error((char *[]){ "version", "x", NULL }, "sbx: USAGE: 'version' takes no arguments");
 }

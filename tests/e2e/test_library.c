@@ -32,6 +32,10 @@ Test(library, timeout_out_of_range_is_refused, .timeout = 60)
 	cr_assert_not_null(run);
 	cr_assert_eq(sbx_run_set_command(run, "sleep 0.2; echo done"), 0);
 	cr_assert_eq(sbx_run_set_root(run, root), 0);
+	/* "" names no place: refused, not taken as the current directory. */
+	cr_assert_eq(sbx_run_set_root(run, ""), -EINVAL);
+	cr_assert_eq(sbx_run_set_cwd(run, ""), -EINVAL);
+	cr_assert_eq(sbx_run_set_spill_dir(run, ""), -EINVAL);
 	cr_assert_eq(sbx_run_set_timeout_ms(run, UINT64_MAX), -EINVAL);
 	cr_assert_eq(sbx_run_set_timeout_ms(run, 604800001), -EINVAL);
 	cr_assert_eq(sbx_run_set_timeout_ms(run, 604800000), 0);

@@ -212,6 +212,56 @@ async function escalation() {
     refused = true;
   }
   check(refused, 'config escalation = false: --escalation is refused (the server does not start)');
+
+  // The config's escalation = true alone (sbx.conf(5)'s and config.md's
+  // examples carry it) offers nothing: the client's approval prompt is the
+  // only gate, so only --escalation opens it (new-user pass 12, finding 1).
+  const outside = dir('esc-outside');
+  const on = join(root, 'on.conf');
+  writeFileSync(on, 'escalation = true\n');
+  client = await connect(['mcp', '--root', root, '--config', on]);
+  const listed = (await client.listTools()).tools.find((t) => t.name === 'bash').inputSchema.properties;
+  check(!listed.sandbox_permissions, 'config escalation = true without --escalation: not offered',
+        JSON.stringify(listed));
+  e = await refusalFor(client, { command: `touch ${join(outside, 'escaped')}`,
+    sandbox_permissions: 'danger-full-access', justification: 'test' });
+  check(e?.code === -32602 && !existsSync(join(outside, 'escaped')),
+        'config escalation = true without --escalation: danger-full-access refused, nothing written outside',
+        `${e?.message}`);
+  await client.close();
+
+  // A danger-full-access server has nothing wider to offer: the fields are
+  // not offered, and not taken (they would only narrow it, unasked).
+  client = await connect(['mcp', '--root', root, '--mode', 'danger-full-access', '--escalation']);
+  const dfa = (await client.listTools()).tools.find((t) => t.name === 'bash').inputSchema.properties;
+  e = await refusalFor(client, { command: 'echo n > narrowed', sandbox_permissions: 'workspace-write',
+    justification: 'test' });
+  check(!dfa.sandbox_permissions && e?.code === -32602 && !existsSync(join(root, 'narrowed')),
+        'danger-full-access with --escalation: sandbox_permissions neither offered nor taken', `${e?.message}`);
+  await client.close();
+}
+
+// No --root and no client roots: the config's workspace_root, not the
+// directory the client started the server in (new-user pass 12, finding 2);
+// one that does not exist is named as the config's.
+async function configRoot() {
+  const root = dir('cfgroot');
+  const elsewhere = dir('cfgcwd');
+  const conf = join(root, '..', 'cfgroot.conf');
+  writeFileSync(conf, `mode = workspace-write\nworkspace_root = ${root}\n`);
+  let client = await connect(['mcp', '--config', conf], { cwd: elsewhere });
+  let r = await client.callTool({ name: 'bash', arguments: { command: 'pwd; echo w > w.txt' } });
+  check(!r.isError && r.structuredContent.stdout === `${root}\n` && existsSync(join(root, 'w.txt')) &&
+        !existsSync(join(elsewhere, 'w.txt')), 'no --root, no client roots: the config\'s workspace_root',
+        JSON.stringify(r));
+  await client.close();
+  writeFileSync(conf, `workspace_root = ${join(root, 'nope')}\n`);
+  client = await connect(['mcp', '--config', conf], { cwd: elsewhere });
+  r = await client.callTool({ name: 'bash', arguments: { command: 'echo x > x.txt' } });
+  check(r.isError === true && text(r).includes("the config's workspace_root") &&
+        !existsSync(join(elsewhere, 'x.txt')), 'a workspace_root that does not exist is named, nothing runs',
+        text(r));
+  await client.close();
 }
 
 async function unavailable() {
@@ -265,7 +315,7 @@ async function backgroundText() {
 }
 
 for (const [name, fn] of [['basics', basics], ['roots', rootsFromClient], ['escalation', escalation],
-  ['unavailable', unavailable], ['backgroundText', backgroundText]]) {
+  ['configRoot', configRoot], ['unavailable', unavailable], ['backgroundText', backgroundText]]) {
   try {
     await fn();
   } catch (e) {
