@@ -176,6 +176,59 @@ static bool within_any(const char *path, const char *const *writable, size_t n)
 	return false;
 }
 
+/* path (resolved) or a directory above it IS one of them by identity: a
+ * bind mount shows a directory at another name (adversarial pass 9,
+ * finding 13: --spill-dir through a bind of the root). */
+static bool inside_by_identity(const char *real, const char *const *writable, size_t n)
+{
+	char p[PATH_MAX];
+	struct stat a, w;
+
+	if (snprintf(p, sizeof(p), "%s", real) >= (int)sizeof(p))
+		return true;
+	for (;;) {
+		if (stat(p, &a) == 0)
+			for (size_t i = 0; i < n; i++)
+				if (stat(writable[i], &w) == 0 && a.st_dev == w.st_dev &&
+				    a.st_ino == w.st_ino)
+					return true;
+		char *slash = strrchr(p, '/');
+
+		if (!slash || slash == p) {
+			if (strcmp(p, "/") == 0)
+				return false;
+			strcpy(p, "/");
+			continue;
+		}
+		*slash = '\0';
+	}
+}
+
+/* Could a command that writes there have steered the way to path? Each
+ * directory on the way as given, resolved, is judged by name and by
+ * identity: one inside what the command writes could hold a symlink it
+ * left (run 1 replaced the spill directory with a link, run 2's spill
+ * followed it), whatever the final place resolves to. */
+static bool steerable(const char *given, const char *const *writable, size_t n)
+{
+	char prefix[PATH_MAX], real[PATH_MAX];
+	size_t len = strlen(given);
+
+	if (given[0] != '/' || len >= sizeof(prefix))
+		return true;
+	for (size_t end = 1; end <= len; end++) {
+		if (end < len && given[end] != '/')
+			continue;
+		memcpy(prefix, given, end);
+		prefix[end] = '\0';
+		if (!realpath(prefix, real))
+			continue;
+		if (within_any(real, writable, n) || inside_by_identity(real, writable, n))
+			return true;
+	}
+	return false;
+}
+
 /* Where path really is, as far as it exists: the realpath of its deepest
  * existing ancestor with the rest appended (a symlinked ~/.cache included). */
 static int resolve_existing(const char *path, char *out, size_t size)
@@ -216,13 +269,14 @@ static bool try_home(struct spill_place *p, int (*path_of)(char *, size_t),
 	int fd;
 
 	if (path_of(path, sizeof(path)) < 0 || resolve_existing(path, real, sizeof(real)) < 0 ||
-	    within_any(real, writable, n))
+	    within_any(real, writable, n) || steerable(path, writable, n))
 		return false;
 	fd = home_open(path, path_of != spill_var_tmp_path);
 	if (fd < 0)
 		return false;
 	/* Made now: judge the final place once more. */
-	if (!realpath(path, real) || within_any(real, writable, n)) {
+	if (!realpath(path, real) || within_any(real, writable, n) ||
+	    inside_by_identity(real, writable, n)) {
 		close(fd);
 		return false;
 	}
@@ -242,7 +296,7 @@ int spill_place_choose(struct spill_place *p, const char *explicit_dir,
 		if (!realpath(explicit_dir, p->base))
 			return sbx_error_set(err, errno, SBX_E_USAGE, explicit_dir, "spill dir %s: %s",
 					     explicit_dir, strerror(errno));
-		if (within_any(p->base, writable, n_writable))
+		if (steerable(explicit_dir, writable, n_writable))
 			return sbx_error_set(err, EINVAL, SBX_E_USAGE, p->base,
 					     "spill dir %s lies inside what the command may write; "
 					     "choose one outside the root, /tmp, /dev/shm and the tool caches",
@@ -278,7 +332,7 @@ int spill_place_choose(struct spill_place *p, const char *explicit_dir,
 	avoid[n_avoid++] = "/dev/shm";
 	p->private_dir = true;
 	if (!(tmp && tmp[0] == '/' && realpath(tmp, p->base)) ||
-	    within_any(p->base, avoid, n_avoid)) {
+	    within_any(p->base, avoid, n_avoid) || steerable(tmp, avoid, n_avoid)) {
 		snprintf(p->base, sizeof(p->base), "%s", "(none)");
 		p->base_fd = -EACCES;
 		return 0;

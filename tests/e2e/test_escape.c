@@ -10,12 +10,14 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
+#include <sys/mount.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -368,6 +370,56 @@ ParameterizedTest(struct rp *p, escape, spill_dir_that_is_the_root_or_tmp_refuse
 			  "ran", p->runner, e2e_user_name(p->who), dirs[i]);
 		e2e_out_free(&o);
 	}
+}
+
+/* The root by another name as the spill directory's way (adversarial pass
+ * 9, finding 13): with the root bind-mounted at ALIAS, --spill-dir
+ * ALIAS/spill was taken; run 1 replaced spill with a symlink to VICTIM, and
+ * run 2's spill file was written there by sbx, unconfined. Refused by the
+ * directory's identity, before anything runs. */
+PARAMS(spill_dir_through_a_bind_of_the_root_refused)
+ParameterizedTest(struct rp *p, escape, spill_dir_through_a_bind_of_the_root_refused,
+		  .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	char *base = e2e_tmpdir(p->who);
+	char *root = e2e_fmt("%s/ws", base), *alias = e2e_fmt("%s/alias", base);
+	char *victim = e2e_fmt("%s/victim", base);
+
+	cr_assert_eq(e2e_mkdir(p->who, root), 0);
+	cr_assert_eq(e2e_mkdir(p->who, e2e_fmt("%s/spill", root)), 0);
+	cr_assert_eq(e2e_mkdir(p->who, alias), 0);
+	cr_assert_eq(e2e_mkdir(p->who, victim), 0);
+	cr_assert(unshare(CLONE_NEWNS) == 0, "unshare: %s", strerror(errno));
+	cr_assert(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	cr_assert(mount(root, alias, NULL, MS_BIND, NULL) == 0, "bind: %s", strerror(errno));
+	const char *cmds[] = { e2e_fmt("rm -rf spill && ln -s %s spill", victim), "seq 1 1000" };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct e2e_out o;
+		int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--mode", "workspace-write",
+				     "--root", root, "--spill-dir", e2e_fmt("%s/spill", alias),
+				     "--output-limit", "16", "--json", "--", cmds[i], NULL);
+
+		cr_expect_eq(rc, 125, "[%s %s] run %zu: exit %d: %s", p->runner, e2e_user_name(p->who),
+			     i + 1, rc, o.out);
+		cr_expect(strstr(o.out, "lies inside what the command may write"), "[%s %s] %s",
+			  p->runner, e2e_user_name(p->who), o.out);
+		e2e_out_free(&o);
+	}
+	/* As if run 1 had been let through: its link in place. */
+	cr_assert(system(e2e_fmt("rmdir %s/spill && ln -s %s %s/spill", root, victim, root)) == 0);
+	struct e2e_out o;
+	int rc = e2e_sbx_run(p->who, &o, "--runner", p->runner, "--mode", "workspace-write", "--root",
+			     root, "--spill-dir", e2e_fmt("%s/spill", alias), "--output-limit", "16",
+			     "--json", "--", "seq 1 1000", NULL);
+
+	cr_expect_eq(rc, 125, "[%s %s] through the link: exit %d: %s", p->runner,
+		     e2e_user_name(p->who), rc, o.out);
+	e2e_out_free(&o);
+	cr_expect(system(e2e_fmt("test -z \"$(ls -A %s)\"", victim)) == 0,
+		  "[%s %s] sbx wrote a spill file where the root's link led", p->runner,
+		  e2e_user_name(p->who));
 }
 
 /* sbx's config where a workspace-write command may write (its root, the
