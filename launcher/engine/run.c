@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -433,6 +434,19 @@ static int config_not_writable(const char *config, const char *const *writable, 
 					     "which this workspace-write run may write: its command "
 					     "could rewrite the policy of every later run",
 					     config, ps->root_alias[i]);
+	struct stat st;
+
+	/* why: a file with another name (a hard link: adversarial pass 9,
+	 * finding 03) is the same file wherever that name lies, and a name
+	 * in what the run writes cannot be ruled out from this one. */
+	if (config && n && stat(config, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1)
+		return sbx_error_set(err, EINVAL, SBX_E_USAGE,
+				     "keep the config as a file of one name (cp it, not ln), or "
+				     "run read-only",
+				     "the config %s has %ju names (hard links): one could lie in "
+				     "what this workspace-write run may write, and its command "
+				     "rewrite the policy of every later run",
+				     config, (uintmax_t)st.st_nlink);
 	for (size_t i = 0; config && i < n; i++)
 		if (path_is_within(config, writable[i]))
 			return sbx_error_set(err, EINVAL, SBX_E_USAGE,

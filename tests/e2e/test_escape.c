@@ -468,6 +468,40 @@ ParameterizedTest(struct rp *p, escape, config_the_run_may_write_refused, .timeo
 	unlink(in_tmp);
 }
 
+/* The same config by a hard link (adversarial pass 9, finding 03): given
+ * as OUT/sbx.conf, a name of the same file in the root let the command
+ * rewrite it (deny_read = none) for every later run. Refused by its link
+ * count, before the command runs. */
+PARAMS(config_with_a_hard_link_refused)
+ParameterizedTest(struct rp *p, escape, config_with_a_hard_link_refused, .timeout = 60)
+{
+	e2e_require_runner(p->who, p->runner);
+	char *base = e2e_tmpdir(p->who);
+	char *root = e2e_fmt("%s/ws", base), *out = e2e_fmt("%s/etc", base);
+	char *conf = e2e_fmt("%s/sbx.conf", out), *inside = e2e_fmt("%s/sbx.conf", root);
+	const char *text = "timeout = 60\n";
+	struct e2e_out o;
+
+	cr_assert_eq(e2e_mkdir(p->who, root), 0);
+	cr_assert_eq(e2e_mkdir(p->who, out), 0);
+	cr_assert_eq(e2e_write_file(p->who, conf, text), 0);
+	cr_assert(link(conf, inside) == 0, "link: %s", strerror(errno));
+	int rc = e2e_sbx_run(p->who, &o, "--config", conf, "--runner", p->runner, "--mode",
+			     "workspace-write", "--root", root, "--",
+			     "echo 'deny_read = none' >> sbx.conf; touch ran", NULL);
+	char *now = e2e_read_file(conf);
+
+	cr_expect_eq(rc, 125, "[%s %s] exit %d: %s", p->runner, e2e_user_name(p->who), rc, o.err);
+	cr_expect(strstr(o.err, "hard links"), "[%s %s] stderr: %s", p->runner,
+		  e2e_user_name(p->who), o.err);
+	cr_expect(now && strcmp(now, text) == 0, "[%s %s] the config was rewritten: %s", p->runner,
+		  e2e_user_name(p->who), now);
+	cr_expect(!e2e_exists(e2e_fmt("%s/ran", root)), "[%s %s] the command ran", p->runner,
+		  e2e_user_name(p->who));
+	e2e_out_free(&o);
+	free(now);
+}
+
 /* A symlink a run left in its own workspace, pointing outside it, and a
  * later root opened through it (adversarial pass 3, finding 07): that run
  * would get the outside directory as its writable root (a stand-in for
