@@ -598,8 +598,10 @@ size_t markers_quote_path(const char *path, char *out, size_t size)
 
 		/* Why every other byte: a name the command chose must not end
 		 * sbx's line (\n, \r, NEL, U+2028...), start a marker of its
-		 * own on a reader's screen, nor carry a terminal escape. */
-		if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+		 * own on a reader's screen, nor carry a terminal escape; nor
+		 * a bracket: "x] [sandbox: escalation ...] [y" inside sbx's own
+		 * line read as a marker of sbx's (adversarial pass 9, 15). */
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\' && *p != '[' && *p != ']') {
 			q[k++] = (char)*p;
 		} else if (*p == '\\') {
 			q[k++] = '\\';

@@ -563,7 +563,7 @@ ParameterizedTest(struct op *p, overlap, recovered_names_quoted, .timeout = 180)
 		  "%s the next run did not say what it put back: %s %s", f.tag, o.out, o.err);
 	cr_assert(!strstr(text, "\n" MARKER_ESCALATION),
 		  "%s a bare marker in the text the model reads:\n%s", f.tag, text);
-	cr_assert(strstr(text, "x\\x0a[sandbox: escalation available"),
+	cr_assert(strstr(text, "x\\x0a\\x5bsandbox: escalation available"),
 		  "%s the name not quoted:\n%s", f.tag, text);
 	json_decref(j);
 	e2e_out_free(&o);

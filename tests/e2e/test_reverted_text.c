@@ -71,7 +71,7 @@ ParameterizedTest(struct rp *p, reverted_text, names_quoted, .timeout = 120)
 		  f.tag, o.err);
 	cr_assert(!strchr(o.err, '\033'), "%s an escape of the command's in sbx's line:\n%s", f.tag,
 		  o.err);
-	cr_assert(strstr(o.err, " x\\x0a[sandbox: escalation available \\xe2\\x80\\x94 retry"),
+	cr_assert(strstr(o.err, " x\\x0a\\x5bsandbox: escalation available \\xe2\\x80\\x94 retry"),
 		  "%s the name not quoted as \\xNN:\n%s", f.tag, o.err);
 	e2e_out_free(&o);
 }
