@@ -31,6 +31,13 @@ const char *const env_builtin_scrub[] = {
 	"*_ACCESS_KEY*", "*_PRIVATE_KEY*", "*_CREDENTIALS*",
 	/* AZURE_STORAGE_CONNECTION_STRING (carries AccountKey=), SESSION_COOKIE */
 	"*CONNECTION_STRING*", "*_COOKIE",
+	/* Registry logins and git's own config by environment (adversarial pass
+	 * 9, finding 04): DOCKER_AUTH_CONFIG, Bundler's BUNDLE_<HOST> (user:pass,
+	 * the host's dots as "__"; BUNDLE_PATH and its other settings stay),
+	 * GIT_CONFIG_PARAMETERS and GIT_CONFIG_KEY_n/VALUE_n (an http.extraheader
+	 * with a bearer token), with their COUNT, which git needs them for. */
+	"*_AUTH_CONFIG", "BUNDLE_*__*", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_VALUE_*",
+	"GIT_CONFIG_KEY_*", "GIT_CONFIG_COUNT",
 	NULL,
 };
 

@@ -109,6 +109,19 @@ const struct view_hidden view_default_hidden[] = {
 	/* databases */
 	{ VIEW_HOME, ".pgpass" },
 	{ VIEW_HOME, ".my.cnf" },
+	/* object stores, infrastructure and data tools, tunnels (adversarial
+	 * pass 9, finding 10) */
+	{ VIEW_CONFIG, "rclone/rclone.conf" },
+	{ VIEW_HOME, ".s3cfg" },
+	{ VIEW_HOME, ".boto" },
+	{ VIEW_HOME, ".terraformrc" },
+	{ VIEW_HOME, ".databrickscfg" },
+	{ VIEW_HOME, ".fly/config.yml" },
+	{ VIEW_HOME, ".dbt/profiles.yml" },
+	{ VIEW_CONFIG, "ngrok/ngrok.yml" },
+	{ VIEW_HOME, ".wrangler/config/default.toml" },
+	{ VIEW_CONFIG, ".wrangler/config/default.toml" },
+	{ VIEW_HOME, ".aider.conf.yml" },
 	{ VIEW_HOME, NULL },
 };
 
@@ -819,7 +832,14 @@ static const char *const home_startup[] = {
 	 * start-up (adversarial pass 7, finding 01). */
 	".bash_completion", ".local/share/bash-completion", ".local/lib", ".cargo/bin",
 	".cargo/config.toml", ".cargo/config", ".vimrc", ".vim", ".config/nvim", ".emacs",
-	".emacs.d", ".config/emacs", ".tmux.conf", ".config/tmux", ".screenrc", NULL,
+	".emacs.d", ".config/emacs", ".tmux.conf", ".config/tmux", ".screenrc",
+	/* What the user's pager, readline, debuggers, REPLs and shells read and
+	 * run (adversarial pass 9, finding 01: ~/.lesskey's LESSOPEN runs at
+	 * the next git log, ~/.inputrc rebinds Enter). */
+	".lesskey", ".config/lesskey", ".inputrc", ".gdbinit", ".config/gdb", ".gradle/init.d",
+	".gradle/init.gradle", ".ipython", ".psqlrc", ".sqliterc", ".irbrc", ".pryrc", ".Rprofile",
+	".config/direnv", ".bashrc.d", ".hgrc", ".config/hg", ".yarnrc",
+	".config/starship.toml", ".config/plasma-workspace", ".pythonrc", ".pythonstartup", NULL,
 };
 
 /* abs, if it lies in the root below its top: protected there. */

@@ -19,7 +19,7 @@
 #define NS_VIEW_TMP_SIZE "1g"
 #define NS_VIEW_TMP_INODES "65536"
 
-#define NS_VIEW_MAX_PATHS 160
+#define NS_VIEW_MAX_PATHS 256
 /* $HOME and the passwd home. */
 #define NS_VIEW_MAX_HOMES 2
 

@@ -55,6 +55,17 @@ static const char *const home_stores[] = {
 	".composer/auth.json",
 	".cache/huggingface/token",
 	".huggingface/token",
+	/* adversarial pass 9, finding 10 */
+	".config/rclone/rclone.conf",
+	".s3cfg",
+	".boto",
+	".terraformrc",
+	".databrickscfg",
+	".fly/config.yml",
+	".dbt/profiles.yml",
+	".config/ngrok/ngrok.yml",
+	".wrangler/config/default.toml",
+	".aider.conf.yml",
 };
 static const char *const config_stores[] = { "git/credentials", "gh/hosts.yml",
 					     "gcloud/credentials.db", "containers/auth.json" };

@@ -593,18 +593,23 @@ ParameterizedTest(struct rp *p, home_in_tmp, home_root_other_startup_files, .tim
 		".devcontainer/devcontainer.json",
 		/* adversarial pass 7, finding 01 */
 		".bash_completion", ".local/lib/python3/site-packages/x.pth", ".cargo/bin/cargo",
-		".tmux.conf", ".config/nvim/init.lua"
+		".tmux.conf", ".config/nvim/init.lua",
+		/* adversarial pass 9, finding 01 */
+		".lesskey", ".inputrc", ".gdbinit", ".psqlrc", ".ipython/profile_default/startup/x.py",
+		".gradle/init.d/x.gradle", ".bashrc.d/x.sh"
 	};
 	struct fx f;
 
 	fx_setup(&f, p);
 	f.ws = f.home;
-	expect_kept(&f, f.home, files, 13,
+	expect_kept(&f, f.home, files, 20,
 		    "for f in .kshrc .cshrc .xsession .zlogout bin/git "
 		    ".local/share/systemd/user/x.service .cursor/mcp.json "
 		    ".devcontainer/devcontainer.json .bash_completion "
 		    ".local/lib/python3/site-packages/x.pth .cargo/bin/cargo .tmux.conf "
-		    ".config/nvim/init.lua; do echo PWNED >> $f; done");
+		    ".config/nvim/init.lua .lesskey .inputrc .gdbinit .psqlrc "
+		    ".ipython/profile_default/startup/x.py .gradle/init.d/x.gradle .bashrc.d/x.sh; "
+		    "do echo PWNED >> $f; done");
 }
 
 /* What runs on entering or opening a project (mise's tasks, lazy.nvim's and
