@@ -1325,6 +1325,24 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 	/* In workspace-write, not inside what the command may write. */
 	have_base = statedir_base(r->mode == SBX_MODE_WORKSPACE_WRITE ? avoid_ww : NULL, base,
 				  sizeof(base), &ignored) == 0;
+	/* why: /var/tmp is everyone's. Another user who made /var/tmp/sbx-UID
+	 * first would leave a caller whose home holds no state directory with
+	 * none at all, and so without the runs record that holds a git
+	 * directory staged by one run and moved in by the next (adversarial
+	 * pass 9, finding 14). Refused, naming it, not run unrecorded. */
+	if (!have_base && r->mode == SBX_MODE_WORKSPACE_WRITE) {
+		char squat[PATH_MAX];
+		struct stat st;
+
+		if (statedir_candidate(2, squat, sizeof(squat)) == 0 && lstat(squat, &st) == 0 &&
+		    st.st_uid != geteuid())
+			return sbx_error_set(err, EPERM, SBX_E_SANDBOX_UNAVAILABLE, squat,
+					     "unable to start: sbx's state directory %s belongs to "
+					     "uid %u, not to you, and no other is usable: this run "
+					     "could not be recorded; set XDG_CACHE_HOME to a "
+					     "directory of your own (and remove that one)",
+					     squat, (unsigned)st.st_uid);
+	}
 	prepare_hidden(r, cfg, have_base ? base : NULL);
 	if (r->mode != SBX_MODE_WORKSPACE_WRITE)
 		prepare_recovery(r, cfg, avoid_ww);

@@ -658,3 +658,38 @@ Test(cli, state_not_writable_is_sandbox_unavailable, .timeout = 60)
 	cr_expect(!e2e_exists(e2e_fmt("%s/ran", base)), "the command ran");
 	e2e_out_free(&o);
 }
+
+/* Another user who made /var/tmp/sbx-UID first (adversarial pass 9,
+ * finding 14): a caller whose home is the root (so ~/.cache/sbx is passed
+ * over) had no state directory at all, and ran unrecorded: a git directory
+ * staged by one run was moved in by the next. Refused, naming the squatted
+ * directory; with a directory of the caller's own, the run goes. A uid of
+ * its own (no passwd entry) so that no other test's state is touched. */
+Test(cli, squatted_state_directory_is_sandbox_unavailable, .timeout = 60)
+{
+	const unsigned uid = 42425;
+	char *home = e2e_tmpdir(AS_CALLER);
+	char *squat = e2e_fmt("/var/tmp/sbx-%u", uid);
+	char *run = e2e_fmt("setpriv --reuid=%u --regid=%u --clear-groups env -u XDG_CACHE_HOME "
+			    "HOME=%s %s run --json --runner namespace --mode workspace-write --root %s "
+			    "-- 'touch ran'",
+			    uid, uid, home, e2e_sbx(), home);
+	char *argv[] = { "sh", "-c", run, NULL };
+	struct e2e_out o;
+
+	cr_assert(chown(home, uid, uid) == 0 && chmod(home, 0755) == 0);
+	cr_assert(system(e2e_fmt("rm -rf %s && mkdir -m 700 %s", squat, squat)) == 0);
+	int rc = e2e_run(AS_CALLER, argv, NULL, &o);
+
+	cr_expect(rc == 125 && strstr(o.out, "\"SANDBOX_UNAVAILABLE\"") && strstr(o.out, squat),
+		  "%d %s %s", rc, o.out, o.err);
+	cr_expect(!e2e_exists(e2e_fmt("%s/ran", home)), "the command ran, unrecorded");
+	e2e_out_free(&o);
+	cr_assert(system(e2e_fmt("rm -rf %s && mkdir -m 700 %s && chown %u:%u %s", squat, squat, uid,
+				 uid, squat)) == 0);
+	rc = e2e_run(AS_CALLER, argv, NULL, &o);
+	cr_expect(rc == 0 && e2e_exists(e2e_fmt("%s/ran", home)), "with its own: %d %s %s", rc,
+		  o.out, o.err);
+	e2e_out_free(&o);
+	cr_assert(system(e2e_fmt("rm -rf %s", squat)) == 0);
+}
