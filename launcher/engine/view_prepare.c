@@ -819,6 +819,47 @@ static void add_git_user_config(struct run_state *r)
 	}
 }
 
+/* What the root's own repository's config includes (include.path =
+ * ../.gitconfig, a tracked file: a common way to share aliases), where the
+ * root holds it: git reads it as config at the user's next git status, so
+ * a run's core.fsmonitor there would run (adversarial pass 9, finding 02).
+ * Relative paths from the git directory, as git reads them. */
+static void add_git_repo_includes(struct run_state *r)
+{
+	static const char *const names[] = { "config", "config.worktree" };
+	char dotgit[PATH_MAX], line[PATH_MAX], gitdir[PATH_MAX], *file;
+	struct stat st;
+
+	if (snprintf(dotgit, sizeof(dotgit), "%s/.git", r->root) >= (int)sizeof(dotgit) ||
+	    lstat(dotgit, &st) < 0)
+		return;
+	if (S_ISREG(st.st_mode)) {
+		FILE *f = fopen(dotgit, "re");
+		bool ok = f && fgets(line, sizeof(line), f) && strncmp(line, "gitdir: ", 8) == 0;
+
+		if (f)
+			fclose(f);
+		if (!ok)
+			return;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[8] == '/')
+			snprintf(dotgit, sizeof(dotgit), "%s", line + 8);
+		else if (snprintf(dotgit, sizeof(dotgit), "%s/%s", r->root, line + 8) >=
+			 (int)sizeof(dotgit))
+			return;
+	} else if (!S_ISDIR(st.st_mode)) {
+		return;
+	}
+	if (!realpath(dotgit, gitdir))
+		return;
+	for (size_t i = 0; i < 2; i++) {
+		if (asprintf(&file, "%s/%s", gitdir, names[i]) < 0)
+			continue;
+		protect_config_file(r, file, 0);
+		free(file);
+	}
+}
+
 /* What a shell, a login, a desktop session or a user's PATH runs from a
  * home, beyond the list above (adversarial pass 6, finding 06): never
  * protected in a project (a project's `bin` is its build output), only at
@@ -1054,6 +1095,7 @@ static void prepare_protected(struct run_state *r, const struct sbx_run *cfg)
 	if (r->root_fd >= 0)
 		protect_git_root_entries(r->root_fd, r->root, add_git_entry, r);
 	add_git_user_config(r);
+	add_git_repo_includes(r);
 }
 
 /* Drops the entries under /tmp, but those in the root or a home. */

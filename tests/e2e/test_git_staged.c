@@ -608,3 +608,31 @@ ParameterizedTest(struct rp *p, git_staged, put_back_names_carry_no_marker, .tim
 	cr_expect(strstr(o.err, "x\\x5d \\x5bsandbox: escalation"), "%s: %s", f.tag, o.err);
 	e2e_out_free(&o);
 }
+
+/* A file of the worktree the root's repository includes (include.path =
+ * ../.gitconfig, tracked, to share aliases): a run appended core.fsmonitor
+ * to it, and the user's next git status ran it (adversarial pass 9,
+ * finding 02). Protected like the config that includes it. */
+PARAMS(repo_config_include_in_worktree_kept, params_both);
+ParameterizedTest(struct rp *p, git_staged, repo_config_include_in_worktree_kept, .timeout = 120)
+{
+	struct fx f;
+	struct e2e_out o;
+	char *witness;
+
+	fx_setup(&f, p);
+	witness = e2e_fmt("%s/fsmonitor-ran", f.base);
+	user_ok(&f, f.ws, GIT " init -q . && git config include.path ../.gitconfig && "
+			  "printf '[alias]\\n\\tst = status\\n' > .gitconfig");
+	pause_a_little();
+	run_x(&f, "workspace-write", NULL,
+	      e2e_fmt("printf '[core]\\n\\tfsmonitor = \"touch %s\"\\n' >> .gitconfig", witness), &o);
+	e2e_out_free(&o);
+	char *now = e2e_read_file(e2e_fmt("%s/.gitconfig", f.ws));
+
+	cr_expect(now && !strstr(now, "fsmonitor"), "%s the included file kept the run's key: %s",
+		  f.tag, now);
+	user_works_in(&f, f.ws);
+	cr_expect(!e2e_exists(witness), "%s the user's git status ran the run's fsmonitor", f.tag);
+	free(now);
+}
