@@ -95,6 +95,7 @@ static bool same_kind(const struct rec *a, const struct rec *b)
 static int merge_pair(struct runs *l, size_t i, size_t j)
 {
 	struct rec *a = &l->r[i], *b = &l->r[j];
+	bool same = same_kind(a, b);
 	char root[PATH_MAX];
 
 	runs_common_ancestor(a->root, b->root, root, sizeof(root));
@@ -110,7 +111,7 @@ static int merge_pair(struct runs *l, size_t i, size_t j)
 	a->to = a->to > b->to ? a->to : b->to;
 	/* Of two kinds (no pair of one left): the wider reading, for
 	 * every run below the merged root. */
-	if (!same_kind(a, b))
+	if (!same)
 		a->flags = (a->flags | b->flags) & ~RUN_BELOW;
 	free(b->root);
 	l->r[j] = l->r[--l->n];
@@ -271,14 +272,18 @@ static bool keep_all(const struct rec *r, const char *query)
 	return true;
 }
 
-static int collect_root(int dir, const char *query, runs_each_fn *each, void *ctx)
+static int collect_root(int dir, const char *path, runs_each_fn *each, void *ctx)
 {
-	char anc[PATH_MAX], name[17];
-	size_t len = strlen(query);
+	char anc[PATH_MAX], name[17], query[PATH_MAX];
+	size_t len = strlen(path);
 	int rc = 0;
 
-	if (query[0] != '/' || len >= sizeof(anc) || (len > 1 && query[len - 1] == '/'))
+	if (path[0] != '/' || len >= sizeof(query))
 		return -EINVAL;
+	/* "/a/b/" is "/a/b", as the archive keeps roots. */
+	memcpy(query, path, len + 1);
+	while (len > 1 && query[len - 1] == '/')
+		query[--len] = '\0';
 	/* "/", then each ancestor down to the query's parent. */
 	for (const char *slash = query; rc == 0 && len > 1 && slash;
 	     slash = strchr(slash + 1, '/')) {
