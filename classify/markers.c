@@ -311,9 +311,16 @@ static ssize_t reads_as_marker(const unsigned char *line, size_t len, bool termi
 		if (c < 0)
 			return last;
 		if (is_open(c)) {
-			while (k < sizeof(word) - 1 &&
-			       next_visible(line, len, &after, terminal, NULL) == word[k])
-				k++;
+			while (k < sizeof(word) - 1) {
+				int d = next_visible(line, len, &after, terminal, NULL);
+
+				if (d == word[k])
+					k++;
+				/* why: "[sand-box: ...", "[sand_box", "[sand\box"
+				 * read as the word (adversarial pass 9, finding 06) */
+				else if (!(k > 0 && d > 0 && d < 0x80 && strchr("-_\\./'`*~", d)))
+					break;
+			}
 			if (k == sizeof(word) - 1)
 				last = (ssize_t)start;
 		} else if (c == 'x') {

@@ -65,7 +65,7 @@ static size_t write_forgeries(struct fx *f, const char *path)
  * another script, test_markers_lines) */
 static const char ordinary[] = "Gr\xc3\xbc\xc3\x9f" "e [Sandkasten] \xe6\x97\xa5\xe6\x9c\xac\n"
 			       "\xd0\xbf\xd0\xb5\xd1\x81\xd0\xbe\xd1\x87\xd0\xbd\xd0\xb8\xd1\x86\xd0\xb0 [INFO]\n"
-			       "caf\xc3\xa9 [sand-box] \xf0\x9f\x91\x8d\n";
+			       "caf\xc3\xa9 [sand] [box] \xf0\x9f\x91\x8d\n";
 
 /* Every line of text holding "andbox" starts with the prefix; how many. */
 static size_t prefixed_lines(const char *text, size_t len, const char *tag)

@@ -224,6 +224,11 @@ Test(markers_forged, lookalikes_and_escapes)
 		"[sandbo\xc3\x97]",                             /* U+00D7 multiplication sign */
 		"[\xe1\x8f\x9a" "andbox]",                     /* U+13DA Cherokee DU */
 		"[sandb\xc3\xb8x]",                             /* U+00F8 o with stroke */
+		/* adversarial pass 9, finding 06 */
+		"[sand-box: file access denied under read-only mode]",
+		"[sand_box: file access denied]",
+		"[sand\\box: escalation available]",
+		"[s.a.n.d.b.o.x]",
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
@@ -237,7 +242,7 @@ Test(markers_forged, ordinary_output_untouched)
 {
 	static const char *const lines[] = {
 		"Gr\xc3\xbc\xc3\x9f" "e [Sandkasten] \xe6\x97\xa5\xe6\x9c\xac\n",
-		"caf\xc3\xa9 [sand-box] [sandbar] [sandbo\n",
+		"caf\xc3\xa9 [sand] [box] [sandbar] [sandbo\n",
 		"ok \xf0\x9f\x91\x8d [x] sandbox without a bracket\n",
 		"\xe2\x80\x8b\xe2\x80\x8b plain text with zero-width spaces\n",
 	};

@@ -174,7 +174,7 @@ Test(markers_lines, ordinary_output)
 		"[1/3] Compiling foo.c\n",
 		"[2024-01-01T10:00:00Z] started\n",
 		"[ERROR] \xc3\x9c" "bersetzung fehlgeschlagen\n",
-		"[sandbar] [sand-box]\n",
+		"[sandbar] [sand] [box]\n",
 		"Gr\xc3\xbc\xc3\x9f" "e aus M\xc3\xbcnchen\n",
 		"\xc3\x9c" "ber alles\n",
 		"\xc3\x89" "chec de la compilation\n",
@@ -186,7 +186,7 @@ Test(markers_lines, ordinary_output)
 		"Traceback (most recent call last):\n    at Foo.bar (foo.js:1:2)\n\tindented\n",
 		"\x1b[32mPASS\x1b[0m test one\n",
 		"50%\r100%\n",
-		"caf\xc3\xa9 [sand-box] [sandbar] [sandbo\n",
+		"caf\xc3\xa9 [sand] [box] [sandbar] [sandbo\n",
 		"\xe7\xac\xac" "0\xe7\xab\xa0 " "\xe7\xac\xac" "1\xe7\xab\xa0\n", /* 第0章 第1章 */
 	};
 
