@@ -253,6 +253,25 @@ static json_t *with_fix(json_t *trial_result, const char *runner, const struct p
 	return trial_result;
 }
 
+/* A runner other than `failed` whose own trial confined (its name and
+ * enforcement). */
+static bool works_instead(json_t *runners, const char *failed, const char **by, const char **enf)
+{
+	const char *name;
+	json_t *r;
+
+	json_object_foreach(runners, name, r) {
+		const char *runner = json_string_value(json_object_get(r, "runner"));
+
+		if (strcmp(name, failed) != 0 && runner) {
+			*by = runner;
+			*enf = json_string_value(json_object_get(r, "enforcement"));
+			return *enf != NULL;
+		}
+	}
+	return false;
+}
+
 /* What `auto` uses where a runner cannot: the other runner, for the modes
  * it confines here, or nothing (then those modes are refused). */
 static void set_instead(json_t *runners, json_t *modes)
@@ -292,10 +311,43 @@ static void set_instead(json_t *runners, json_t *modes)
 				 json_object_get(modes, confined[no]) ? "; refused: " : "",
 				 json_object_get(modes, confined[no]) ? confined[no] : "");
 		}
+		else if (works_instead(runners, name, &by[0], &enf[0]))
+			snprintf(text, sizeof(text), "--runner %s (enforcement %s): auto takes no "
+				 "other runner once this one fails while setting up a run, so it is "
+				 "refused here", by[0], enf[0]);
 		else
 			snprintf(text, sizeof(text), "none: no other runner can either, so the "
 				 "confined modes are refused");
 		json_object_set_new(r, "instead", json_string(text));
+	}
+}
+
+/* A mode auto refused while a runner's own trial confined it: auto stopped
+ * at a runner that fails while setting up (by design it then takes no
+ * other), and the fix names the one that works (new-user pass 12: inside
+ * another sbx's run, probe said "no other runner can either" beside
+ * "landlock runner: yes"). */
+static void auto_stops(json_t *runners, json_t *modes)
+{
+	static const char *const confined[] = { "read-only", "workspace-write" };
+
+	for (size_t i = 0; i < 2; i++) {
+		json_t *m = json_object_get(modes, confined[i]);
+		const char *by, *enf, *failed = NULL, *name;
+		char fix[600];
+		json_t *r;
+
+		if (!m || json_string_value(json_object_get(m, "runner")))
+			continue;
+		json_object_foreach(runners, name, r)
+			if (!json_string_value(json_object_get(r, "runner")))
+				failed = name;
+		if (!failed || !works_instead(runners, failed, &by, &enf))
+			continue;
+		snprintf(fix, sizeof(fix), "give --runner %s (enforcement %s): auto stops at the %s "
+			 "runner, which fails here while setting up, and takes no other after that",
+			 by, enf, failed);
+		json_object_set_new(m, "fix", json_string(fix));
 	}
 }
 
@@ -325,6 +377,7 @@ json_t *probe_facts(void)
 					     NULL, &userns, &landlock));
 	json_object_set_new(modes, "danger-full-access", json_pack("{s:n}", "runner"));
 	set_instead(runners, modes);
+	auto_stops(runners, modes);
 
 	json_object_set_new(facts, "version", json_string(sbx_version()));
 	/* created: made, but unusable (no capabilities inside: a restricted

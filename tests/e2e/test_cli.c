@@ -639,6 +639,24 @@ Test(cli, probe_inside_sbx_names_the_outer_sandbox, .timeout = 60)
 	e2e_out_free(&o);
 }
 
+/* The same as nobody inside a namespace run (new-user pass 12, finding 3):
+ * the inner namespace runner fails while setting up, the landlock runner
+ * confines, and probe said "instead: none: no other runner can either"
+ * beside "landlock runner: yes". It names the runner that works. */
+Test(cli, probe_inside_sbx_names_the_runner_that_works, .timeout = 60)
+{
+	char *argv[] = { (char *)e2e_sbx(), "run", "--runner", "namespace", "--",
+			 e2e_fmt("%s probe", e2e_sbx()), NULL };
+	struct e2e_out o;
+
+	e2e_run(AS_NOBODY, argv, NULL, &o);
+	cr_assert(strstr(o.out, "landlock runner: yes"), "the inner landlock runner: %s", o.out);
+	cr_expect(!strstr(o.out, "no other runner can either"), "%s", o.out);
+	cr_expect(!strstr(o.out, "namespace runner: no") || strstr(o.out, "--runner landlock"),
+		  "%s", o.out);
+	e2e_out_free(&o);
+}
+
 /* A workspace-write sbx inside another sbx's read-only run cannot record
  * itself in its state directory: that was an INTERNAL error, sbx's own
  * failure; it is the sandbox that cannot keep its promise there, and the
