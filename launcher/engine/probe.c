@@ -351,6 +351,12 @@ static void auto_stops(json_t *runners, json_t *modes)
 	}
 }
 
+void probe_explain(json_t *runners, json_t *modes)
+{
+	set_instead(runners, modes);
+	auto_stops(runners, modes);
+}
+
 json_t *probe_facts(void)
 {
 	char root[] = "/tmp/sbx-probe-XXXXXX";
@@ -376,8 +382,7 @@ json_t *probe_facts(void)
 				    with_fix(trial(SBX_MODE_WORKSPACE_WRITE, SBX_RUNNER_AUTO, root),
 					     NULL, &userns, &landlock));
 	json_object_set_new(modes, "danger-full-access", json_pack("{s:n}", "runner"));
-	set_instead(runners, modes);
-	auto_stops(runners, modes);
+	probe_explain(runners, modes);
 
 	json_object_set_new(facts, "version", json_string(sbx_version()));
 	/* created: made, but unusable (no capabilities inside: a restricted

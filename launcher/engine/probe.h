@@ -12,6 +12,10 @@
 json_t *probe_facts(void);
 /* Runner names that can enforce here (a JSON array, caller owns it). */
 json_t *probe_usable_runners(const json_t *facts);
+/* From the trials' results (runners: each runner alone; modes: auto): what
+ * each failed runner's "instead" says, and the fix of a mode auto refused
+ * where another runner confines. */
+void probe_explain(json_t *runners, json_t *modes);
 
 /* probe_causes.c, probe_userns.c: why a piece is missing here, and what
  * fixes it. */

@@ -663,6 +663,24 @@ static void prepare_writable(struct run_state *r)
 	}
 }
 
+/* Is uid the overflow uid of a user namespace that maps less than all
+ * ids (the owner is outside it: a caller mapped to root by unshare
+ * --map-root-user sees the host's /var/tmp/sbx-0 so)? In the initial
+ * namespace 65534 is nobody, a user like any other. */
+static bool owner_unmapped(uid_t uid)
+{
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	unsigned long inside, outside, count;
+	bool whole = false;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
+		whole = inside == 0 && outside == 0 && count == 4294967295UL;
+	fclose(f);
+	return !whole && uid == 65534;
+}
+
 /* The record of confined runs' windows (protect_runs.c): in this run's
  * state directory (own, written there), and read in every other place a
  * state directory of the caller's may be (a run whose root holds
@@ -1377,7 +1395,7 @@ int view_prepare(struct run_state *r, const struct sbx_run *cfg, struct sbx_erro
 		struct stat st;
 
 		if (statedir_candidate(2, squat, sizeof(squat)) == 0 && lstat(squat, &st) == 0 &&
-		    st.st_uid != geteuid())
+		    st.st_uid != geteuid() && !owner_unmapped(st.st_uid))
 			return sbx_error_set(err, EPERM, SBX_E_SANDBOX_UNAVAILABLE, squat,
 					     "unable to start: sbx's state directory %s belongs to "
 					     "uid %u, not to you, and no other is usable: this run "
