@@ -608,7 +608,8 @@ ParameterizedTest(struct rp *p, spill, missing_last_home_is_never_a_runs_own, .t
 	e2e_out_free(&o);
 }
 
-/* With no usable home at all (/var/tmp/sbx-UID a file, no $XDG_*), the
+/* With no usable home at all (/var/tmp/sbx-UID a file of the user's own,
+ * no $XDG_*; another user's would refuse workspace-write runs), the
  * spill's last resort may not be where a run of the user may write: not
  * /tmp for a read-only run, not $TMPDIR in /dev/shm for a workspace-write
  * one (the landlock runner's workspace-write writes the host's /tmp and
@@ -622,7 +623,7 @@ ParameterizedTest(struct rp *p, spill, no_spill_where_a_run_of_the_user_may_writ
 
 	in_private_tmp(
 		p,
-		"touch /var/tmp/sbx-$u; mkdir /var/tmp/a /var/tmp/b /dev/shm/t; "
+		"touch /var/tmp/sbx-$u; chown $u:$u /var/tmp/sbx-$u; mkdir /var/tmp/a /var/tmp/b /dev/shm/t; "
 		"chown $u:$u /var/tmp/a /var/tmp/b /dev/shm/t; "
 		"as \"$sbx\" run --runner $runner --mode read-only --root /var/tmp/b --json "
 		"--output-limit 100 -- 'seq 1 100000' > /var/tmp/b1.json; "
