@@ -214,8 +214,8 @@ const char *sbx_result_stderr(const struct sbx_result *result, size_t *len);
  * markers. NUL-terminated (a NUL the command wrote ends it early here; the
  * JSON keeps it as \u0000), owned by the result. */
 const char *sbx_result_text(const struct sbx_result *result);
-/* The signal that ended the command's bash (SIGKILL after a timeout's
- * grace, ...), or 0 when it exited. */
+/* The signal that ended the command's bash (a timeout's SIGTERM, or
+ * SIGKILL when it outlived the grace, ...), or 0 when it exited. */
 int sbx_result_signal(const struct sbx_result *result);
 /* Whether --timeout (sbx_run_set_timeout_ms) ended the run: an exit status
  * of 124 is a timeout only then. */
