@@ -58,6 +58,20 @@ static bool within_any(const char *const *list, const char *abs)
 	return false;
 }
 
+/* Does abs lead into a hidden path, read as the host resolves it: a symlink
+ * in the root to ~/.ssh/id_ed25519, a /proc/self/root/... name? The landlock
+ * runner refuses it for where it leads (EACCES), which no wider confined
+ * mode shows: no reason to offer danger-full-access, and the escalation it
+ * would get is the key's (new-user pass 13, finding 1). Only the judgment
+ * reads this; nothing is done at that path. */
+static bool resolves_hidden(const struct classify_input *in, const char *abs)
+{
+	char real[PATH_MAX];
+
+	return in->hidden_paths && in->hidden_paths[0] && realpath(abs, real) &&
+	       within_any(in->hidden_paths, real);
+}
+
 /* Where a relative path may lie: the cwd, and each directory the command
  * line names for its tools. */
 struct places {
@@ -87,7 +101,7 @@ static enum placed place(const struct classify_input *in, unsigned dialect, cons
 	 * namespace runner shows it as absent (ENOENT, no denial): the
 	 * landlock runner's EACCES there is not offered as a reason to ask
 	 * the user for danger-full-access (new-user pass 6, finding 2). */
-	if (within_any(in->hidden_paths, abs))
+	if (within_any(in->hidden_paths, abs) || resolves_hidden(in, abs))
 		return RULED_OUT;
 	if (within_any(in->protected_paths, abs))
 		return in->could_write(abs, in->could_write_ctx) == CALLER_CAN ? REFUSED_HERE

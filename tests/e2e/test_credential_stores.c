@@ -486,3 +486,36 @@ Test(credential_stores, hidden_path_holding_the_root, .timeout = 120)
 		e2e_out_free(&o);
 	}
 }
+
+/* A name in the root that leads into a store (a symlink a repository ships,
+ * /proc/self/root/...): under the landlock runner the read was refused
+ * (EACCES) and marked a denial with the escalation marker, whose approval
+ * would print the key (new-user pass 13, finding 1). Refused, and no
+ * denial, under both runners. */
+PARAMS(read_through_a_link_is_no_denial, params_both);
+ParameterizedTest(struct rp *p, credential_stores, read_through_a_link_is_no_denial, .timeout = 120)
+{
+	struct fx f;
+
+	fx_setup(&f, p);
+	char *key = plant(&f, f.home, ".ssh/id_ed25519");
+	char *env[] = { e2e_fmt("HOME=%s", f.home), NULL };
+	char *link = e2e_fmt("%s/sshlink", f.ws);
+	const char *cmds[] = { "cat sshlink", e2e_fmt("cat %s", link),
+			       e2e_fmt("cat /proc/self/root%s", key) };
+
+	cr_assert(symlink(key, link) == 0);
+	for (size_t i = 0; i < 3; i++) {
+		struct e2e_out o;
+		char *argv[] = { (char *)e2e_sbx(), "run", "--json", "--escalation", "--config",
+				 f.conf, "--runner", f.p.runner, "--root", f.ws, "--",
+				 (char *)cmds[i], NULL };
+
+		e2e_run(f.p.who, argv, env, &o);
+		cr_expect(!strstr(o.out, "SECRET"), "%s %s: the key was read: %s", f.tag, cmds[i],
+			  o.out);
+		cr_expect(strstr(o.out, "\"denied\":false") && !strstr(o.out, "escalation available"),
+			  "%s %s: marked a denial, escalation offered: %s", f.tag, cmds[i], o.out);
+		e2e_out_free(&o);
+	}
+}
