@@ -898,7 +898,11 @@ static const char *const home_startup[] = {
 	".lesskey", ".config/lesskey", ".inputrc", ".gdbinit", ".config/gdb", ".gradle/init.d",
 	".gradle/init.gradle", ".ipython", ".psqlrc", ".sqliterc", ".irbrc", ".pryrc", ".Rprofile",
 	".config/direnv", ".bashrc.d", ".hgrc", ".config/hg", ".yarnrc",
-	".config/starship.toml", ".config/plasma-workspace", ".pythonrc", ".pythonstartup", NULL,
+	".config/starship.toml", ".config/plasma-workspace", ".pythonrc", ".pythonstartup",
+	/* What the user's next pip, curl and wget read (new-user pass 13,
+	 * finding 7: a pip.conf index-url installs the next package from
+	 * anywhere). */
+	".config/pip", ".pip", ".curlrc", ".wgetrc", NULL,
 };
 
 /* abs, if it lies in the root below its top: protected there. */

@@ -596,19 +596,22 @@ ParameterizedTest(struct rp *p, home_in_tmp, home_root_other_startup_files, .tim
 		".tmux.conf", ".config/nvim/init.lua",
 		/* adversarial pass 9, finding 01 */
 		".lesskey", ".inputrc", ".gdbinit", ".psqlrc", ".ipython/profile_default/startup/x.py",
-		".gradle/init.d/x.gradle", ".bashrc.d/x.sh"
+		".gradle/init.d/x.gradle", ".bashrc.d/x.sh",
+		/* new-user pass 13, finding 7 */
+		".config/pip/pip.conf", ".pip/pip.conf", ".curlrc", ".wgetrc"
 	};
 	struct fx f;
 
 	fx_setup(&f, p);
 	f.ws = f.home;
-	expect_kept(&f, f.home, files, 20,
+	expect_kept(&f, f.home, files, 24,
 		    "for f in .kshrc .cshrc .xsession .zlogout bin/git "
 		    ".local/share/systemd/user/x.service .cursor/mcp.json "
 		    ".devcontainer/devcontainer.json .bash_completion "
 		    ".local/lib/python3/site-packages/x.pth .cargo/bin/cargo .tmux.conf "
 		    ".config/nvim/init.lua .lesskey .inputrc .gdbinit .psqlrc "
-		    ".ipython/profile_default/startup/x.py .gradle/init.d/x.gradle .bashrc.d/x.sh; "
+		    ".ipython/profile_default/startup/x.py .gradle/init.d/x.gradle .bashrc.d/x.sh "
+		    ".config/pip/pip.conf .pip/pip.conf .curlrc .wgetrc; "
 		    "do echo PWNED >> $f; done");
 }
 
