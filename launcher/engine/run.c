@@ -126,8 +126,9 @@ static int resolve_paths(struct run_state *r, const struct sbx_run *cfg, struct 
 	}
 	if (r->mode == SBX_MODE_WORKSPACE_WRITE && strcmp(r->root, "/") == 0)
 		return sbx_error_set(err, EINVAL, SBX_E_USAGE, NULL,
-				     "refusing --root / with workspace-write: that is every file; "
-				     "use --mode danger-full-access if that is what you mean");
+				     "refusing root / with workspace-write: that is every file; "
+				     "give --root the project's directory, or use --mode "
+				     "danger-full-access if that is what you mean");
 
 	if (!cfg->cwd) {
 		snprintf(r->cwd, sizeof(r->cwd), "%s", r->root);

@@ -108,8 +108,15 @@ static void blame_config_root(const struct cli_options *o, const struct sbx_conf
 {
 	size_t len = strlen(err->message);
 
-	if (o->root || !cfg->has_workspace_root || strcmp(err->code, SBX_E_USAGE) != 0 ||
-	    strncmp(err->message, "root ", 5) != 0)
+	if (o->root || strcmp(err->code, SBX_E_USAGE) != 0)
+		return;
+	/* No --root and no workspace_root: the current directory was it. */
+	if (!cfg->has_workspace_root && strncmp(err->message, "refusing root / ", 16) == 0) {
+		snprintf(err->message + len, sizeof(err->message) - len,
+			 " (the current directory: no --root was given)");
+		return;
+	}
+	if (!cfg->has_workspace_root || strncmp(err->message, "root ", 5) != 0)
 		return;
 	snprintf(err->message + len, sizeof(err->message) - len,
 		 " (the config's workspace_root; --root overrides it)");

@@ -236,6 +236,12 @@ Test(cli, errors_say_what_to_do)
 		    "sbx: USAGE: --config has an empty value");
 	usage_error((char *[]){ "probe", "--config", "", NULL },
 		    "sbx: USAGE: --config has an empty value (give a file, or leave the option out)");
+	/* No --root from /: the message does not name a flag nobody gave
+	 * (new-user pass 13, finding 10). (sbx() runs in /.) */
+	usage_error((char *[]){ "run", "--mode", "workspace-write", "--", "true", NULL },
+		    "if that is what you mean (the current directory: no --root was given)");
+	usage_error((char *[]){ "run", "--mode", "workspace-write", "--root", "/", "--", "true", NULL },
+		    "refusing root / with workspace-write: that is every file; give --root");
 	usage_error((char *[]){ "help", "frob", NULL }, "sbx: USAGE: no help for 'frob'");
 	usage_error((char *[]){ "version", "x", NULL }, "sbx: USAGE: 'version' takes no arguments");
 }
